@@ -1,0 +1,49 @@
+# Quick start: `make lab` to read and explore, `make test` to check everything.
+PYTHON ?= python3
+VENV   ?= .venv
+PY     := $(VENV)/bin/python
+PORT   ?= 8888
+
+NBVAL := --nbval --nbval-current-env --nbval-sanitize-with tests/nbval_sanitize.cfg
+
+.PHONY: lab test unit notebooks bench lint clean
+
+# One stamp per install, redone when pyproject.toml changes.
+$(VENV)/.runtime: pyproject.toml
+	test -x $(PY) || $(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install --quiet --upgrade pip
+	$(PY) -m pip install --quiet -e .
+	touch $@
+
+$(VENV)/.test: pyproject.toml
+	test -x $(PY) || $(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install --quiet --upgrade pip
+	$(PY) -m pip install --quiet -e '.[test]'
+	touch $@ $(VENV)/.runtime
+
+lab: $(VENV)/.runtime
+	$(VENV)/bin/jupyter lab --notebook-dir=notebooks --port=$(PORT)
+
+# Everything: lint, unit and property tests, doctests, strict nbval on every
+# notebook, and the browser tests (skipped, with a note, where Chromium is absent).
+test: $(VENV)/.test
+	$(VENV)/bin/ruff check .
+	$(PY) -m pytest tests tinyinit notebooks --doctest-modules $(NBVAL)
+
+unit: $(VENV)/.test
+	$(PY) -m pytest tests tinyinit --doctest-modules -m "not browser"
+
+# Re-execute every notebook in place after a change to tinyinit, so that the
+# stored outputs are what the code computes now (strict nbval checks them).
+notebooks: $(VENV)/.test
+	$(PY) scripts/execute_notebooks.py notebooks/*.ipynb
+
+bench: $(VENV)/.test
+	$(PY) benchmarks/bench_init.py
+
+lint: $(VENV)/.test
+	$(VENV)/bin/ruff check .
+	$(VENV)/bin/ruff format --check tinyinit tests benchmarks scripts
+
+clean:
+	rm -rf $(VENV) .pytest_cache .hypothesis .ruff_cache

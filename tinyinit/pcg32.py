@@ -1,0 +1,189 @@
+"""PCG32 (PCG-XSH-RR 64/32): the generator every weight of tinyinit comes from.
+
+The generator makes 32-bit words and nothing else; `uniform()` turns two words
+into a float in [0, 1). This is O'Neill's minimal PCG32 (pcg-c-basic), so a seed
+gives the same words in C, Rust or Python.
+
+The state moves by an affine step, s' = MULT * s + inc (mod 2**64). Composing k
+steps is again affine, s_k = A_k * s + C_k, which gives two things for free:
+
+* `advance(k)` jumps k steps ahead in O(log k) multiplications;
+* `words(n)` computes a whole block of states at once with numpy's wrapping
+  uint64 arithmetic, instead of a Python loop per word.
+
+Both are speed only: they give exactly the sequence of `next_u32()`.
+"""
+
+from __future__ import annotations
+
+import copy as _copy
+import operator
+from functools import lru_cache
+
+import numpy as np
+
+MULT = 6364136223846793005
+MASK64 = (1 << 64) - 1
+DEFAULT_STREAM = 54
+
+# Words computed per vectorized block: 2**16 uint64 states are 512 KiB, so the
+# temporaries of one block stay in cache and memory stays flat at any size.
+BLOCK_WORDS = 1 << 16
+
+
+def _as_uint(name: str, value, bits: int = 64) -> int:
+    """An integer argument reduced mod 2**bits, refusing floats and bools."""
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
+        raise ValueError(f"{name} must be an integer, got {value!r}")
+    return operator.index(value) & ((1 << bits) - 1)
+
+
+def _output(old: int) -> int:
+    """XSH-RR: xorshift the high bits down, then rotate by the top 5 bits."""
+    xorshifted = (((old >> 18) ^ old) >> 27) & 0xFFFFFFFF
+    rot = old >> 59
+    return ((xorshifted >> rot) | (xorshifted << ((-rot) & 31))) & 0xFFFFFFFF
+
+
+def _output_block(old: np.ndarray) -> np.ndarray:
+    """`_output` on an array of uint64 states, all at once."""
+    xorshifted = (((old >> np.uint64(18)) ^ old) >> np.uint64(27)).astype(np.uint32)
+    rot = (old >> np.uint64(59)).astype(np.uint32)
+    return (xorshifted >> rot) | (xorshifted << ((np.uint32(32) - rot) & np.uint32(31)))
+
+
+def _jump(k: int, inc: int) -> tuple[int, int]:
+    """(A_k, C_k) with s_k = A_k * s + C_k: k LCG steps as one affine map.
+
+    Square-and-multiply on affine maps (Brown 1994, pcg32_advance_r), O(log k).
+    """
+    acc_mult, acc_plus = 1, 0
+    cur_mult, cur_plus = MULT, inc
+    while k > 0:
+        if k & 1:
+            acc_mult = (acc_mult * cur_mult) & MASK64
+            acc_plus = (acc_plus * cur_mult + cur_plus) & MASK64
+        cur_plus = ((cur_mult + 1) * cur_plus) & MASK64
+        cur_mult = (cur_mult * cur_mult) & MASK64
+        k >>= 1
+    return acc_mult, acc_plus
+
+
+@lru_cache(maxsize=8)
+def _block_tables(inc: int) -> tuple[np.ndarray, np.ndarray, int, int]:
+    """A_k and C_k for k = 0 .. BLOCK_WORDS - 1, and the jump over a whole block.
+
+    numpy's uint64 multiply and add wrap mod 2**64, which is exactly the LCG's
+    arithmetic, so `A * s + C` is the state k steps after s for every k at once.
+    """
+    mult = np.full(BLOCK_WORDS, MULT, dtype=np.uint64)
+    mult[0] = 1
+    a = np.multiply.accumulate(mult)  # A_k = MULT**k
+    c = np.zeros(BLOCK_WORDS, dtype=np.uint64)
+    c[1:] = np.add.accumulate(a[:-1]) * np.uint64(inc)  # C_k = inc * (1 + ... + MULT**(k-1))
+    a.setflags(write=False)
+    c.setflags(write=False)
+    return (a, c, *_jump(BLOCK_WORDS, inc))
+
+
+class PCG32:
+    """O'Neill's PCG32 with the seeding of pcg32_srandom_r.
+
+    >>> rng = PCG32(0)
+    >>> [rng.next_u32() for _ in range(2)]
+    [1203932051, 3113183783]
+    >>> PCG32(0).uniform()
+    0.2803122753265841
+    """
+
+    __slots__ = ("state", "inc")
+
+    def __init__(self, seed: int, stream: int = DEFAULT_STREAM):
+        seed = _as_uint("seed", seed)
+        stream = _as_uint("stream", stream)
+        self.inc = ((stream << 1) | 1) & MASK64
+        self.state = 0
+        self.next_u32()
+        self.state = (self.state + seed) & MASK64
+        self.next_u32()
+
+    def __repr__(self) -> str:
+        return f"PCG32(state={self.state:#018x}, inc={self.inc:#018x})"
+
+    def __eq__(self, other) -> bool:
+        if not isinstance(other, PCG32):
+            return NotImplemented
+        return (self.state, self.inc) == (other.state, other.inc)
+
+    __hash__ = None  # mutable: equal now, different after the next draw
+
+    # --- the scalar definition (spec section 1 and 2) -------------------------
+
+    def next_u32(self) -> int:
+        """The next 32-bit word; the state takes one LCG step."""
+        old = self.state
+        self.state = (old * MULT + self.inc) & MASK64
+        return _output(old)
+
+    def uniform(self) -> float:
+        """A float64 in [0, 1) from two words: 27 high bits of a, 26 of b."""
+        a = self.next_u32()
+        b = self.next_u32()
+        return ((a >> 5) * 67108864 + (b >> 6)) / 9007199254740992
+
+    # --- jump-ahead and blocks (spec section 5): speed, same sequence ---------
+
+    def advance(self, k: int) -> PCG32:
+        """Move k words ahead in O(log k); negative k moves back (period 2**64)."""
+        mult, plus = _jump(_as_uint("k", k), self.inc)
+        self.state = (mult * self.state + plus) & MASK64
+        return self
+
+    def words(self, n: int) -> np.ndarray:
+        """The next n words as uint32, equal to n calls of `next_u32()`."""
+        n = _count("n", n)
+        out = np.empty(n, dtype=np.uint32)
+        a, c, block_mult, block_plus = _block_tables(self.inc)
+        for start in range(0, n, BLOCK_WORDS):
+            k = min(BLOCK_WORDS, n - start)
+            states = a[:k] * np.uint64(self.state) + c[:k]
+            out[start : start + k] = _output_block(states)
+            if k == BLOCK_WORDS:
+                self.state = (block_mult * self.state + block_plus) & MASK64
+            else:
+                self.state = (int(states[-1]) * MULT + self.inc) & MASK64
+        return out
+
+    def uniforms(self, n: int) -> np.ndarray:
+        """The next n uniforms as float64, equal to n calls of `uniform()`."""
+        n = _count("n", n)
+        w = self.words(2 * n).astype(np.uint64)
+        high, low = w[0::2] >> np.uint64(5), w[1::2] >> np.uint64(6)
+        return (high * np.uint64(67108864) + low).astype(np.float64) / 9007199254740992.0
+
+    # --- snapshots --------------------------------------------------------------
+
+    def copy(self) -> PCG32:
+        """An independent generator at the same point of the same sequence."""
+        return _copy.copy(self)
+
+    def __copy__(self) -> PCG32:
+        twin = PCG32.__new__(PCG32)
+        twin.state, twin.inc = self.state, self.inc
+        return twin
+
+    def __deepcopy__(self, memo) -> PCG32:
+        return self.__copy__()
+
+    def __getstate__(self):
+        return (self.state, self.inc)
+
+    def __setstate__(self, state) -> None:
+        self.state, self.inc = state
+
+
+def _count(name: str, n) -> int:
+    """A non-negative integer count, or a ValueError that says what was given."""
+    if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 0:
+        raise ValueError(f"{name} must be a non-negative integer, got {n!r}")
+    return int(n)
