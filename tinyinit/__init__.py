@@ -21,6 +21,7 @@ from .init import (
     xavier_uniform,
 )
 from .pcg32 import PCG32
+from .variance import predicted_variance, sample_sums, variance_of
 
 __all__ = [
     "PCG32",
@@ -29,8 +30,11 @@ __all__ = [
     "kaiming_normal",
     "normal",
     "normal_init",
+    "predicted_variance",
+    "sample_sums",
     "scaled_residual_std",
     "uniforms",
+    "variance_of",
     "xavier_normal",
     "xavier_uniform",
 ]
