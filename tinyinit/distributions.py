@@ -7,11 +7,10 @@ over the machine's cores, each block starting where the previous one ends
 thanks to jump-ahead. Both paths give the same numbers, bit for bit.
 
 About the last bit of a normal. The spec computes r = sqrt(-2 ln(1 - u0)) in
-float64 with the C library's log, as C, Rust and Python's `math` do. numpy's own
-`np.log` is faster but rounds differently in about one value in 300, so
-`normal()` takes its logarithms from `math.log`. Initializers round to float32
-anyway: `scaled_normal_float32` uses `np.log` and recomputes with `math` only
-the rare values whose float32 rounding that last bit could change.
+float64 with the C library's log, as C, Rust and Python's `math` do; numpy's
+own `np.log` rounds differently in about one value in 300. `tinyinit.clog.log`
+gives the C library's result for a whole array, so the normals here are the
+same doubles as in any other implementation of the spec.
 """
 
 from __future__ import annotations
@@ -22,6 +21,7 @@ from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 
+from .clog import log
 from .pcg32 import PCG32, _count
 
 # Normal pairs per block: 2**14 pairs are 2**15 uniforms (256 KiB of float64),
@@ -94,12 +94,7 @@ def scaled_uniform_float32(rng, n: int, a: float) -> np.ndarray:
     return _draw(rng, _count("n", n), lambda u: -a + 2.0 * a * u, np.float32)
 
 
-def _c_log(x: np.ndarray) -> np.ndarray:
-    """The natural log of each element, rounded as the C library rounds it."""
-    return np.fromiter(map(math.log, x.tolist()), np.float64, len(x))
-
-
-def box_muller(u: np.ndarray, log=_c_log) -> np.ndarray:
+def box_muller(u: np.ndarray) -> np.ndarray:
     """Standard normals from an even number of uniforms, spec section 3.
 
     Each pair (u0, u1) gives r cos(t), then r sin(t), with
@@ -129,32 +124,12 @@ def normal(rng, n: int) -> np.ndarray:
     return _draw(rng, 2 * ((n + 1) // 2), box_muller)[:n]
 
 
-# float32 has 24 significant bits, float64 53: a float64 that np.log moved by a
-# few units in its last place can round to another float32 only if it lies
-# within that distance of a float32 rounding boundary. 2**-44 (256 float64 ulps)
-# is far wider than np.log's error, and only about 2 values in a million fall
-# inside it.
-_ROUNDING_MARGIN = 2.0**-44
-
-
 def scaled_normal_float32(rng, n: int, std: float) -> np.ndarray:
-    """float32(std * normal(rng, n)), bit for bit, computed faster.
-
-    Uses numpy's vectorized log, then recomputes with the C library's log
-    every value that lies so close to a float32 rounding boundary that the
-    two logs could round it differently.
-    """
+    """float32(std * normal(rng, n)): a normal weight, computed in float64, cast once."""
     _check_rng(rng)
     n = _count("n", n)
 
-    def scaled_normals(u):
-        w = std * box_muller(u, log=np.log)
-        w32 = w.astype(np.float32)
-        below = (w * (1.0 - _ROUNDING_MARGIN)).astype(np.float32)
-        above = (w * (1.0 + _ROUNDING_MARGIN)).astype(np.float32)
-        for k in np.flatnonzero(below != above):
-            pair = u[k & ~1 : (k & ~1) + 2]
-            w32[k] = np.float32(std * box_muller(pair)[k & 1])
-        return w32
+    def weights(u):
+        return (std * box_muller(u)).astype(np.float32)
 
-    return _draw(rng, 2 * ((n + 1) // 2), scaled_normals, np.float32)[:n]
+    return _draw(rng, 2 * ((n + 1) // 2), weights, np.float32)[:n]

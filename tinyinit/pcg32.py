@@ -26,9 +26,9 @@ MULT = 6364136223846793005
 MASK64 = (1 << 64) - 1
 DEFAULT_STREAM = 54
 
-# Words computed per vectorized block: 2**16 uint64 states are 512 KiB, so the
+# Words computed per vectorized block: 2**14 uint64 states are 128 KiB, so the
 # temporaries of one block stay in cache and memory stays flat at any size.
-BLOCK_WORDS = 1 << 16
+BLOCK_WORDS = 1 << 14
 
 
 def _as_uint(name: str, value, bits: int = 64) -> int:
