@@ -8,7 +8,7 @@ thanks to jump-ahead. Both paths give the same numbers, bit for bit.
 
 About the last bit of a normal. The spec computes r = sqrt(-2 ln(1 - u0)) in
 float64 with the C library's log, as C, Rust and Python's `math` do; numpy's
-own `np.log` rounds differently in about one value in 300. `tinyinit.clog.log`
+own `np.log` rounds differently in about one value in 300. `tinyinit.libm.log`
 gives the C library's result for a whole array, so the normals here are the
 same doubles as in any other implementation of the spec.
 """
@@ -21,7 +21,7 @@ from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 
-from .clog import log
+from .libm import log
 from .pcg32 import PCG32, _count
 
 # Normal pairs per block: 2**14 pairs are 2**15 uniforms (256 KiB of float64),
