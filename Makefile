@@ -28,10 +28,10 @@ lab: $(VENV)/.runtime
 # notebook, and the browser tests (skipped, with a note, where Chromium is absent).
 test: $(VENV)/.test
 	$(VENV)/bin/ruff check .
-	$(PY) -m pytest tests tinyinit notebooks --doctest-modules $(NBVAL)
+	$(PY) -m pytest tests tinyinit README.md notebooks --doctest-modules --doctest-glob=README.md $(NBVAL)
 
 unit: $(VENV)/.test
-	$(PY) -m pytest tests tinyinit --doctest-modules -m "not browser"
+	$(PY) -m pytest tests tinyinit README.md --doctest-modules --doctest-glob=README.md -m "not browser"
 
 # Re-execute every notebook in place after a change to tinyinit, so that the
 # stored outputs are what the code computes now (strict nbval checks them).
