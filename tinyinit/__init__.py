@@ -11,6 +11,7 @@ dtype('float32')
 """
 
 from .distributions import normal, uniforms
+from .gains import fixed_point, single_layer_gain
 from .init import (
     calculate_gain,
     fans,
@@ -21,18 +22,23 @@ from .init import (
     xavier_uniform,
 )
 from .pcg32 import PCG32
+from .pitfalls import Diagnosis, check_initializer
 from .variance import predicted_variance, sample_sums, variance_of
 
 __all__ = [
+    "Diagnosis",
     "PCG32",
     "calculate_gain",
+    "check_initializer",
     "fans",
+    "fixed_point",
     "kaiming_normal",
     "normal",
     "normal_init",
     "predicted_variance",
     "sample_sums",
     "scaled_residual_std",
+    "single_layer_gain",
     "uniforms",
     "variance_of",
     "xavier_normal",
