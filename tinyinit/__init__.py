@@ -23,13 +23,19 @@ from .init import (
 )
 from .pcg32 import PCG32
 from .pitfalls import Diagnosis, check_initializer
+from .residual import ResidualScalingReport, check_residual_scaling
+from .transformer import GPTConfig, TinyGPT
 from .variance import predicted_variance, sample_sums, variance_of
 
 __all__ = [
     "Diagnosis",
+    "GPTConfig",
     "PCG32",
+    "ResidualScalingReport",
+    "TinyGPT",
     "calculate_gain",
     "check_initializer",
+    "check_residual_scaling",
     "fans",
     "fixed_point",
     "kaiming_normal",

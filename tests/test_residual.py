@@ -1,0 +1,211 @@
+"""The residual stream: its growth, GPT-2's 1/sqrt(2N), the checker, and the live explorer."""
+
+from __future__ import annotations
+
+import math
+
+import matplotlib
+import numpy as np
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from tinyinit import PCG32, kaiming_normal, normal, normal_init, scaled_residual_std
+from tinyinit.residual import (
+    LLAMA_PATTERNS,
+    ResidualStreamExplorer,
+    check_residual_scaling,
+    compounded,
+    draw_residual_stack,
+    normalize,
+    out_scale,
+    relu_stack_mean_squares,
+    residual_variance_theory,
+    stream_variances,
+    toy_gpt2_parameters,
+)
+
+matplotlib.use("Agg")
+
+
+@pytest.fixture(scope="module")
+def stack():
+    return draw_residual_stack(48, 128, 128, 128, PCG32(0))
+
+
+# --- the stream ------------------------------------------------------------------------
+
+
+def test_normalize_gives_rows_of_mean_0_and_mean_square_1():
+    x = 3.0 + 5.0 * normal(PCG32(1), 40).reshape(4, 10)
+    y = normalize(x)
+    np.testing.assert_allclose(y.mean(axis=1), 0, atol=1e-12)
+    np.testing.assert_allclose((y**2).mean(axis=1), 1, rtol=1e-5)
+
+
+def test_stack_is_drawn_in_the_documented_order():
+    got = draw_residual_stack(2, 8, 16, 4, PCG32(3))
+    rng = PCG32(3)
+    x0 = normal(rng, 4 * 8).reshape(4, 8)
+    np.testing.assert_array_equal(got.x0, x0)
+    for k in range(4):
+        np.testing.assert_array_equal(got.w_in[k], kaiming_normal((16, 8), "fan_in", "relu", rng))
+        np.testing.assert_array_equal(got.w_out[k], normal_init((8, 16), 0.25, rng))
+    assert got.max_blocks == 2
+
+
+def test_unscaled_stream_grows_like_1_plus_2N(stack):
+    for n in (6, 12, 24):
+        final = stream_variances(stack, n)[-1]
+        assert final == pytest.approx(1 + 2 * n, rel=0.2)
+
+
+def test_scaled_stream_stays_near_2_whatever_the_depth(stack):
+    for n in (1, 6, 24, 48):
+        final = stream_variances(stack, n, out_scale(n, True))[-1]
+        assert final == pytest.approx(2.0, rel=0.1)
+
+
+def test_without_layer_norm_each_addition_doubles_the_variance(stack):
+    v = stream_variances(stack, 4, pre_norm=False)
+    ratios = v[1:] / v[:-1]
+    assert np.all((ratios > 1.6) & (ratios < 2.5))
+
+
+def test_stream_variances_rejects_too_many_blocks(stack):
+    with pytest.raises(ValueError, match="n_blocks"):
+        stream_variances(stack, 49)
+
+
+@given(st.integers(1, 200), st.floats(0.1, 10.0), st.floats(0.1, 10.0))
+def test_scaled_theory_ends_at_x0_plus_one_addition_whatever_N(n, x0_var, addition_var):
+    theory = residual_variance_theory(n, scaled=True, x0_var=x0_var, addition_var=addition_var)
+    assert len(theory) == 2 * n + 1
+    assert theory[-1] == pytest.approx(x0_var + addition_var)
+    unscaled = residual_variance_theory(n, scaled=False, x0_var=x0_var, addition_var=addition_var)
+    assert unscaled[-1] == pytest.approx(x0_var + 2 * n * addition_var)
+
+
+def test_out_scale_is_scaled_residual_std_of_1():
+    assert out_scale(12, True) == scaled_residual_std(1.0, 12) == 1 / math.sqrt(24)
+    assert out_scale(12, False) == 1.0
+
+
+# --- compounding -------------------------------------------------------------------------
+
+
+def test_five_percent_per_layer_leaves_a_twelfth_after_48_layers():
+    assert compounded(0.95, 48)[-1] == pytest.approx(0.0853, abs=1e-4)
+    assert 1 / compounded(0.95, 48)[-1] == pytest.approx(11.7, abs=0.1)
+
+
+def test_relu_stack_follows_the_compounded_factor():
+    ms = relu_stack_mean_squares(256, 48, 0.95, PCG32(0))
+    assert ms[-1] / ms[0] == pytest.approx(0.95**48, rel=0.3)
+    kaiming = relu_stack_mean_squares(256, 48, 1.0, PCG32(0))
+    assert 0.5 < kaiming[-1] / kaiming[0] < 2
+
+
+# --- the checker -------------------------------------------------------------------------
+
+
+def test_checker_passes_a_correctly_scaled_toy():
+    report = check_residual_scaling(toy_gpt2_parameters(6, 64, PCG32(0)), 6)
+    assert report.ok
+    assert len(report.checks) == 12
+    assert report.expected_std == pytest.approx(0.02 / math.sqrt(12))
+    assert "PASS" in str(report)
+
+
+def test_checker_flags_every_mlp_projection_the_scaling_missed():
+    params = toy_gpt2_parameters(6, 64, PCG32(0), unscaled=[(i, "mlp") for i in range(6)])
+    report = check_residual_scaling(params, 6)
+    assert not report.ok
+    assert {(c.layer, c.kind, c.status) for c in report.problems} == {
+        (i, "mlp", "unscaled") for i in range(6)
+    }
+    assert "h.0.mlp.c_proj.weight" in str(report) and "FAIL" in str(report)
+
+
+def test_checker_flags_one_layer_left_unscaled():
+    params = toy_gpt2_parameters(6, 64, PCG32(0), unscaled=[(3, "attn"), (3, "mlp")])
+    report = check_residual_scaling(params, 6)
+    assert [(c.name, c.status) for c in report.problems] == [
+        ("h.3.attn.c_proj.weight", "unscaled"),
+        ("h.3.mlp.c_proj.weight", "unscaled"),
+    ]
+
+
+def test_checker_flags_missing_and_unexpected_projections():
+    params = [p for p in toy_gpt2_parameters(6, 32, PCG32(0)) if p[0] != "h.2.attn.c_proj.weight"]
+    report = check_residual_scaling(params, 5)  # block 5 exists but N says 5 blocks
+    statuses = {(c.layer, c.kind): c.status for c in report.problems}
+    assert statuses[(2, "attn")] == "missing"
+    assert statuses[(5, "attn")] == "unexpected" and statuses[(5, "mlp")] == "unexpected"
+    assert "MISSING" in str(report)
+
+
+def test_checker_calls_the_sqrt_N_mistake_wrong():
+    # scaled by 1/sqrt(N) instead of 1/sqrt(2N): std sqrt(2) times too large
+    params = toy_gpt2_parameters(12, 64, PCG32(0), base_std=0.02 * math.sqrt(2))
+    report = check_residual_scaling(params, 12, base_std=0.02)
+    assert report.count("wrong") == 24
+
+
+def test_checker_with_llama_names_and_a_dict():
+    params = dict(toy_gpt2_parameters(4, 64, PCG32(0), naming="llama"))
+    assert check_residual_scaling(params, 4, patterns=LLAMA_PATTERNS).ok
+    assert check_residual_scaling(params, 4).count("missing") == 8  # GPT-2 names absent
+
+
+def test_checker_tolerance_shrinks_with_size_and_tiny_matrices_are_inconclusive():
+    rng = PCG32(0)
+    small = [("h.0.attn.c_proj.weight", normal_init((2, 2), 0.02 / math.sqrt(2), rng))]
+    report = check_residual_scaling(small, 1, patterns={"attn": r"h\.(\d+)\.attn\.c_proj"})
+    assert report.problems[0].status == "inconclusive"  # 4 weights: +-177 % either way
+    big = check_residual_scaling(toy_gpt2_parameters(1, 256, rng), 1)
+    mid = check_residual_scaling(toy_gpt2_parameters(1, 16, rng), 1)
+    assert big.checks[0].tolerance < mid.checks[0].tolerance
+
+
+def test_checker_rejects_a_pattern_without_one_group():
+    with pytest.raises(ValueError, match="exactly one group"):
+        check_residual_scaling([], 2, patterns={"attn": r"attn\.c_proj"})
+    with pytest.raises(ValueError, match="n_layers"):
+        check_residual_scaling([], 0)
+
+
+# --- the live explorer --------------------------------------------------------------------
+
+
+def test_explorer_updates_lines_in_place_and_never_rebuilds(stack):
+    import matplotlib.pyplot as plt
+
+    explorer = ResidualStreamExplorer(stack, n_blocks=12, scaled=True)
+    fig, line, n_figs = explorer.fig, explorer.measured_line, len(plt.get_fignums())
+    first = explorer.readout.value
+    assert explorer.final_variance == pytest.approx(2.0, rel=0.1)
+
+    explorer.blocks.value = 48
+    explorer.scaling.value = False
+    assert explorer.fig is fig and explorer.measured_line is line
+    assert len(plt.get_fignums()) == n_figs
+    assert len(line.get_xdata()) == 49
+    assert explorer.final_variance == pytest.approx(97, rel=0.2)
+    assert explorer.readout.value != first and "97" in explorer.readout.value
+    np.testing.assert_allclose(explorer.theory_line.get_ydata(), explorer.curves(48, False)[1])
+    assert explorer.n_updates == 3
+    plt.close(fig)
+
+
+def test_explorer_widgets_have_tooltips_and_css_classes(stack):
+    import matplotlib.pyplot as plt
+
+    explorer = ResidualStreamExplorer(stack)
+    assert "tinyinit-residual" in explorer.widget._dom_classes
+    assert "tinyinit-blocks" in explorer.blocks._dom_classes
+    assert "tinyinit-scaling" in explorer.scaling._dom_classes
+    assert "tinyinit-readout" in explorer.readout._dom_classes
+    for w in (explorer.blocks, explorer.scaling, explorer.readout):
+        assert w.tooltip
+    plt.close(explorer.fig)

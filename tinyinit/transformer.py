@@ -1,0 +1,309 @@
+"""A small pre-LN decoder in numpy, initialized the right way with tinyinit. Forward only.
+
+Per block, as in GPT-2 (pre-LN), with torch's Linear layout W: (out, in), y = x W^T + b:
+
+    x <- x + W_O attn(LN_1(x))                    attention: Xavier-uniform Q, K, V
+    x <- x + W_down gelu(W_up LN_2(x))            W_up: Kaiming (fan_in, gain sqrt 2)
+
+W_O and W_down add into the residual stream: std base_std / sqrt(2N). Biases 0,
+LayerNorm gains 1 and biases 0, embeddings N(0, base_std**2) (a lookup has no
+fan-in), a final LayerNorm, and logits from the tied token embedding.
+
+Every matrix is drawn from one PCG32 in the order of `named_parameters()`:
+wte, wpe, then per block q, k, v, attn.c_proj, mlp.c_fc, mlp.c_proj. Constants
+(gains, biases) draw nothing. Same seed, same config: the same bytes.
+
+Weights are float32 like every parameter; the forward pass computes in float64.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+from .distributions import uniforms
+from .init import kaiming_normal, normal_init, scaled_residual_std, xavier_uniform
+from .residual import normalize
+
+# --- GELU and what it does to a variance ---------------------------------------------------
+
+_erf = np.frompyfunc(math.erf, 1, 1)
+
+
+def gelu(x: np.ndarray, approximate: str = "tanh") -> np.ndarray:
+    """GELU(x) = x Phi(x), Phi the standard normal CDF (Hendrycks & Gimpel, 2016).
+
+    approximate="tanh" is GPT-2's 0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x**3)));
+    "none" is exact, with the C library's erf (slower).
+
+    >>> gelu(np.array([-1.0, 0.0, 1.0]), approximate="none").round(6)
+    array([-0.158655,  0.      ,  0.841345])
+    """
+    x = np.asarray(x, dtype=np.float64)
+    if approximate == "tanh":
+        return 0.5 * x * (1.0 + np.tanh(math.sqrt(2.0 / math.pi) * (x + 0.044715 * x**3)))
+    if approximate == "none":
+        return x * 0.5 * (1.0 + _erf(x / math.sqrt(2.0)).astype(np.float64))
+    raise ValueError(f"approximate must be 'tanh' or 'none', got {approximate!r}")
+
+
+def gaussian_expectation(f, var: float, n_nodes: int = 101) -> float:
+    """E[f(z)] for z ~ N(0, var), by Gauss-Hermite quadrature (weight exp(-z**2/2)).
+
+    Exact for polynomials of degree < 2 n_nodes; smooth f converge fast. numpy's
+    nodes overflow beyond about 150.
+
+    >>> round(gaussian_expectation(lambda z: z**2, 2.0), 12)
+    2.0
+    """
+    nodes, weights = np.polynomial.hermite_e.hermegauss(n_nodes)
+    return float(np.sum(weights * f(math.sqrt(var) * nodes)) / math.sqrt(2.0 * math.pi))
+
+
+def gelu_mean_square(var: float, approximate: str = "none") -> float:
+    """E[gelu(z)**2] for z ~ N(0, var): what the next layer's fan-in sum sees.
+
+    ReLU keeps exactly var / 2; GELU keeps a little less, 0.461 var at var = 2.
+
+    >>> round(gelu_mean_square(2.0), 4)
+    0.9221
+    """
+    return gaussian_expectation(lambda z: gelu(z, approximate) ** 2, var)
+
+
+# --- configuration and initialization ------------------------------------------------------
+
+INIT_SCHEMES = {
+    "tinyinit": "Xavier-uniform Q/K/V, Kaiming W_up, base_std/sqrt(2N) on W_O and W_down",
+    "unscaled": "as tinyinit, but W_O and W_down at base_std: no 1/sqrt(2N)",
+    "flat": "every matrix N(0, base_std^2), no residual scaling (a naive 0.02)",
+    "unit": "every matrix N(0, 1)",
+}
+
+
+@dataclass(frozen=True)
+class GPTConfig:
+    """Sizes and the init scheme of a TinyGPT (names as in nanoGPT)."""
+
+    vocab_size: int = 256
+    block_size: int = 32
+    n_layer: int = 12
+    n_head: int = 4
+    n_embd: int = 64
+    base_std: float = 0.02
+    init: str = "tinyinit"
+
+    def __post_init__(self):
+        if self.init not in INIT_SCHEMES:
+            raise ValueError(f"init must be one of {', '.join(INIT_SCHEMES)}; got {self.init!r}")
+        if self.n_embd % self.n_head:
+            raise ValueError(
+                f"n_embd must be a multiple of n_head, got n_embd={self.n_embd}, "
+                f"n_head={self.n_head}"
+            )
+
+
+def _role(name: str) -> str:
+    """What a parameter does, from its name: the key of the init rule it gets."""
+    if name.endswith(".bias"):
+        return "bias"
+    if ".ln_" in name or name.startswith("ln_f"):
+        return "ln_gain"
+    if name.startswith(("wte", "wpe")):
+        return "embedding"
+    if "attn.c_proj" in name or "mlp.c_proj" in name:
+        return "residual_out"
+    if "attn." in name:
+        return "qkv"
+    return "mlp_up"
+
+
+def init_rule(role: str, config: GPTConfig) -> tuple[str, object]:
+    """(description, target std) of a parameter role under config.init.
+
+    >>> init_rule("residual_out", GPTConfig(n_layer=12))
+    ('N(0, (0.02/sqrt(2N))^2)', 0.004082482904638631)
+    """
+    base, scheme = config.base_std, config.init
+    d = config.n_embd
+    if role == "bias":
+        return "zeros", 0.0
+    if role == "ln_gain":
+        return "ones", 0.0
+    if scheme == "unit":
+        return "N(0, 1)", 1.0
+    if scheme == "flat" or role == "embedding":
+        return f"N(0, {base:g}^2)", base
+    if role == "qkv":
+        return "Xavier-uniform, gain 1", math.sqrt(2.0 / (d + d))
+    if role == "mlp_up":
+        return "Kaiming-normal, fan_in, gain sqrt 2", math.sqrt(2.0 / d)
+    if scheme == "unscaled":
+        return f"N(0, {base:g}^2)", base
+    return f"N(0, ({base:g}/sqrt(2N))^2)", scaled_residual_std(base, config.n_layer)
+
+
+def parameter_shapes(config: GPTConfig) -> dict[str, tuple[int, ...]]:
+    """Every parameter's name and shape, in the order they are drawn."""
+    d, h = config.n_embd, 4 * config.n_embd
+    shapes = {"wte.weight": (config.vocab_size, d), "wpe.weight": (config.block_size, d)}
+    for i in range(config.n_layer):
+        p = f"h.{i}."
+        shapes |= {p + "ln_1.weight": (d,), p + "ln_1.bias": (d,)}
+        for name in ("q_proj", "k_proj", "v_proj", "c_proj"):
+            shapes |= {p + f"attn.{name}.weight": (d, d), p + f"attn.{name}.bias": (d,)}
+        shapes |= {p + "ln_2.weight": (d,), p + "ln_2.bias": (d,)}
+        shapes |= {p + "mlp.c_fc.weight": (h, d), p + "mlp.c_fc.bias": (h,)}
+        shapes |= {p + "mlp.c_proj.weight": (d, h), p + "mlp.c_proj.bias": (d,)}
+    shapes |= {"ln_f.weight": (d,), "ln_f.bias": (d,)}
+    return shapes
+
+
+def init_params(config: GPTConfig, rng) -> dict[str, np.ndarray]:
+    """All parameters of a TinyGPT, float32, drawn from rng in parameter_shapes order.
+
+    >>> from tinyinit import PCG32
+    >>> params = init_params(GPTConfig(n_layer=2), PCG32(0))
+    >>> round(float(params["h.1.mlp.c_proj.weight"].std()), 4)   # 0.02 / sqrt(4)
+    0.0099
+    """
+    params = {}
+    for name, shape in parameter_shapes(config).items():
+        kind = _role(name)
+        std = init_rule(kind, config)[1]
+        if kind == "bias":
+            params[name] = np.zeros(shape, np.float32)
+        elif kind == "ln_gain":
+            params[name] = np.ones(shape, np.float32)
+        elif config.init in ("tinyinit", "unscaled") and kind == "qkv":
+            params[name] = xavier_uniform(shape, 1.0, rng)
+        elif config.init in ("tinyinit", "unscaled") and kind == "mlp_up":
+            params[name] = kaiming_normal(shape, "fan_in", "relu", rng)
+        else:
+            params[name] = normal_init(shape, std, rng)
+    return params
+
+
+# --- the forward pass ----------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Trace:
+    """What a forward pass records, as float64 variances (np.var over every entry).
+
+    stream:      (N + 1,) the residual stream after the embeddings and after each block
+    attn_logits: (N,) the attention scores q.k / sqrt(d_head) (causal entries only)
+    attn_add:    (N,) the attention sublayer's addition to the stream
+    mlp_preact:  (N,) W_up LN_2(x), the GELU's input
+    mlp_add:     (N,) the MLP sublayer's addition to the stream
+    logits:      (batch, seq, vocab) from the tied token embedding
+    """
+
+    stream: np.ndarray
+    attn_logits: np.ndarray
+    attn_add: np.ndarray
+    mlp_preact: np.ndarray
+    mlp_add: np.ndarray
+    logits: np.ndarray
+
+
+def layer_norm(x: np.ndarray, weight: np.ndarray, bias: np.ndarray) -> np.ndarray:
+    """LN(x) = normalize(x) * weight + bias, over the last axis (eps 1e-5, as torch)."""
+    return normalize(x) * weight.astype(np.float64) + bias.astype(np.float64)
+
+
+def _linear(x, params, name):
+    return x @ params[name + ".weight"].T.astype(np.float64) + params[name + ".bias"]
+
+
+def causal_self_attention(x, params, prefix, n_head):
+    """Multi-head causal attention of x (B, T, d); returns (output before W_O's add, scores)."""
+    B, T, d = x.shape
+    dh = d // n_head
+
+    def heads(name):  # (B, T, d) -> (B, H, T, dh)
+        return _linear(x, params, prefix + name).reshape(B, T, n_head, dh).transpose(0, 2, 1, 3)
+
+    q, k, v = heads("q_proj"), heads("k_proj"), heads("v_proj")
+    scores = q @ k.transpose(0, 1, 3, 2) / math.sqrt(dh)
+    causal = np.tril(np.ones((T, T), dtype=bool))
+    att = np.where(causal, scores, -np.inf)
+    att = np.exp(att - att.max(axis=-1, keepdims=True))
+    att /= att.sum(axis=-1, keepdims=True)
+    y = (att @ v).transpose(0, 2, 1, 3).reshape(B, T, d)
+    return _linear(y, params, prefix + "c_proj"), scores[..., causal]
+
+
+def forward(params: dict[str, np.ndarray], config: GPTConfig, idx: np.ndarray) -> Trace:
+    """Run token ids idx (batch, seq) through the model, recording the variances."""
+    idx = np.asarray(idx)
+    B, T = idx.shape
+    if T > config.block_size:
+        raise ValueError(f"sequence length {T} exceeds block_size {config.block_size}")
+    x = params["wte.weight"][idx].astype(np.float64) + params["wpe.weight"][:T]
+    rec = {key: [] for key in ("attn_logits", "attn_add", "mlp_preact", "mlp_add")}
+    stream = [np.var(x)]
+    for i in range(config.n_layer):
+        p = f"h.{i}."
+        h = layer_norm(x, params[p + "ln_1.weight"], params[p + "ln_1.bias"])
+        attn, scores = causal_self_attention(h, params, p + "attn.", config.n_head)
+        x = x + attn
+        h = layer_norm(x, params[p + "ln_2.weight"], params[p + "ln_2.bias"])
+        preact = _linear(h, params, p + "mlp.c_fc")
+        mlp = _linear(gelu(preact), params, p + "mlp.c_proj")
+        x = x + mlp
+        for key, value in zip(rec, (scores, attn, preact, mlp)):
+            rec[key].append(np.var(value))
+        stream.append(np.var(x))
+    x = layer_norm(x, params["ln_f.weight"], params["ln_f.bias"])
+    logits = x @ params["wte.weight"].T.astype(np.float64)
+    return Trace(np.array(stream), *(np.array(v) for v in rec.values()), logits)
+
+
+def cross_entropy(logits: np.ndarray, targets: np.ndarray) -> float:
+    """Mean -log softmax(logits)[target]; ln(vocab_size) for uniform predictions."""
+    z = logits - logits.max(axis=-1, keepdims=True)
+    log_probs = z - np.log(np.exp(z).sum(axis=-1, keepdims=True))
+    return float(-np.take_along_axis(log_probs, targets[..., None], axis=-1).mean())
+
+
+def random_tokens(rng, batch: int, seq: int, vocab_size: int) -> np.ndarray:
+    """(batch, seq) token ids, uniform over the vocabulary: floor(u * vocab_size)."""
+    return (uniforms(rng, batch * seq) * vocab_size).astype(np.int64).reshape(batch, seq)
+
+
+class TinyGPT:
+    """A pre-LN decoder: parameters drawn once from rng, then forward passes.
+
+    >>> from tinyinit import PCG32
+    >>> model = TinyGPT(GPTConfig(n_layer=2), PCG32(0))
+    >>> next(iter(model.named_parameters()))[0]
+    'wte.weight'
+    """
+
+    def __init__(self, config: GPTConfig, rng):
+        self.config = config
+        self.params = init_params(config, rng)
+
+    def named_parameters(self):
+        """(name, float32 array) pairs in draw order, as torch's Module.named_parameters()."""
+        return iter(self.params.items())
+
+    @property
+    def n_params(self) -> int:
+        return sum(p.size for p in self.params.values())
+
+    def __call__(self, idx: np.ndarray) -> Trace:
+        return forward(self.params, self.config, idx)
+
+    def init_table(self) -> list[tuple[str, tuple[int, ...], str, float, float]]:
+        """(name, shape, rule, target std, measured std) for block 0 and the rest."""
+        rows = []
+        for name, p in self.params.items():
+            if name.startswith("h.") and not name.startswith("h.0."):
+                continue
+            rule, std = init_rule(_role(name), self.config)
+            rows.append((name, p.shape, rule, std, float(np.std(p))))
+        return rows
