@@ -6,7 +6,7 @@ PORT   ?= 8888
 
 NBVAL := --nbval --nbval-current-env --nbval-sanitize-with tests/nbval_sanitize.cfg
 
-.PHONY: lab test unit notebooks bench lint clean
+.PHONY: lab test unit notebooks bench lint clean site present
 
 # One stamp per install, redone when pyproject.toml changes.
 $(VENV)/.runtime: pyproject.toml
@@ -37,6 +37,10 @@ unit: $(VENV)/.test
 # stored outputs are what the code computes now (strict nbval checks them).
 notebooks: $(VENV)/.test
 	$(PY) scripts/execute_notebooks.py notebooks/*.ipynb
+
+# The course as a static web site in site/ (stored outputs, no kernel): open site/index.html.
+site: $(VENV)/.test
+	$(PY) scripts/build_site.py --output site
 
 bench: $(VENV)/.test
 	$(PY) benchmarks/bench_init.py
