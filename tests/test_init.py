@@ -85,8 +85,8 @@ CARD = {
 
 def check_hand_example_linear_4x3(impl) -> None:
     shape = (4, 3)  # Linear(3 -> 4) stores W as (out, in)
-    assert impl.fans(shape) == (3, 4)
-    fan_in, _ = impl.fans(shape)
+    fan_in, fan_out = impl.fans(shape)
+    assert (fan_in, fan_out) == (3, 4), f"fans((4, 3)) = {(fan_in, fan_out)}, expected (3, 4)"
     assert impl.calculate_gain("linear") == 1.0
     assert impl.calculate_gain("relu") == pytest.approx(math.sqrt(2), rel=1e-12)
     assert impl.calculate_gain("tanh") == pytest.approx(5 / 3, rel=1e-12)

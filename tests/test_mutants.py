@@ -1,0 +1,113 @@
+"""Each pitfall of module card M07.3 is caught by the catalog test the card names.
+
+tests/mutants/sNN.py is the whole API with one pitfall wrong; the checks of
+tests/test_init.py run on it as on tinyinit.init. A catalog that passed a mutant
+would not protect anyone from that mistake.
+"""
+
+from __future__ import annotations
+
+import importlib
+import importlib.util
+import inspect
+from pathlib import Path
+
+import numpy as np
+import pytest
+from mutants import MUTANTS, _scaffold
+from test_init import CATALOG, CHECKS
+
+import tinyinit.init as impl
+from tinyinit import PCG32
+
+MUTANTS_DIR = Path(__file__).parent / "mutants"
+
+# The card's section 5, "Caught by": the catalog test, and how its failure reads.
+CAUGHT_BY = {
+    "s01": {
+        "test_hand_example_linear_4x3": r"fans\(\(4, 3\)\) = \(4, 3\)",
+        "test_fans_and_gains_match_torch": r"fans\(4, 3\) of Linear",
+    },
+    "s02": {"test_fans_and_gains_match_torch": r"fans\(8, 4, 3\) of Conv1d"},
+    "s03": {"test_empirical_variance_matches_the_formula": r"xavier_uniform .*: variance"},
+    "s05": {"test_relu_signal_survives_20_layers": r"Kaiming: mean square"},
+    "s08": {"test_scaled_residual_keeps_the_stream_bounded": r"2L s\*\*2 with L=1: 0.0008"},
+    "s09": {"test_normal_inits_draw_spec_normals_in_c_order": r"not float32\(std \* normals\)"},
+    "s13": {"test_same_seed_same_weights": r"seed does nothing|second layer = first"},
+}
+
+
+def mutant(name: str):
+    return importlib.import_module(f"mutants.{name}")
+
+
+@pytest.mark.parametrize(
+    ("name", "test", "reason"),
+    [(name, test, reason) for name, tests in CAUGHT_BY.items() for test, reason in tests.items()],
+)
+def test_the_named_catalog_test_catches_the_pitfall(name, test, reason):
+    with pytest.raises(AssertionError, match=reason):
+        CHECKS[test](mutant(name))
+
+
+@pytest.mark.parametrize("test", CATALOG)
+def test_every_catalog_check_passes_on_the_real_implementation(test):
+    CHECKS[test](impl)
+
+
+# The scaffold is every mutant minus its pitfall: if it passes the whole catalog, a
+# mutant fails only because of the one piece it overrides.
+CORRECT = _scaffold.Initializers()
+
+
+@pytest.mark.parametrize("test", CATALOG)
+def test_every_catalog_check_passes_on_the_scaffold(test):
+    CHECKS[test](CORRECT)
+
+
+def test_every_pitfall_of_the_card_has_a_mutant():
+    files = {p.stem for p in MUTANTS_DIR.glob("s*.py")}
+    assert files == set(MUTANTS) == set(CAUGHT_BY)
+
+
+@pytest.mark.parametrize("name", sorted(MUTANTS))
+def test_a_mutant_exposes_the_whole_api_and_names_its_pitfall(name):
+    module = mutant(name)
+    for function in _scaffold.API:
+        assert callable(getattr(module, function)), f"{name} has no {function}"
+        assert getattr(module, function).__name__ == function
+    doc = inspect.getdoc(module)
+    assert doc.startswith(f"{name}: ")
+    assert "Symptom:" in doc and "Caught by:" in doc
+    assert all(test in doc for test in CAUGHT_BY[name])
+
+
+def behaviour(module) -> tuple:
+    return (
+        module.fans((5, 3, 3)),
+        module.calculate_gain("relu"),
+        module.scaled_residual_std(0.02, 12),
+        module.xavier_uniform((5, 3, 3), 1.0, PCG32(7)).tobytes(),
+        module.kaiming_normal((5, 3, 3), "fan_in", "relu", PCG32(7)).tobytes(),
+    )
+
+
+@pytest.mark.parametrize("name", sorted(MUTANTS))
+def test_a_mutant_loads_by_file_path_and_behaves_the_same(name):
+    spec = importlib.util.spec_from_file_location(f"loose_{name}", MUTANTS_DIR / f"{name}.py")
+    loose = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(loose)
+    assert behaviour(loose) == behaviour(mutant(name))
+
+
+def test_s13_ignores_the_generator_it_is_given():
+    rng = PCG32(5)
+    mutant("s13").normal_init((4, 3), 0.02, rng)
+    assert rng == PCG32(5)  # never drawn from: the pitfall, made visible
+
+
+def test_s09_is_the_transpose_of_the_right_weights():
+    """Column-major fill: same values, other places (for a 2-D weight, the transpose's)."""
+    right = impl.xavier_normal((4, 3), 1.0, PCG32(5))
+    wrong = mutant("s09").xavier_normal((4, 3), 1.0, PCG32(5))
+    assert np.array_equal(wrong, right.reshape(3, 4).T)
