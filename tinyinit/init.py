@@ -111,7 +111,7 @@ def calculate_gain(nonlinearity: str, param: float | None = None) -> float:
     >>> calculate_gain("leaky_relu", 0.2)
     1.3867504905630728
     """
-    if nonlinearity not in GAINS:
+    if not isinstance(nonlinearity, str) or nonlinearity not in GAINS:  # a list is unhashable
         raise ValueError(
             f"nonlinearity must be one of {', '.join(NONLINEARITIES)}; got {nonlinearity!r}"
         )
