@@ -1,0 +1,198 @@
+"""`python -m tinyinit figure` writes the plot as a real png, svg or pdf; bad input exits 2."""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+import xml.etree.ElementTree as ET
+
+import numpy as np
+import pytest
+
+from tinyinit.cli import build_parser, depth_figure, simulate_with_progress
+from tinyinit.propagation import ACTIVATIONS, INITIALIZERS, simulate
+
+# Small networks: the file format is under test here, not the physics.
+QUICK = ["--depth", "6", "--width", "32", "--seeds", "3"]
+
+EVERY_OPTION = [
+    "--initializer",
+    "--activation",
+    "--gain",
+    "--std",
+    "--depth",
+    "--width",
+    "--seeds",
+    "--batch",
+    "--backward",
+    "--theory",
+    "--no-theory",
+    "--title",
+    "--dpi",
+    "--size",
+    "--output",
+    "--format",
+]
+
+
+def run_figure(*args: str, cwd=None) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [sys.executable, "-m", "tinyinit", "figure", *args],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        cwd=cwd,
+    )
+
+
+def test_png_has_the_asked_size_and_a_real_picture(tmp_path):
+    import matplotlib.image
+
+    out = tmp_path / "collapse.png"
+    run = run_figure(*QUICK, "--dpi", "50", "--size", "6x4", "-o", str(out))
+    assert run.returncode == 0, run.stderr
+    data = out.read_bytes()
+    assert data[:8] == b"\x89PNG\r\n\x1a\n"
+    width, height = int.from_bytes(data[16:20], "big"), int.from_bytes(data[20:24], "big")
+    assert (width, height) == (300, 200)  # dpi * size
+    pixels = matplotlib.image.imread(out)
+    assert pixels.shape[:2] == (200, 300)
+    rgb = pixels[..., :3]
+    assert rgb.std() > 0.05, "the picture is blank"
+    colors = np.unique((rgb * 255).round().astype(np.uint8).reshape(-1, 3), axis=0)
+    assert len(colors) > 20, f"only {len(colors)} distinct colors"
+    # The median line's blue (C0) is there: the curve was drawn, not just the axes.
+    c0 = np.array([0x1F, 0x77, 0xB4]) / 255
+    assert (np.abs(rgb - c0).max(axis=-1) < 0.05).sum() > 20
+
+
+def test_svg_is_xml_with_paths_and_the_title_as_text(tmp_path):
+    out = tmp_path / "kept.svg"
+    title = "Kaiming keeps the signal"
+    run = run_figure(*QUICK, "--initializer", "kaiming_fan_in", "--title", title, "-o", str(out))
+    assert run.returncode == 0, run.stderr
+    root = ET.parse(out).getroot()
+    assert root.tag == "{http://www.w3.org/2000/svg}svg"
+    ns = {"svg": "http://www.w3.org/2000/svg"}
+    assert len(root.findall(".//svg:path", ns)) > 10
+    texts = ["".join(t.itertext()) for t in root.findall(".//svg:text", ns)]
+    assert title in texts
+    assert any("theory" in t for t in texts)
+
+
+def test_pdf_has_a_page(tmp_path):
+    out = tmp_path / "tanh.pdf"
+    run = run_figure(*QUICK, "--activation", "tanh", "--gain", "5/3", "-o", str(out))
+    assert run.returncode == 0, run.stderr
+    data = out.read_bytes()
+    assert data.startswith(b"%PDF-")
+    assert len(re.findall(rb"/Type\s*/Page(?!s)", data)) >= 1
+    assert data.rstrip().endswith(b"%%EOF")
+
+
+def test_format_option_overrides_a_missing_extension(tmp_path):
+    out = tmp_path / "figure_for_slide_3"
+    run = run_figure(*QUICK, "--format", "svg", "-o", str(out))
+    assert run.returncode == 0, run.stderr
+    assert ET.parse(out).getroot().tag.endswith("svg")
+
+
+def test_progress_names_each_seed_on_stderr(tmp_path):
+    run = run_figure("--depth", "4", "--width", "16", "--seeds", "4", "-o", str(tmp_path / "p.png"))
+    assert run.returncode == 0, run.stderr
+    assert re.findall(r"seed (\d)/4", run.stderr) == ["1", "2", "3", "4"]
+    assert run.stdout == ""  # stdout stays clean for scripts
+
+
+def test_help_lists_every_option():
+    run = run_figure("--help")
+    assert run.returncode == 0
+    for option in EVERY_OPTION:
+        assert re.search(rf"(^|[\s\[,]){re.escape(option)}\b", run.stdout), option
+    # And every accepted value of the choice options, so nobody has to read code.
+    for name in [*INITIALIZERS, *ACTIVATIONS, "png", "svg", "pdf"]:
+        assert name in run.stdout, name
+    # Nothing the parser accepts is missing from the list above.
+    figure = build_parser()._subparsers._group_actions[0].choices["figure"]
+    declared = {s for a in figure._actions for s in a.option_strings if s.startswith("--")}
+    assert declared - {"--help"} == set(EVERY_OPTION)
+
+
+BAD_INPUT = [
+    (["--depth", "0"], "--depth", "1 to 1000"),
+    (["--width", "many"], "--width", "1 to 2048"),
+    (["--seeds", "-1"], "--seeds", "1 to 64"),
+    (["--activation", "swish"], "--activation", "relu"),
+    (["--initializer", "he"], "--initializer", "kaiming_fan_in"),
+    (["--gain", "big"], "--gain", "5/3"),
+    (["--std", "-0.1"], "--std", ">= 0"),
+    (["--size", "huge"], "--size", "8x5"),
+    (["--dpi", "0"], "--dpi", "10 to 1200"),
+    (["--format", "jpg"], "--format", "png"),
+    (["-o", "figure.jpg"], "--output", ".png, .svg or .pdf"),
+    (["-o", "no/such/folder/f.png"], "--output", "does not exist"),
+    (["--format", "pdf", "-o", "f.png"], "--format", ".png"),
+    (["--depth", "1000", "--width", "2048"], "--depth/--width", "at most"),
+]
+
+
+@pytest.mark.parametrize("args, option, accepted", BAD_INPUT, ids=[b[1] for b in BAD_INPUT])
+def test_bad_input_exits_2_naming_the_option_and_what_is_accepted(tmp_path, args, option, accepted):
+    run = run_figure(*args, cwd=tmp_path)
+    assert run.returncode == 2, run.stderr
+    assert "Traceback" not in run.stderr
+    last = run.stderr.strip().splitlines()[-1]
+    assert last.startswith("python -m tinyinit figure: error:"), last
+    assert option in last and accepted in last, last
+    assert list(tmp_path.iterdir()) == []  # nothing half-written
+
+
+def test_no_command_is_an_error_that_lists_figure():
+    run = subprocess.run(
+        [sys.executable, "-m", "tinyinit"], capture_output=True, text=True, timeout=60
+    )
+    assert run.returncode == 2
+    assert "figure" in run.stderr
+
+
+# --- the figure is the explorer's plot, for the settings given ------------------------------
+
+
+def test_figure_shows_the_simulated_median_and_theory():
+    settings = dict(activation="tanh", initializer="xavier_normal", gain=5 / 3, depth=8, width=32)
+    result = simulate(seeds=3, **settings)
+    fig = depth_figure(result)
+    ax = fig.axes[0]
+    lines = {line.get_label(): line for line in ax.get_lines()}
+    ydata = [np.asarray(line.get_ydata(), dtype=float) for line in lines.values()]
+    assert any(np.allclose(y, result.median) for y in ydata if len(y) == 9)
+    assert any(np.allclose(y, result.theory) for y in ydata if len(y) == 9)
+    assert ax.get_yscale() == "log"
+
+
+def test_no_theory_hides_the_curve_and_its_legend_entry():
+    result = simulate("relu", depth=4, width=16, seeds=2)
+    shown = depth_figure(result)
+    hidden = depth_figure(result, theory=False)
+    legend = [t.get_text() for t in hidden.legends[0].get_texts()]
+    assert "theory" in [t.get_text() for t in shown.legends[0].get_texts()]
+    assert "theory" not in legend and len(legend) == 3
+    visible = [
+        np.asarray(line.get_ydata(), dtype=float)
+        for line in hidden.axes[0].get_lines()
+        if line.get_visible() and len(line.get_ydata()) == 5
+    ]
+    assert not any(np.allclose(y, result.theory) for y in visible)
+
+
+def test_seed_by_seed_equals_all_at_once():
+    calls = []
+    settings = dict(activation="relu", initializer="xavier_uniform", depth=5, width=16)
+    stepwise = simulate_with_progress(
+        seeds=3, progress=lambda k, n: calls.append((k, n)), **settings
+    )
+    assert calls == [(1, 3), (2, 3), (3, 3)]
+    at_once = simulate(seeds=3, **settings)
+    assert stepwise.seeds == at_once.seeds
+    np.testing.assert_array_equal(stepwise.per_seed, at_once.per_seed)

@@ -1,0 +1,387 @@
+"""`python -m tinyinit figure`: the depth explorer's plot as a file, for slides and handouts.
+
+    python -m tinyinit figure --initializer xavier_uniform --activation relu -o collapse.png
+    python -m tinyinit figure --activation tanh --gain 5/3 --depth 50 -o tanh.svg
+    python -m tinyinit figure --help
+
+The figure is the explorer's own (`tinyinit.plots.DepthPlot`): the median of
+the mean square per layer over the seeds, the min-to-max band, and the
+mean-field theory, for the settings given on the command line.
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import math
+import re
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import TextIO
+
+import matplotlib
+import numpy as np
+from matplotlib.backends.backend_agg import FigureCanvasAgg
+from matplotlib.figure import Figure
+
+from .propagation import ACTIVATIONS, INITIALIZERS, DepthResult, default_gain, simulate
+
+__all__ = ["depth_figure", "main", "parse_gain", "resolve_gain", "simulate_with_progress"]
+
+FORMATS = ("png", "svg", "pdf")
+MAX_DEPTH = 1000
+MAX_WIDTH = 2048
+MAX_SEEDS = 64
+# Unit matrices of one (kind, width, seed) stay in memory for the whole stack:
+# depth * width**2 float64 numbers, capped at 1 GiB.
+MAX_WEIGHT_NUMBERS = 2**27
+
+
+# --- the pieces, usable without the command line ------------------------------------------
+
+
+def parse_gain(text: str) -> float | None:
+    """A gain as a teacher types it: a number, a fraction, sqrt(x), or "auto" (None).
+
+    >>> parse_gain("5/3"), parse_gain("sqrt(2)"), parse_gain("1.0"), parse_gain("auto")
+    (1.6666666666666667, 1.4142135623730951, 1.0, None)
+    """
+    s = text.strip().lower().replace(" ", "")
+    if s == "auto":
+        return None
+    try:
+        if m := re.fullmatch(r"sqrt\((.+)\)", s):
+            value = math.sqrt(_number(m.group(1)))
+        else:
+            value = _number(s)
+    except (ValueError, ZeroDivisionError):
+        raise ValueError(
+            f"gain must be a number >= 0 (e.g. 1, 1.414, 5/3, sqrt(2)) or auto; got {text!r}"
+        ) from None
+    if not (math.isfinite(value) and value >= 0):
+        raise ValueError(f"gain must be a finite number >= 0 or auto; got {text!r}")
+    return value
+
+
+def _number(s: str) -> float:
+    if "/" in s:
+        top, bottom = s.split("/")
+        return float(top) / float(bottom)
+    return float(s)
+
+
+def resolve_gain(gain: float | None, initializer: str, activation: str) -> float:
+    """The gain to use: `gain` if given; "auto" (None) follows torch's defaults.
+
+    torch.nn.init.kaiming_* takes its gain from the nonlinearity (sqrt(2) for
+    relu); xavier_* defaults to gain 1, whatever the activation (the point of
+    the "Xavier + ReLU" demonstration). The normal initializer has no gain.
+
+    >>> round(resolve_gain(None, "kaiming_fan_in", "relu"), 6)
+    1.414214
+    >>> resolve_gain(None, "xavier_normal", "relu"), resolve_gain(5 / 3, "xavier_normal", "tanh")
+    (1.0, 1.6666666666666667)
+    """
+    if gain is not None:
+        return float(gain)
+    return default_gain(activation) if initializer.startswith("kaiming") else 1.0
+
+
+def simulate_with_progress(
+    *, seeds: int, progress: Callable[[int, int], None] | None = None, **settings
+) -> DepthResult:
+    """simulate(..., seeds=n) one seed at a time, calling progress(k, n) after seed k.
+
+    Each seed's row is what simulate computes for that seed alone (seeds are
+    independent), so the result equals simulate(..., seeds=n).
+
+    >>> r = simulate_with_progress(seeds=2, activation="relu", depth=3, width=8)
+    >>> bool((r.per_seed == simulate("relu", depth=3, width=8, seeds=2).per_seed).all())
+    True
+    """
+    rows, result = [], None
+    for k in range(seeds):
+        result = simulate(seeds=[k], **settings)
+        rows.append(result.per_seed[0])
+        if progress is not None:
+            progress(k + 1, seeds)
+    return dataclasses.replace(result, seeds=tuple(range(seeds)), per_seed=np.array(rows))
+
+
+def depth_figure(
+    result: DepthResult,
+    *,
+    theory: bool = True,
+    title: str | None = None,
+    size: tuple[float, float] = (7.5, 4.6),
+    dpi: int = 100,
+) -> Figure:
+    """The explorer's plot of `result` as a stand-alone matplotlib Figure (no pyplot).
+
+    theory=False hides the mean-field curve and its legend entry; title=None
+    keeps the explorer's title (the settings), "" removes it.
+
+    >>> fig = depth_figure(simulate("relu", "xavier_uniform", depth=4, width=16, seeds=2))
+    >>> fig.get_size_inches().tolist(), fig.axes[0].get_yscale()
+    ([7.5, 4.6], 'log')
+    """
+    from .plots import DepthPlot  # the explorer's figure code, so a slide shows the same plot
+
+    fig = Figure(figsize=size, dpi=dpi)
+    FigureCanvasAgg(fig)
+    plot = DepthPlot(fig)
+    plot.update(result, draw=False)
+    if not theory:
+        plot.theory_line.set_visible(False)
+        _drop_legend_entry(plot, "theory")
+    if title is not None:
+        plot.ax.set_title(title, fontsize=plot.ax.title.get_fontsize())
+    return fig
+
+
+def _drop_legend_entry(plot, label: str) -> None:
+    """Rebuild the figure legend without `label`, in the same place and style."""
+    old = plot.legend
+    pairs = [
+        (h, t.get_text())
+        for h, t in zip(old.legend_handles, old.get_texts())
+        if not t.get_text().startswith(label)
+    ]
+    size = old.get_texts()[0].get_fontsize()
+    old.remove()
+    plot.legend = plot.figure.legend(
+        [h for h, _ in pairs],
+        [t for _, t in pairs],
+        loc="lower center",
+        ncols=len(pairs),
+        fontsize=size,
+        frameon=False,
+    )
+
+
+# --- the command line ------------------------------------------------------------------------
+
+
+def _int_in(lo: int, hi: int) -> Callable[[str], int]:
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            value = None
+        if value is None or not lo <= value <= hi:
+            raise argparse.ArgumentTypeError(
+                f"must be a whole number from {lo} to {hi}; got {text!r}"
+            )
+        return value
+
+    return parse
+
+
+def _nonnegative(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        value = math.nan
+    if not (math.isfinite(value) and value >= 0):
+        raise argparse.ArgumentTypeError(f"must be a number >= 0; got {text!r}")
+    return value
+
+
+def _gain(text: str) -> float | None:
+    try:
+        return parse_gain(text)
+    except ValueError as error:
+        raise argparse.ArgumentTypeError(str(error).removeprefix("gain ")) from None
+
+
+def _size(text: str) -> tuple[float, float]:
+    m = re.fullmatch(r"\s*([0-9.]+)\s*[x,]\s*([0-9.]+)\s*", text)
+    try:
+        w, h = (float(m.group(1)), float(m.group(2))) if m else (math.nan, math.nan)
+    except ValueError:
+        w = h = math.nan
+    if not (0.5 <= w <= 40 and 0.5 <= h <= 40):
+        raise argparse.ArgumentTypeError(
+            f"must be WIDTHxHEIGHT in inches, each from 0.5 to 40 (e.g. 8x5); got {text!r}"
+        )
+    return w, h
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="python -m tinyinit",
+        description="tinyinit from the command line: figures for slides and handouts.",
+    )
+    commands = parser.add_subparsers(dest="command", metavar="{figure}", required=True)
+    fig = commands.add_parser(
+        "figure",
+        help="write the depth explorer's plot for given settings to a png, svg or pdf file",
+        description="Write the depth explorer's plot (mean square per layer: median over "
+        "seeds, min-to-max band, mean-field theory) for the given settings to a file.",
+        epilog="examples:\n"
+        "  python -m tinyinit figure --initializer xavier_uniform --activation relu "
+        "-o collapse.png\n"
+        "  python -m tinyinit figure --initializer kaiming_fan_in --activation relu "
+        "-o kept.svg\n"
+        "  python -m tinyinit figure --activation tanh --gain 5/3 --depth 50 -o tanh.pdf",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    fig.set_defaults(run=figure_command, subparser=fig)
+    net = fig.add_argument_group("network")
+    net.add_argument(
+        "--initializer",
+        choices=list(INITIALIZERS),
+        default="xavier_uniform",
+        help="how the weights are drawn (default: %(default)s)",
+    )
+    net.add_argument(
+        "--activation",
+        choices=list(ACTIVATIONS),
+        default="relu",
+        help="the nonlinearity after every layer (default: %(default)s)",
+    )
+    net.add_argument(
+        "--gain",
+        type=_gain,
+        default=None,
+        metavar="GAIN",
+        help="multiplies the weights' std: a number, a fraction (5/3) or sqrt(2); "
+        "auto (default) is torch's: the activation's gain for kaiming_*, 1 for xavier_*",
+    )
+    net.add_argument(
+        "--std",
+        type=_nonnegative,
+        default=0.02,
+        help="the weights' std for --initializer normal (default: %(default)s)",
+    )
+    net.add_argument(
+        "--depth",
+        type=_int_in(1, MAX_DEPTH),
+        default=20,
+        help=f"number of layers, 1 to {MAX_DEPTH} (default: %(default)s)",
+    )
+    net.add_argument(
+        "--width",
+        type=_int_in(1, MAX_WIDTH),
+        default=256,
+        help=f"units per layer, 1 to {MAX_WIDTH} (default: %(default)s)",
+    )
+    net.add_argument(
+        "--seeds",
+        type=_int_in(1, MAX_SEEDS),
+        default=8,
+        help=f"how many seeds (networks) to measure, 1 to {MAX_SEEDS} (default: %(default)s)",
+    )
+    net.add_argument(
+        "--batch",
+        type=_int_in(1, 4096),
+        default=32,
+        help="inputs pushed through each network (default: %(default)s)",
+    )
+    net.add_argument(
+        "--backward",
+        action="store_true",
+        help="follow the gradient from the top layer down instead of the signal up",
+    )
+    look = fig.add_argument_group("figure")
+    look.add_argument(
+        "--theory",
+        action=argparse.BooleanOptionalAction,
+        default=True,
+        help="draw the mean-field theory curve (default: on)",
+    )
+    look.add_argument(
+        "--title", default=None, help='title above the plot (default: the settings; "" for none)'
+    )
+    look.add_argument(
+        "--dpi", type=_int_in(10, 1200), default=150, help="dots per inch (default: %(default)s)"
+    )
+    look.add_argument(
+        "--size",
+        type=_size,
+        default=(8.0, 5.0),
+        metavar="WxH",
+        help="figure size in inches, e.g. 8x5 (default: 8x5)",
+    )
+    look.add_argument(
+        "-o",
+        "--output",
+        type=Path,
+        default=Path("depth.png"),
+        help="file to write; its extension (.png, .svg, .pdf) sets the format "
+        "(default: %(default)s)",
+    )
+    look.add_argument(
+        "--format",
+        choices=FORMATS,
+        default=None,
+        help="png, svg or pdf, when the output's extension does not say",
+    )
+    return parser
+
+
+def output_format(parser: argparse.ArgumentParser, output: Path, given: str | None) -> str:
+    """The format from --format, else from the extension; a parser error if neither fits."""
+    suffix = output.suffix.lower().lstrip(".")
+    if given is not None:
+        if suffix and suffix != given and suffix in FORMATS:
+            parser.error(f"argument --format: {given} does not match the output's .{suffix}")
+        return given
+    if suffix not in FORMATS:
+        parser.error(
+            f"argument -o/--output: cannot tell the format from {output.name!r}; "
+            f"end it in .png, .svg or .pdf, or give --format png|svg|pdf"
+        )
+    return suffix
+
+
+def figure_command(args, parser, stderr: TextIO) -> int:
+    fmt = output_format(parser, args.output, args.format)
+    if args.depth * args.width**2 > MAX_WEIGHT_NUMBERS:
+        parser.error(
+            f"argument --depth/--width: depth * width**2 must be at most {MAX_WEIGHT_NUMBERS} "
+            f"(1 GiB of weights); got {args.depth} * {args.width}**2"
+        )
+    if not args.output.parent.is_dir():
+        parser.error(f"argument -o/--output: folder {str(args.output.parent)!r} does not exist")
+    gain = resolve_gain(args.gain, args.initializer, args.activation)
+
+    end = "\r" if stderr.isatty() else "\n"
+
+    def progress(k: int, n: int) -> None:
+        print(f"seed {k}/{n}", end=end if k < n else "\n", file=stderr, flush=True)
+
+    result = simulate_with_progress(
+        activation=args.activation,
+        initializer=args.initializer,
+        gain=gain,
+        std=args.std,
+        depth=args.depth,
+        width=args.width,
+        seeds=args.seeds,
+        batch=args.batch,
+        direction="backward" if args.backward else "forward",
+        progress=progress,
+    )
+    fig = depth_figure(result, theory=args.theory, title=args.title, size=args.size, dpi=args.dpi)
+    # SVG text stays text (not glyph outlines), so a title can be edited on the slide.
+    with matplotlib.rc_context({"svg.fonttype": "none"}):
+        fig.savefig(args.output, format=fmt, dpi=args.dpi)
+    print(f"wrote {args.output}", file=stderr)
+    return 0
+
+
+def main(argv: list[str] | None = None, stderr: TextIO | None = None) -> int:
+    """Run the command line with `argv`; returns the exit code (bad input: SystemExit(2)).
+
+    >>> import io, os, tempfile
+    >>> out = os.path.join(tempfile.mkdtemp(), "relu.svg")
+    >>> main(["figure", "--depth", "3", "--width", "8", "--seeds", "2", "-o", out],
+    ...      stderr=io.StringIO())
+    0
+    >>> open(out).read().count("<svg") >= 1
+    True
+    """
+    args = build_parser().parse_args(argv)
+    return args.run(args, args.subparser, stderr or sys.stderr)
