@@ -282,3 +282,22 @@ def test_the_diagnosis_is_a_pure_function_of_the_initializer():
     a = check_initializer(per_row_normal_init, "normal_init")
     b = check_initializer(per_row_normal_init, "normal_init")
     assert a == b
+
+
+def test_stack_mean_squares_shows_the_symptoms():
+    from tinyinit import PCG32, kaiming_normal, xavier_normal
+    from tinyinit.pitfalls import stack_mean_squares
+
+    def kaiming(shape, rng):
+        return kaiming_normal(shape, "fan_in", "relu", rng)
+
+    def xavier(shape, rng):
+        return xavier_normal(shape, 1.0, rng)
+
+    right = stack_mean_squares(kaiming, [128] * 11, PCG32(0))
+    halved = stack_mean_squares(xavier, [128] * 11, PCG32(0))
+    assert 0.5 < right[-1] < 2 and halved[-1] < 2.0**-10 * 4
+    conv = stack_mean_squares(kaiming, [8, 8, 8], PCG32(1), kernel_size=(3, 3), batch=16)
+    assert conv.shape == (3,) and 0.5 < conv[-1] < 2
+    biased = stack_mean_squares(kaiming, [128] * 6, PCG32(0), bias_std=1.0)
+    assert 3 < biased[-1] < 4  # each ReLU layer adds bias_std**2 / 2: 1 + 5 / 2

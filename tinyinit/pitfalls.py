@@ -530,3 +530,52 @@ def check_module(api: Any) -> dict[str, Diagnosis]:
     else:
         found = {k: getattr(api, k) for k in KINDS if hasattr(api, k)}
     return {kind: check_initializer(fn, kind) for kind, fn in found.items()}
+
+
+# --- symptoms: what a pitfall does to a network -------------------------------------------
+
+
+def stack_mean_squares(
+    init: Callable,
+    widths: list[int],
+    rng,
+    *,
+    activation: str = "relu",
+    kernel_size: tuple[int, ...] = (),
+    bias_std: float = 0.0,
+    batch: int = 128,
+) -> np.ndarray:
+    """E[h**2] of the input and after each layer of a stack whose weights come from `init`.
+
+    Layer l maps widths[l] -> widths[l + 1] with W = init(shape, rng), shape
+    (out, in) or (out, in, *kernel_size) (valid convolutions, stride 1), then a
+    bias drawn as bias_std * normal (0 draws nothing), then the activation
+    (a name of tinyinit.gains.ACTIVATIONS). The input, standard normal, is drawn
+    from rng first; then each layer's weight and bias, in order. Shape
+    (len(widths),).
+
+    >>> from tinyinit import PCG32, kaiming_normal
+    >>> kaiming = lambda shape, rng: kaiming_normal(shape, "fan_in", "relu", rng)
+    >>> stack_mean_squares(kaiming, [256, 256, 256], PCG32(0)).round(1).tolist()
+    [1.0, 1.0, 0.9]
+    """
+    from .distributions import normal
+    from .gains import activation as phi_of
+    from .gains import forward
+
+    phi = phi_of(activation)
+    kernel = tuple(kernel_size)
+    n_layers = len(widths) - 1
+    spatial = tuple(4 + n_layers * (k - 1) for k in kernel)
+    x_shape = (batch, widths[0], *spatial)
+    h = normal(rng, math.prod(x_shape)).reshape(x_shape)
+    mean_squares = [float(np.mean(h**2))]
+    for fan_in, out in zip(widths[:-1], widths[1:]):
+        w = np.asarray(init((out, fan_in, *kernel), rng), dtype=np.float64)
+        z = forward("conv" if kernel else "linear", w, h)
+        if bias_std:
+            bias = bias_std * normal(rng, out)
+            z = z + bias.reshape(out, *([1] * len(kernel)))
+        h = phi(z)
+        mean_squares.append(float(np.mean(h**2)))
+    return np.array(mean_squares)
