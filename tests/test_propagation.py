@@ -1,0 +1,330 @@
+"""Signal propagation: the theory against closed forms and Monte Carlo, the simulation
+against the module card's claims, and the explorer's weights against the initializers."""
+
+from __future__ import annotations
+
+import math
+import warnings
+
+import numpy as np
+import pytest
+
+from tinyinit import (
+    PCG32,
+    calculate_gain,
+    kaiming_normal,
+    normal_init,
+    xavier_normal,
+    xavier_uniform,
+)
+from tinyinit import propagation as prop
+from tinyinit.propagation import (
+    ACTIVATIONS,
+    LEAKY_RELU_SLOPE,
+    UnitWeights,
+    gaussian_expectation,
+    layer_weights,
+    mean_field,
+    propagate,
+    simulate,
+    unit_batch,
+    unit_matrix,
+)
+
+RELU_GAIN = math.sqrt(2.0)
+
+
+def square(name):
+    phi = ACTIVATIONS[name].phi
+    return lambda z: phi(z) ** 2
+
+
+def reference_expectation(f, q, n=200_001, cutoff=40.0):
+    """E[f(z)], z ~ N(0, q), by trapezoid rules on each half line, Richardson-extrapolated.
+
+    Split at 0 because relu-like functions and their slopes jump or bend there;
+    each half is smooth, the trapezoid error is c h**2 + O(h**4), and
+    (4 T(h/2) - T(h)) / 3 removes the h**2 term: about 1e-15 with h = 2e-4.
+    """
+
+    def half(sign, n):
+        x = sign * np.linspace(0.0, cutoff, n)
+        x[0] = sign * 1e-300  # the one-sided limit at 0
+        with np.errstate(all="ignore"):
+            y = f(math.sqrt(q) * x) * np.exp(-x * x / 2) / math.sqrt(2 * math.pi)
+        return abs(np.trapezoid(y, x))
+
+    def both(n):
+        return half(1.0, n) + half(-1.0, n)
+
+    return (4 * both(2 * n - 1) - both(n)) / 3
+
+
+# --- theory: quadrature against closed forms -------------------------------------------
+
+
+@pytest.mark.parametrize("q", [1e-8, 0.01, 0.5, 1.0, 2.0, 37.0, 1e6])
+def test_quadrature_matches_closed_forms(q):
+    assert gaussian_expectation(square("linear"), q) == pytest.approx(q, rel=1e-12)
+    assert gaussian_expectation(square("relu"), q) == pytest.approx(q / 2, rel=1e-12)
+    leaky = (1 + LEAKY_RELU_SLOPE**2) / 2 * q
+    assert gaussian_expectation(square("leaky_relu"), q) == pytest.approx(leaky, rel=1e-12)
+    # phi'(z)**2 of relu is the indicator of z > 0: probability 1/2.
+    relu_slope = gaussian_expectation(lambda z: ACTIVATIONS["relu"].dphi(z) ** 2, q)
+    assert relu_slope == pytest.approx(0.5, rel=1e-12)
+
+
+@pytest.mark.parametrize("q", [0.01, 0.3, 1.0, 1.1785, 3.0, 30.0])
+@pytest.mark.parametrize("name", ["tanh", "sigmoid", "selu"])
+def test_quadrature_matches_a_high_precision_reference(name, q):
+    act = ACTIVATIONS[name]
+    for f in (lambda z: act.phi(z) ** 2, lambda z: act.dphi(z) ** 2):
+        assert gaussian_expectation(f, q) == pytest.approx(reference_expectation(f, q), rel=1e-10)
+
+
+@pytest.mark.parametrize("name", ["tanh", "sigmoid", "selu", "relu"])
+def test_theory_matches_monte_carlo(name):
+    rng = np.random.default_rng(0)
+    n = 400_000
+    act = ACTIVATIONS[name]
+    for q in (0.25, 1.0, 4.0):
+        z = math.sqrt(q) * rng.standard_normal(n)
+        for f in (lambda v: act.phi(v) ** 2, lambda v: act.dphi(v) ** 2):
+            sample = f(z)
+            stderr = sample.std() / math.sqrt(n)
+            assert abs(gaussian_expectation(f, q) - sample.mean()) < 5 * stderr + 1e-12
+
+
+def test_mean_field_recursions_in_closed_form():
+    layers = np.arange(21)
+    # Xavier + relu: n std**2 = 1 and E[relu(z)**2] = q / 2, so m_l = 2**-l.
+    np.testing.assert_allclose(mean_field("relu", 1.0, 20), 2.0**-layers, rtol=1e-12)
+    # Kaiming + relu: n std**2 = 2, the mean square stays 1, forward and backward.
+    np.testing.assert_allclose(mean_field("relu", 2.0, 20), 1.0, rtol=1e-12)
+    np.testing.assert_allclose(mean_field("relu", 2.0, 20, "backward"), 1.0, rtol=1e-12)
+    # Linear: a factor n std**2 per layer; backward from the top down.
+    np.testing.assert_allclose(mean_field("linear", 3.0, 5), 3.0 ** np.arange(6), rtol=1e-12)
+    back = mean_field("linear", 3.0, 5, "backward")
+    np.testing.assert_allclose(back, 3.0 ** np.arange(5, -1, -1), rtol=1e-12)
+    leaky = (1 + LEAKY_RELU_SLOPE**2) / 2
+    np.testing.assert_allclose(mean_field("leaky_relu", 1.0, 4), leaky ** np.arange(5), rtol=1e-12)
+
+
+def test_card_tanh_numbers_are_the_mean_square_of_the_activations():
+    """0.42 with gain 5/3, about 0.026 after 20 layers with gain 1: E[h**2], not Var(z)."""
+    settled = mean_field("tanh", (5 / 3) ** 2, 20)[-1]
+    assert settled == pytest.approx(0.4243, abs=1e-3)
+    assert mean_field("tanh", 1.0, 20)[-1] == pytest.approx(0.0259, abs=1e-3)
+
+
+def test_derivatives_match_finite_differences():
+    z = np.linspace(-3.0, 3.0, 61)
+    z = z[np.abs(z) > 1e-3]  # away from the kinks at 0
+    h = 1e-6
+    for name, act in ACTIVATIONS.items():
+        numeric = (act.phi(z + h) - act.phi(z - h)) / (2 * h)
+        np.testing.assert_allclose(act.dphi(z), numeric, rtol=1e-6, atol=1e-8, err_msg=name)
+
+
+def test_selu_uses_the_exact_constants():
+    assert prop.SELU_ALPHA == 1.6732632423543772
+    assert prop.SELU_SCALE == 1.0507009873554805
+    # Self-normalizing: with n std**2 = 1, N(0, 1) in gives mean square 1 out.
+    assert mean_field("selu", 1.0, 1)[-1] == pytest.approx(1.0, abs=1e-6)
+
+
+# --- the module card's three claims, measured ------------------------------------------
+
+
+def test_kaiming_keeps_a_20_layer_relu_stack_within_a_factor_16():
+    r = simulate("relu", "kaiming_fan_in", gain=RELU_GAIN, depth=20, width=256, seeds=3)
+    ratios = r.per_seed[:, 20] / r.per_seed[:, 1]
+    assert np.all((ratios > 1 / 16) & (ratios < 16)), ratios
+    assert np.all((r.per_seed[:, 20] > 1 / 16) & (r.per_seed[:, 20] < 16))
+
+
+def test_xavier_collapses_a_20_layer_relu_stack_by_about_2_to_the_19():
+    r = simulate("relu", "xavier_uniform", gain=1.0, depth=20, width=256, seeds=3)
+    ratios = r.per_seed[:, 20] / r.per_seed[:, 1]
+    assert np.all(ratios < 1e-4), ratios
+    assert abs(math.log2(r.ratio(start=1)) + 19) < 1.0
+    assert abs(math.log2(r.measured_end) + 20) < 1.0  # and 2**-20 of the input
+
+
+def test_tanh_settles_near_042_with_gain_5_3_and_drains_with_gain_1():
+    settled = simulate("tanh", "xavier_uniform", gain=5 / 3, depth=20, width=256, seeds=3)
+    drained = simulate("tanh", "xavier_uniform", gain=1.0, depth=20, width=256, seeds=3)
+    assert 0.1 < settled.measured_end < 1
+    assert settled.measured_end == pytest.approx(0.42, abs=0.03)
+    assert drained.measured_end < settled.measured_end / 2
+    assert drained.measured_end == pytest.approx(drained.theory_end, rel=0.15)
+
+
+@pytest.mark.parametrize("name", ["linear", "relu", "leaky_relu", "tanh", "sigmoid", "selu"])
+@pytest.mark.parametrize("direction", ["forward", "backward"])
+def test_measured_follows_theory_at_default_gains(name, direction):
+    gain = calculate_gain(name)
+    r = simulate(name, "kaiming_fan_in", gain=gain, depth=10, width=256, seeds=3,
+                 direction=direction)  # fmt: skip
+    # Finite width: the log of the mean square wanders like a random walk, a few
+    # percent per layer; a factor 2 over 10 layers is a loose, safe bound.
+    np.testing.assert_allclose(r.median, r.theory, rtol=1.0)
+    assert r.per_seed[:, r.end_layer].min() > 0
+
+
+def test_backward_xavier_relu_gradient_halves_per_layer():
+    r = simulate("relu", "xavier_uniform", depth=20, width=256, seeds=3, direction="backward")
+    assert r.per_seed[0, 20] == pytest.approx(1.0)  # the upstream gradient
+    assert abs(math.log2(r.measured_end) + 20) < 1.0
+    np.testing.assert_allclose(r.theory, 2.0 ** -np.arange(20, -1, -1), rtol=1e-12)
+
+
+def test_layer_zero_is_the_unit_input():
+    x = unit_batch(64, 8, 3, prop.INPUT_STREAM)
+    assert x.shape == (64, 8)
+    assert np.mean(x * x) == pytest.approx(1.0, rel=1e-14)
+    r = simulate("tanh", "xavier_normal", depth=3, width=64, seeds=2)
+    np.testing.assert_allclose(r.per_seed[:, 0], 1.0, rtol=1e-14)
+    assert r.theory[0] == 1.0
+
+
+# --- extreme settings: inf and 0, never an exception or a warning ----------------------
+
+
+@pytest.mark.parametrize(
+    "settings, overflow, zero",
+    [
+        (dict(activation="linear", initializer="xavier_uniform", gain=3.0, depth=100), None, None),
+        (dict(activation="relu", initializer="xavier_uniform", gain=0.0), None, 1),
+        (dict(activation="relu", initializer="normal", std=0.0), None, 1),
+        (dict(activation="linear", initializer="normal", std=10.0, depth=100), 70, None),
+        (dict(activation="relu", initializer="normal", std=0.001, depth=100), None, 84),
+        (dict(activation="tanh", initializer="normal", std=10.0, depth=100), None, None),
+        (dict(activation="sigmoid", initializer="normal", std=0.0), None, None),
+    ],
+)
+@pytest.mark.parametrize("direction", ["forward", "backward"])
+def test_extreme_settings_give_inf_or_zero_without_warnings(settings, overflow, zero, direction):
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        r = simulate(width=256, seeds=2, direction=direction, **settings)
+    assert not np.isnan(r.per_seed).any() and not np.isnan(r.theory).any()
+    if direction == "forward":
+        assert r.overflow_from == overflow
+        assert r.underflow_from == zero
+        if overflow is not None:
+            assert np.isinf(r.median[overflow:]).all()
+            assert np.isfinite(r.median[:overflow]).all()
+        if zero is not None:
+            assert (r.median[zero:] == 0).all()
+
+
+def test_sigmoid_with_zero_weights_sits_at_one_quarter():
+    r = simulate("sigmoid", "normal", std=0.0, depth=5, width=16, seeds=1)
+    np.testing.assert_array_equal(r.per_seed[0, 1:], 0.25)
+    np.testing.assert_allclose(r.theory[1:], 0.25, rtol=1e-15)
+
+
+# --- the explorer's weights are the initializers' weights ------------------------------
+
+
+def stack(init, width, depth, seed):
+    """Layers 1 .. depth as a model initializes them: one generator, layer after layer."""
+    rng = PCG32(seed)
+    return [init((width, width), rng) for _ in range(depth)]
+
+
+INITIALIZER_CALLS = {
+    "xavier_uniform": lambda g, s: lambda shape, rng: xavier_uniform(shape, g, rng),
+    "xavier_normal": lambda g, s: lambda shape, rng: xavier_normal(shape, g, rng),
+    "kaiming_fan_in": lambda g, s: lambda shape, rng: kaiming_normal(shape, "fan_in", "relu", rng),
+    "kaiming_fan_out": lambda g, s: (
+        lambda shape, rng: kaiming_normal(shape, "fan_out", "tanh", rng)
+    ),
+    "normal": lambda g, s: lambda shape, rng: normal_init(shape, s, rng),
+}
+GAINS = {"kaiming_fan_in": RELU_GAIN, "kaiming_fan_out": 5 / 3}
+
+
+@pytest.mark.parametrize("initializer", list(INITIALIZER_CALLS))
+@pytest.mark.parametrize("width", [5, 6])
+@pytest.mark.parametrize("seed", [0, 7])
+def test_layer_weights_are_the_initializer_output_bit_for_bit(initializer, width, seed):
+    gain, std = GAINS.get(initializer, 0.7), 0.3
+    expected = stack(INITIALIZER_CALLS[initializer](gain, std), width, 4, seed)
+    for layer in range(1, 5):
+        w = layer_weights(initializer, width, layer, seed, gain=gain, std=std)
+        assert w.dtype == np.float64 and w.shape == (width, width)
+        np.testing.assert_array_equal(w.astype(np.float32), expected[layer - 1])
+
+
+def test_layer_weights_at_full_width():
+    expected = stack(lambda shape, rng: xavier_uniform(shape, 1.0, rng), 256, 2, 1)
+    w = layer_weights("xavier_uniform", 256, 2, 1)
+    np.testing.assert_array_equal(w.astype(np.float32), expected[1])
+    rng = PCG32(2)
+    for _ in range(3):
+        expected = kaiming_normal((256, 256), "fan_in", "relu", rng)
+    w = layer_weights("kaiming_fan_in", 256, 3, 2, gain=RELU_GAIN)
+    np.testing.assert_array_equal(w.astype(np.float32), expected)
+
+
+def test_simulation_multiplies_by_exactly_those_weights():
+    width, depth, seed, gain = 32, 4, 5, 1.3
+    x = unit_batch(width, 8, seed, prop.INPUT_STREAM)
+    for initializer in ("xavier_uniform", "kaiming_fan_in"):
+        weights = [layer_weights(initializer, width, k, seed, gain=gain) for k in range(1, 5)]
+        h, expected = x, [1.0]
+        for w in weights:
+            h = np.tanh(w @ h)
+            expected.append(np.mean(h * h))
+        kind, scale = prop.unit_scale(initializer, width, width, gain)
+        units = [unit_matrix(kind, width, k, seed) for k in range(1, depth + 1)]
+        measured = propagate(units, scale, "tanh", x)
+        np.testing.assert_allclose(measured, expected, rtol=1e-12)
+
+
+def test_unit_matrices_are_drawn_once_and_rescaled():
+    cache = UnitWeights()
+    prop._FORWARD_MEMO.clear()
+    simulate("relu", "xavier_uniform", gain=1.0, depth=10, width=32, seeds=2, cache=cache)
+    assert cache.draws == 20
+    for gain in (0.5, 1.5, 2.5):  # a gain slider: rescale only
+        simulate("relu", "xavier_uniform", gain=gain, depth=10, width=32, seeds=2, cache=cache)
+        simulate("tanh", "xavier_uniform", gain=gain, depth=10, width=32, seeds=2, cache=cache,
+                 direction="backward")  # fmt: skip
+    assert cache.draws == 20
+    simulate("relu", "xavier_uniform", depth=15, width=32, seeds=2, cache=cache)
+    assert cache.draws == 30  # deeper: only the 5 new layers per seed
+    simulate("relu", "xavier_normal", depth=15, width=32, seeds=2, cache=cache)
+    simulate("relu", "kaiming_fan_in", gain=2.0, depth=15, width=32, seeds=2, cache=cache)
+    simulate("relu", "normal", std=0.1, depth=15, width=32, seeds=2, cache=cache)
+    assert cache.draws == 60  # every normal initializer shares the standard normals
+
+
+def test_deeper_stack_from_memo_equals_a_fresh_pass():
+    cache = UnitWeights()
+    prop._FORWARD_MEMO.clear()
+    for depth in (3, 9, 5, 12):
+        simulate("selu", "xavier_normal", gain=1.1, depth=depth, width=32, seeds=2, cache=cache)
+    memo = simulate("selu", "xavier_normal", gain=1.1, depth=12, width=32, seeds=2, cache=cache)
+    prop._FORWARD_MEMO.clear()
+    fresh = simulate("selu", "xavier_normal", gain=1.1, depth=12, width=32, seeds=2)
+    np.testing.assert_array_equal(memo.per_seed, fresh.per_seed)
+
+
+def test_cache_drops_least_recently_used_entries_beyond_its_budget():
+    cache = UnitWeights(max_bytes=3 * 16 * 16 * 8)
+    cache.get("uniform", 16, 0, 2)
+    cache.get("normal", 16, 0, 2)  # over budget: the uniform entry goes
+    assert cache.nbytes == 2 * 16 * 16 * 8
+    assert len(cache.get("normal", 16, 0, 2)) == 2
+
+
+def test_rejects_unknown_names():
+    with pytest.raises(ValueError, match="activation must be one of"):
+        simulate("swish", depth=2, width=8, seeds=1)
+    with pytest.raises(ValueError, match="initializer must be one of"):
+        simulate("relu", "orthogonal", depth=2, width=8, seeds=1)
+    with pytest.raises(ValueError, match="direction"):
+        simulate("relu", depth=2, width=8, seeds=1, direction="sideways")

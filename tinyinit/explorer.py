@@ -1,0 +1,278 @@
+"""The live depth explorer: sliders over `simulate`, one figure updated in place.
+
+    %matplotlib widget
+    from tinyinit.explorer import depth_explorer
+    ex = depth_explorer()
+    ex
+
+Every control changes one argument of `tinyinit.propagation.simulate`; the
+explorer reruns it (unit weight matrices are cached, so a move costs matrix
+products only), moves the figure's artists and rewrites the readout. A notebook
+cell can drive it exactly as a hand on a slider does:
+
+    ex.depth.value = 50
+    ex.result.measured_end, ex.readout.value
+
+With ipympl (`%matplotlib widget`) the figure is a live canvas. Under any other
+backend (inline, Agg) the figure is rendered to a PNG shown in an image widget,
+so the explorer still works, only less smoothly.
+"""
+
+from __future__ import annotations
+
+import html
+import math
+from contextlib import contextmanager
+
+import ipywidgets as widgets
+import matplotlib
+
+from .plots import DepthPlot, edge_note, png_bytes
+from .propagation import (
+    ACTIVATIONS,
+    INITIALIZERS,
+    UNIT_WEIGHTS,
+    DepthResult,
+    UnitWeights,
+    default_gain,
+    simulate,
+)
+
+WIDTHS = (16, 32, 64, 128, 256, 512)
+MAX_DEPTH = 100
+MAX_SEEDS = 5
+KAIMING = ("kaiming_fan_in", "kaiming_fan_out")
+
+STD_FORMULAS = {
+    "xavier_uniform": "gain·√(2/(n_in+n_out)), from U(-a, a) with a = √3·std",
+    "xavier_normal": "gain·√(2/(n_in+n_out))",
+    "kaiming_fan_in": "gain/√n_in",
+    "kaiming_fan_out": "gain/√n_out",
+    "normal": "as set",
+}
+
+
+def _number(v: float) -> str:
+    return "inf" if math.isinf(v) else f"{v:.3g}"
+
+
+def readout_lines(result: DepthResult) -> list[str]:
+    """The readout in words: where the signal arrives, measured and in theory.
+
+    >>> from tinyinit.propagation import simulate
+    >>> r = simulate("relu", "kaiming_fan_in", gain=2**0.5, depth=3, width=16, seeds=1)
+    >>> readout_lines(r)[0]
+    'layer 3: measured 0.55, theory 1'
+    """
+    end = result.end_layer
+    first = (
+        f"layer {end}: measured {_number(result.measured_end)}, theory {_number(result.theory_end)}"
+    )
+    what = "activations" if result.direction == "forward" else "gradient at the input"
+    lo, hi = result.low[end], result.high[end]
+    second = f"mean square of the {what}; median of {len(result.seeds)} seeds"
+    if len(result.seeds) > 1:
+        second += f" (from {_number(lo)} to {_number(hi)})"
+    m = result.measured_end
+    if 0 < m < math.inf:
+        second += f", = 2^{math.log2(m):.1f} of the {'input' if end else 'upstream gradient'}"
+    third = f"weights: std = {result.std:.4g} ({STD_FORMULAS[result.initializer]}), "
+    third += f"width {result.width}, batch {result.batch} per seed"
+    note = edge_note(result)
+    return [first, second, third] + ([note] if note else [])
+
+
+def _is_widget_backend() -> bool:
+    backend = matplotlib.get_backend().lower()
+    return "ipympl" in backend or backend in ("widget", "ipympl")
+
+
+class DepthExplorer:
+    """Controls, readout and figure of the depth explorer; see the module docstring.
+
+    Attributes a notebook may drive or read: initializer, activation, gain, std,
+    depth, width, seeds, direction (widgets); readout (HTML); figure, plot
+    (DepthPlot); result (the latest DepthResult); app (the whole layout).
+    """
+
+    def __init__(
+        self,
+        initializer: str = "xavier_uniform",
+        activation: str = "relu",
+        gain: float | None = None,
+        std: float = 0.02,
+        depth: int = 20,
+        width: int = 256,
+        seeds: int = 3,
+        direction: str = "forward",
+        batch: int = 32,
+        cache: UnitWeights | None = None,
+        figsize=(7.5, 4.6),
+    ):
+        self.batch = batch
+        self.cache = UNIT_WEIGHTS if cache is None else cache
+        self.result: DepthResult | None = None
+        self.updates = 0
+        self._holding = False
+        if gain is None:
+            gain = default_gain(activation) if initializer in KAIMING else 1.0
+        self._build_controls(initializer, activation, gain, std, depth, width, seeds, direction)
+        self._build_figure(figsize)
+        self.app = widgets.VBox(
+            [self._controls, self.readout, self._view],
+            layout=widgets.Layout(width="fit-content"),
+        )
+        self.app.add_class("tinyinit-explorer")
+        self._sync_controls()
+        self.update()
+        for control in (self.initializer, self.activation):
+            control.observe(self._on_choice, names="value")
+        for control in (self.gain, self.std, self.depth, self.width, self.seeds, self.direction):
+            control.observe(self.update, names="value")
+        self.use_default_gain.on_click(self._on_default_gain)
+
+    # --- building ------------------------------------------------------------------------
+
+    def _build_controls(self, initializer, activation, gain, std, depth, width, seeds, direction):
+        wide = {"description_width": "initial"}
+        self.initializer = widgets.Dropdown(
+            options=[(label, key) for key, label in INITIALIZERS.items()],
+            value=initializer, description="initializer", style=wide,
+            tooltip="How the weights are drawn: Xavier (Glorot 2010), Kaiming (He 2015), "
+            "or a plain normal with the std you set",
+        )  # fmt: skip
+        self.activation = widgets.Dropdown(
+            options=list(ACTIVATIONS), value=activation, description="activation",
+            tooltip="The nonlinearity phi applied after every layer: h = phi(W h_prev)",
+        )  # fmt: skip
+        self.activation.add_class("tinyinit-activation")
+        self.direction = widgets.ToggleButtons(
+            options=[("forward: activations", "forward"), ("backward: gradients", "backward")],
+            value=direction, style={"button_width": "150px"},
+            tooltips=["mean square of the activations h_l, input to output",
+                      "mean square of dloss/dh_l for a unit random upstream gradient, "
+                      "output to input"],
+        )  # fmt: skip
+        self.gain = widgets.FloatSlider(
+            value=gain, min=0.0, max=3.0, step=0.01, readout_format=".3f", description="gain",
+            continuous_update=True,
+            tooltip="Multiplies the std of Xavier and Kaiming. Kaiming starts at "
+            "calculate_gain(activation); Xavier at 1, as in torch",
+        )  # fmt: skip
+        self.gain_hint = widgets.HTML()
+        self.use_default_gain = widgets.Button(
+            description="use calculate_gain", layout=widgets.Layout(width="150px"),
+            tooltip="Set the gain to torch's calculate_gain for this activation",
+        )  # fmt: skip
+        self.std = widgets.FloatLogSlider(
+            value=std, base=10, min=-3, max=1, step=0.01, readout_format=".3g",
+            description="std",
+            tooltip="The standard deviation of every weight for 'normal with std' "
+            "(GPT-2 uses 0.02; 1 is the 'standard normal weights' of the module card)",
+        )  # fmt: skip
+        self.depth = widgets.IntSlider(
+            value=depth, min=1, max=MAX_DEPTH, description="depth",
+            tooltip="Number of layers in the stack: the last one is where the readout looks",
+        )  # fmt: skip
+        self.depth.add_class("tinyinit-depth")
+        self.width = widgets.Dropdown(
+            options=WIDTHS, value=width, description="width",
+            tooltip="Units per layer (n_in = n_out = width): wider layers fluctuate less",
+        )  # fmt: skip
+        self.seeds = widgets.IntSlider(
+            value=seeds, min=1, max=MAX_SEEDS, description="seeds",
+            tooltip="Independent networks (weights, inputs) drawn from PCG32 seeds 0, 1, ...: "
+            "the band shows their spread",
+        )  # fmt: skip
+        self.readout = widgets.HTML()
+        self.readout.add_class("tinyinit-readout")
+        self._controls = widgets.VBox(
+            [
+                widgets.HBox([self.initializer, self.activation, self.direction]),
+                widgets.HBox([self.gain, self.use_default_gain, self.gain_hint]),
+                widgets.HBox([self.std]),
+                widgets.HBox([self.depth, self.width, self.seeds]),
+            ]
+        )
+
+    def _build_figure(self, figsize):
+        figure = None
+        if _is_widget_backend():
+            import matplotlib.pyplot as plt
+
+            with plt.ioff():  # shown inside the layout, not on its own
+                figure = plt.figure(figsize=figsize)
+            figure.canvas.header_visible = False
+            figure.canvas.footer_visible = False
+            figure.canvas.toolbar_visible = False
+        self.plot = DepthPlot(figure, figsize=figsize)
+        self.figure = self.plot.figure
+        if isinstance(self.figure.canvas, widgets.DOMWidget):
+            self._image = None
+            self._view = self.figure.canvas
+        else:  # not a live canvas: show the figure as a PNG, rerendered on each update
+            self._image = widgets.Image(format="png")
+            self._view = self._image
+
+    # --- reacting ------------------------------------------------------------------------
+
+    @contextmanager
+    def hold(self):
+        """Change several controls with one update at the end."""
+        self._holding = True
+        try:
+            yield
+        finally:
+            self._holding = False
+        self.update()
+
+    def _sync_controls(self):
+        """Enable the controls that apply; Kaiming's gain follows the activation."""
+        init, act = self.initializer.value, self.activation.value
+        self.gain.disabled = init == "normal"
+        self.std.disabled = init != "normal"
+        if init in KAIMING:
+            self.gain.value = default_gain(act)
+        self.gain_hint.value = f"calculate_gain('{act}') = {default_gain(act):.4g}"
+
+    def _on_choice(self, change=None):
+        with self.hold():
+            self._sync_controls()
+
+    def _on_default_gain(self, button=None):
+        self.gain.value = default_gain(self.activation.value)
+
+    def update(self, change=None) -> None:
+        """Rerun the simulation for the current controls and show it."""
+        if self._holding:
+            return
+        self.result = simulate(
+            self.activation.value, self.initializer.value,
+            gain=self.gain.value, std=self.std.value, depth=self.depth.value,
+            width=self.width.value, seeds=self.seeds.value, batch=self.batch,
+            direction=self.direction.value, cache=self.cache,
+        )  # fmt: skip
+        self.plot.update(self.result)
+        self.readout.value = "<br>".join(html.escape(line) for line in readout_lines(self.result))
+        if self._image is not None:
+            self._image.value = png_bytes(self.figure)
+        self.updates += 1
+
+    # --- showing ---------------------------------------------------------------------------
+
+    @property
+    def readout_text(self) -> str:
+        """The readout as plain text, one line per line."""
+        return "\n".join(readout_lines(self.result))
+
+    def _repr_mimebundle_(self, **kwargs):
+        return self.app._repr_mimebundle_(**kwargs)
+
+
+def depth_explorer(**defaults) -> DepthExplorer:
+    """The explorer, starting from `defaults` (any argument of DepthExplorer).
+
+    The default is the module card's collapse: Xavier uniform (gain 1) + ReLU,
+    depth 20, width 256, where the signal ends near 2**-20 of the input.
+    """
+    return DepthExplorer(**defaults)
