@@ -129,6 +129,8 @@ def check_hand_example_linear_4x3(impl) -> None:
         assert measured[name] == pytest.approx(value, abs=1e-4), f"{name}: the card's value"
     assert w_uniform[0, 0] == np.float32(-0.40678263)
     assert w_kaiming[0, 0] == np.float32(-0.66073924)
+    # 1e-6 is loose for a number this small: the residual std, relatively
+    assert measured["residual_std"] == pytest.approx(0.0040824829046386, rel=1e-9)
 
 
 def test_hand_example_linear_4x3():
