@@ -21,6 +21,7 @@ from .init import (
     xavier_normal,
     xavier_uniform,
 )
+from .mup import coordinate_check, init_mlp, layer_learning_rates, lr_sweep
 from .pcg32 import PCG32
 from .pitfalls import Diagnosis, check_initializer
 from .residual import ResidualScalingReport, check_residual_scaling
@@ -36,9 +37,13 @@ __all__ = [
     "calculate_gain",
     "check_initializer",
     "check_residual_scaling",
+    "coordinate_check",
     "fans",
     "fixed_point",
+    "init_mlp",
     "kaiming_normal",
+    "layer_learning_rates",
+    "lr_sweep",
     "normal",
     "normal_init",
     "predicted_variance",

@@ -1,0 +1,222 @@
+"""tinyinit.mup: the hand-written MLP is right, and muP keeps coordinates O(1) in width."""
+
+from __future__ import annotations
+
+import math
+import warnings
+
+import numpy as np
+import pytest
+
+from tinyinit import PCG32, kaiming_normal, normal_init
+from tinyinit.mup import (
+    adam_init,
+    adam_step,
+    backward,
+    coordinate_check,
+    forward,
+    init_mlp,
+    layer_learning_rates,
+    lr_sweep,
+    make_regression,
+    mse_loss,
+    sgd_step,
+    train,
+)
+
+
+def small_problem(seed=3, width=6, n_hidden=3):
+    x, target = make_regression(PCG32(seed, stream=1), 5, 4, 3)
+    weights = init_mlp(4, width, 3, n_hidden, "sp", PCG32(seed), base_width=width)
+    return weights, x, target
+
+
+def loss_of(weights, x, target):
+    return mse_loss(forward(weights, x)[0], target)[0]
+
+
+# --- the network: forward, backward, optimizers ----------------------------------------
+
+
+def test_backward_matches_central_finite_differences():
+    weights, x, target = small_problem()
+    y, activations = forward(weights, x)
+    grads = backward(weights, activations, mse_loss(y, target)[1])
+    eps = 1e-6
+    for k, w in enumerate(weights):
+        numeric = np.empty_like(w)
+        for idx in np.ndindex(w.shape):
+            plus = [v.copy() for v in weights]
+            minus = [v.copy() for v in weights]
+            plus[k][idx] += eps
+            minus[k][idx] -= eps
+            numeric[idx] = (loss_of(plus, x, target) - loss_of(minus, x, target)) / (2 * eps)
+        assert np.allclose(grads[k], numeric, rtol=1e-6, atol=1e-9), k
+
+
+def test_forward_and_backward_leave_their_arguments_alone():
+    weights, x, target = small_problem()
+    before = [w.copy() for w in weights] + [x.copy()]
+    y, activations = forward(weights, x)
+    backward(weights, activations, mse_loss(y, target)[1])
+    for a, b in zip(weights + [x], before, strict=True):
+        assert np.array_equal(a, b)
+
+
+def test_sgd_step_is_pure_and_uses_one_lr_per_matrix():
+    w, g = [np.ones(2), np.ones(3)], [np.full(2, 2.0), np.full(3, -1.0)]
+    new = sgd_step(w, g, [0.5, 0.1])
+    assert np.array_equal(new[0], [0.0, 0.0]) and np.allclose(new[1], 1.1)
+    assert np.array_equal(w[0], np.ones(2))
+
+
+def test_adam_first_step_moves_every_entry_by_lr_whatever_the_gradient_size():
+    g = np.array([1e-3, -3.0, 250.0])
+    new, state = adam_step([np.zeros(3)], [g], adam_init([np.zeros(3)]), [0.01])
+    assert np.allclose(new[0], -0.01 * np.sign(g), rtol=1e-4)
+    assert state.step == 1
+
+
+def test_adam_matches_the_textbook_recursion_over_several_steps():
+    rng = PCG32(5)
+    w = [np.zeros(4)]
+    state = adam_init(w)
+    m = v = np.zeros(4)
+    expected = np.zeros(4)
+    for t in range(1, 4):
+        g = np.sin(np.arange(4.0) + t)
+        w, state = adam_step(w, [g], state, [0.1])
+        m = 0.9 * m + 0.1 * g
+        v = 0.999 * v + 0.001 * g**2
+        expected = expected - 0.1 * (m / (1 - 0.9**t)) / (np.sqrt(v / (1 - 0.999**t)) + 1e-8)
+    assert np.allclose(w[0], expected, rtol=1e-12)
+    assert rng == PCG32(5)  # no randomness used
+
+
+def test_mse_loss_gradient_is_residual_over_batch():
+    y, target = np.array([[1.0, 2.0], [0.0, -1.0]]), np.zeros((2, 2))
+    loss, dy = mse_loss(y, target)
+    assert loss == pytest.approx(6.0 / 4) and np.array_equal(dy, y / 2)
+
+
+# --- initialization: tinyinit draws, the muP output scale ------------------------------
+
+
+def test_init_draws_each_layer_with_tinyinit_in_order():
+    weights = init_mlp(16, 32, 4, 2, "sp", PCG32(7))
+    rng = PCG32(7)
+    expected = [
+        kaiming_normal((32, 16), "fan_in", "relu", rng),
+        kaiming_normal((32, 32), "fan_in", "relu", rng),
+        normal_init((4, 32), 1 / math.sqrt(32), rng),
+    ]
+    for w, e in zip(weights, expected, strict=True):
+        assert w.dtype == np.float64 and np.array_equal(w, e.astype(np.float64))
+    again = init_mlp(16, 32, 4, 2, "sp", PCG32(7))
+    assert all(np.array_equal(a, b) for a, b in zip(weights, again, strict=True))
+
+
+def test_mup_output_variance_scales_as_one_over_fan_in_squared():
+    width, base = 1024, 64
+    sp = init_mlp(16, width, 4, 2, "sp", PCG32(0), base_width=base)
+    mup = init_mlp(16, width, 4, 2, "mup", PCG32(0), base_width=base)
+    for a, b in zip(sp[:-1], mup[:-1], strict=True):
+        assert np.array_equal(a, b)  # input and hidden layers: the same under both
+    assert np.allclose(mup[-1], sp[-1] * math.sqrt(base / width), rtol=1e-6)
+    assert np.var(mup[-1]) == pytest.approx(base / width**2, rel=0.1)
+
+
+@pytest.mark.parametrize("optimizer", ["sgd", "adam"])
+def test_mup_is_sp_at_the_base_width(optimizer):
+    sp = init_mlp(16, 64, 4, 3, "sp", PCG32(2), base_width=64)
+    mup = init_mlp(16, 64, 4, 3, "mup", PCG32(2), base_width=64)
+    assert all(np.array_equal(a, b) for a, b in zip(sp, mup, strict=True))
+    kw = dict(width=64, base_width=64)
+    assert layer_learning_rates(0.1, 3, "sp", optimizer, **kw) == layer_learning_rates(
+        0.1, 3, "mup", optimizer, **kw
+    )
+
+
+def test_learning_rates_follow_table_3():
+    kw = dict(width=256, base_width=64)  # m = 4
+    assert layer_learning_rates(0.1, 3, "sp", "adam", **kw) == [0.1] * 4
+    assert layer_learning_rates(0.1, 3, "sp", "sgd", **kw) == [0.1] * 4
+    assert layer_learning_rates(0.1, 3, "mup", "adam", **kw) == [0.1, 0.025, 0.025, 0.025]
+    assert layer_learning_rates(0.1, 3, "mup", "sgd", **kw) == [0.4, 0.1, 0.1, 0.025]
+
+
+@pytest.mark.parametrize(
+    "call, needle",
+    [
+        (lambda: init_mlp(4, 8, 2, 2, "ntk", PCG32(0)), "'ntk'"),
+        (lambda: layer_learning_rates(0.1, 2, "mup", "lion", width=8, base_width=4), "'lion'"),
+        (lambda: init_mlp(4, 0, 2, 2, "sp", PCG32(0)), "width must be an integer >= 1, got 0"),
+        (lambda: coordinate_check((64,), 1, "sp", "rmsprop", 0.1), "'rmsprop'"),
+    ],
+)
+def test_bad_arguments_say_what_was_wrong(call, needle):
+    with pytest.raises(ValueError, match="must be") as info:
+        call()
+    assert needle in str(info.value)
+
+
+# --- the experiments --------------------------------------------------------------------
+
+
+def test_one_adam_step_changes_a_layer_output_in_proportion_to_width():
+    # z = w . h with h > 0: Adam's first step is -lr * sign(g), g = dz * h,
+    # so z moves by lr * sum(h) = lr * n * mean(h): linear in n.
+    changes = []
+    for n in (64, 256, 1024):
+        h = 0.5 + PCG32(1).uniforms(n)
+        w = [np.zeros((1, n))]
+        new, _ = adam_step(w, [h[None, :]], adam_init(w), [1e-3])
+        change = abs(float(((new[0] - w[0]) @ h)[0]))
+        assert change == pytest.approx(1e-3 * h.sum(), rel=1e-6)
+        changes.append(change)
+    assert np.allclose(np.array(changes[1:]) / changes[:-1], 4.0, rtol=0.1)
+
+
+WIDTHS = (64, 256, 1024)
+
+
+@pytest.mark.parametrize("optimizer, lr", [("adam", 0.01), ("sgd", 0.05)])
+def test_sp_output_grows_with_width_after_one_step(optimizer, lr):
+    sizes = coordinate_check(WIDTHS, 1, "sp", optimizer, lr)
+    output_after_one_step = sizes[:, 1, -1]
+    assert np.all(np.diff(output_after_one_step) > 0)
+    assert output_after_one_step[-1] / output_after_one_step[0] > 20
+
+
+@pytest.mark.parametrize("optimizer, lr", [("adam", 0.01), ("sgd", 0.05)])
+def test_mup_coordinates_stay_within_a_small_factor_across_width(optimizer, lr):
+    sizes = coordinate_check(WIDTHS, 2, "mup", optimizer, lr)
+    after_steps = sizes[:, 1:, :]  # init's output shrinks like sqrt(n0 / n) by design
+    spread = after_steps.max(axis=0) / after_steps.min(axis=0)
+    assert np.all(spread[:, :-1] < 1.2)  # hidden layers: flat
+    assert np.all(spread[:, -1] < 2.5)  # output: O(1), finite-width wobble
+
+
+def test_coordinate_check_is_deterministic_and_shaped():
+    a = coordinate_check((32, 64), 2, "mup", "adam", 0.01, n_hidden=3)
+    b = coordinate_check((32, 64), 2, "mup", "adam", 0.01, n_hidden=3)
+    assert a.shape == (2, 3, 4) and np.array_equal(a, b)
+
+
+def test_train_stops_a_diverging_run_without_warnings():
+    weights, x, target = small_problem(width=32)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        _, losses, sizes = train(weights, x, target, [50.0] * 4, "sgd", 20)
+    assert np.isfinite(losses[0]) and np.isnan(losses[-1]) and np.isnan(sizes[-1]).all()
+
+
+def test_lr_sweep_optimum_drifts_under_sp_and_stays_under_mup():
+    widths, lrs = (64, 256), 2.0 ** np.arange(-11, -3)
+    best = {}
+    for p in ("sp", "mup"):
+        losses = lr_sweep(widths, lrs, p, "adam", 20)
+        assert losses.shape == (2, len(lrs))
+        best[p] = np.log2(lrs[np.nanargmin(losses, axis=1)])
+    assert best["sp"][0] - best["sp"][1] >= 2  # octaves
+    assert abs(best["mup"][0] - best["mup"][1]) <= 1

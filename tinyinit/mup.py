@@ -1,0 +1,408 @@
+"""Init and learning rate together: standard parametrization (SP) against muP.
+
+A weight's effect on the network is its initial value plus how far the optimizer
+moves it. For a layer z = W h over n inputs whose coordinates are O(1), one
+step changes the output by
+
+    dz = dW h = sum_j dW_ij h_j,
+
+and the n terms of that sum are *correlated* (the update is built from the very
+h it multiplies), so they add up like n, not like sqrt(n). Adam moves every
+entry by about lr whatever the gradient's size, so dz ~ n * lr: with one
+global learning rate, wider layers change their outputs more per step. muP
+(Yang et al. 2022, "Tensor Programs V", Table 3) picks init variance and
+learning rate per kind of layer so that, as width grows, every activation and
+every update of it stays O(1). The table implemented here, n = fan_in of the
+layer, eta the tuned global learning rate:
+
+    layer kind         input (d_in -> n)   hidden (n -> n)    output (n -> d_out)
+    init variance   SP    1/fan_in            1/fan_in           1/fan_in
+                    muP   1/fan_in            1/fan_in           1/fan_in**2
+    SGD lr          SP    eta                 eta                eta
+                    muP   eta * fan_out       eta                eta / fan_in
+    Adam lr         SP    eta                 eta                eta
+                    muP   eta                 eta / fan_in       eta / fan_in
+
+The table fixes how each entry *scales* with width; the constants are free.
+As in the `mup` package, the constants are fixed at a base width n0: every
+width factor is written as m = width / n0, so at width n0 muP and SP are the
+same network with the same learning rates, and they differ only as width
+grows. Input and hidden layers feed a ReLU and get Kaiming's gain sqrt(2).
+
+The network is a bias-free ReLU MLP (biases would follow the "input" column)
+written out by hand: `forward`, `backward`, `sgd_step`, `adam_step`, all in
+float64 and all pure (new arrays out, arguments untouched). Its weights are
+drawn with tinyinit's initializers, so the same seed gives the same network.
+
+>>> from tinyinit import PCG32
+>>> [w.shape for w in init_mlp(3, 8, 2, 2, "mup", PCG32(0), base_width=4)]
+[(8, 3), (8, 8), (2, 8)]
+>>> layer_learning_rates(0.01, 2, "mup", "adam", width=8, base_width=4)
+[0.01, 0.005, 0.005]
+"""
+
+from __future__ import annotations
+
+import math
+from typing import NamedTuple
+
+import numpy as np
+
+from .distributions import normal
+from .init import kaiming_normal, normal_init
+from .pcg32 import PCG32
+
+PARAMETRIZATIONS = ("sp", "mup")
+OPTIMIZERS = ("sgd", "adam")
+# A run whose loss passes this (or stops being finite) has diverged: it is stopped
+# and its remaining losses are NaN, which keeps overflow out of the arithmetic.
+DIVERGED_LOSS = 1e10
+
+
+def _check_choice(name: str, value, accepted: tuple[str, ...]) -> None:
+    if value not in accepted:
+        raise ValueError(f"{name} must be one of {', '.join(map(repr, accepted))}; got {value!r}")
+
+
+def _check_sizes(n_hidden: int, width: int, base_width: int) -> None:
+    for name, value in (("n_hidden", n_hidden), ("width", width), ("base_width", base_width)):
+        if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
+            raise ValueError(f"{name} must be an integer >= 1, got {value!r}")
+
+
+# --- the parametrization: an init std and a learning rate for every layer ------------
+
+
+def layer_shapes(d_in: int, width: int, d_out: int, n_hidden: int) -> list[tuple[int, int]]:
+    """Weight shapes (out, in) of an MLP with n_hidden ReLU layers of `width` units.
+
+    >>> layer_shapes(3, 8, 2, 3)
+    [(8, 3), (8, 8), (8, 8), (2, 8)]
+    """
+    _check_sizes(n_hidden, width, 1)
+    return [(width, d_in)] + [(width, width)] * (n_hidden - 1) + [(d_out, width)]
+
+
+def init_mlp(
+    d_in: int,
+    width: int,
+    d_out: int,
+    n_hidden: int,
+    parametrization: str,
+    rng,
+    *,
+    base_width: int = 64,
+) -> list[np.ndarray]:
+    """Weights of the MLP, drawn layer by layer (input first) from `rng`, as float64.
+
+    Input and hidden layers: kaiming_normal(fan_in, relu), std = sqrt(2 / fan_in),
+    under both parametrizations. Output layer: std = 1/sqrt(fan_in) under SP;
+    under muP std = sqrt(n0) / fan_in (variance n0 / fan_in**2), equal to SP's
+    at the base width n0 and shrinking like 1/fan_in beyond it.
+
+    >>> from tinyinit import PCG32
+    >>> sp = init_mlp(3, 8, 2, 2, "sp", PCG32(0), base_width=2)
+    >>> mup = init_mlp(3, 8, 2, 2, "mup", PCG32(0), base_width=2)
+    >>> bool(np.allclose(mup[-1], sp[-1] * (2 / 8) ** 0.5))  # same draws, smaller std
+    True
+    """
+    _check_choice("parametrization", parametrization, PARAMETRIZATIONS)
+    _check_sizes(n_hidden, width, base_width)
+    shapes = layer_shapes(d_in, width, d_out, n_hidden)
+    weights = [kaiming_normal(shape, "fan_in", "relu", rng) for shape in shapes[:-1]]
+    out_std = 1.0 / math.sqrt(width)
+    if parametrization == "mup":
+        out_std *= math.sqrt(base_width / width)
+    weights.append(normal_init(shapes[-1], out_std, rng))
+    return [w.astype(np.float64) for w in weights]
+
+
+def layer_learning_rates(
+    lr: float, n_hidden: int, parametrization: str, optimizer: str, *, width: int, base_width: int
+) -> list[float]:
+    """One learning rate per weight matrix, input layer first (Table 3 above).
+
+    With m = width / base_width, muP multiplies the global lr by
+    SGD: m (input), 1 (hidden), 1/m (output); Adam: 1, 1/m, 1/m. SP: 1 everywhere.
+
+    >>> layer_learning_rates(0.1, 3, "mup", "sgd", width=128, base_width=64)
+    [0.2, 0.1, 0.1, 0.05]
+    """
+    _check_choice("parametrization", parametrization, PARAMETRIZATIONS)
+    _check_choice("optimizer", optimizer, OPTIMIZERS)
+    _check_sizes(n_hidden, width, base_width)
+    if parametrization == "sp":
+        return [lr] * (n_hidden + 1)
+    m = width / base_width
+    if optimizer == "sgd":
+        # SGD's step is proportional to the gradient, which muP already makes small
+        # where the layer is wide: only the two ends need correcting.
+        return [lr * m] + [lr] * (n_hidden - 1) + [lr / m]
+    # Adam's step is ~lr per entry whatever the gradient: every matrix that sums
+    # over `width` inputs needs lr / m to keep its output's change O(1).
+    return [lr] + [lr / m] * n_hidden
+
+
+# --- the network, by hand ------------------------------------------------------------
+
+
+def forward(weights: list[np.ndarray], x: np.ndarray) -> tuple[np.ndarray, list[np.ndarray]]:
+    """y = W_L relu(... relu(W_1 x)), for a batch x of shape (batch, d_in).
+
+    Returns the output (batch, d_out) and the activations [x, h_1, ..., h_{L-1}]
+    that `backward` needs: the input of every weight matrix.
+
+    >>> w = [np.eye(2), np.array([[1.0, -1.0]])]
+    >>> forward(w, np.array([[2.0, -3.0]]))[0]
+    array([[2.]])
+    """
+    activations = [x]
+    h = x
+    for w in weights[:-1]:
+        h = np.maximum(h @ w.T, 0.0)
+        activations.append(h)
+    return h @ weights[-1].T, activations
+
+
+def backward(
+    weights: list[np.ndarray], activations: list[np.ndarray], dy: np.ndarray
+) -> list[np.ndarray]:
+    """Gradients dL/dW of every matrix, given dy = dL/dy and forward's activations.
+
+    For z = h W^T: dL/dW = dz^T h and dL/dh = dz W; through the ReLU,
+    dz = dh * [h > 0] (h = relu(z) is positive exactly where z is).
+    """
+    grads = [np.empty(0)] * len(weights)
+    dz = dy
+    for k in range(len(weights) - 1, -1, -1):
+        grads[k] = dz.T @ activations[k]
+        if k:
+            dz = (dz @ weights[k]) * (activations[k] > 0)
+    return grads
+
+
+def mse_loss(y: np.ndarray, target: np.ndarray) -> tuple[float, np.ndarray]:
+    """L = sum((y - target)**2) / (2 * batch), and dL/dy = (y - target) / batch.
+
+    >>> mse_loss(np.array([[1.0], [3.0]]), np.array([[0.0], [0.0]]))
+    (2.5, array([[0.5],
+           [1.5]]))
+    """
+    diff = y - target
+    return float(np.sum(diff**2) / (2 * len(y))), diff / len(y)
+
+
+def rms(a: np.ndarray) -> float:
+    """Coordinate size sqrt(mean(a**2)): O(1) when a typical entry is O(1)."""
+    return float(np.sqrt(np.mean(a**2)))
+
+
+# --- optimizers: a learning rate per matrix ------------------------------------------
+
+
+def sgd_step(
+    weights: list[np.ndarray], grads: list[np.ndarray], lrs: list[float]
+) -> list[np.ndarray]:
+    """W <- W - lr * dL/dW, matrix by matrix.
+
+    >>> sgd_step([np.ones(2)], [np.array([1.0, -2.0])], [0.5])
+    [array([0.5, 2. ])]
+    """
+    return [w - lr * g for w, g, lr in zip(weights, grads, lrs, strict=True)]
+
+
+class AdamState(NamedTuple):
+    """Adam's running averages of g and g**2 per matrix, and the steps taken."""
+
+    step: int
+    m: list[np.ndarray]
+    v: list[np.ndarray]
+
+
+def adam_init(weights: list[np.ndarray]) -> AdamState:
+    """Zero moments, no steps taken."""
+    return AdamState(0, [np.zeros_like(w) for w in weights], [np.zeros_like(w) for w in weights])
+
+
+def adam_step(
+    weights: list[np.ndarray],
+    grads: list[np.ndarray],
+    state: AdamState,
+    lrs: list[float],
+    *,
+    beta1: float = 0.9,
+    beta2: float = 0.999,
+    eps: float = 1e-8,
+) -> tuple[list[np.ndarray], AdamState]:
+    """Kingma & Ba (2015): W <- W - lr * m_hat / (sqrt(v_hat) + eps).
+
+    m_hat / sqrt(v_hat) is about +-1 per entry whatever the gradient's scale, so
+    every entry moves by about lr: the first step is exactly lr * sign(g) (up to eps).
+
+    >>> w, s = adam_step([np.zeros(2)], [np.array([1e-3, -5.0])], adam_init([np.zeros(2)]), [0.1])
+    >>> w[0].round(4)
+    array([-0.1,  0.1])
+    """
+    t = state.step + 1
+    new_weights, new_m, new_v = [], [], []
+    for w, g, m, v, lr in zip(weights, grads, state.m, state.v, lrs, strict=True):
+        m = beta1 * m + (1 - beta1) * g
+        v = beta2 * v + (1 - beta2) * g**2
+        m_hat, v_hat = m / (1 - beta1**t), v / (1 - beta2**t)
+        new_weights.append(w - lr * m_hat / (np.sqrt(v_hat) + eps))
+        new_m.append(m)
+        new_v.append(v)
+    return new_weights, AdamState(t, new_m, new_v)
+
+
+# --- experiments ---------------------------------------------------------------------
+
+
+def make_regression(rng, n_samples: int, d_in: int, d_out: int) -> tuple[np.ndarray, np.ndarray]:
+    """A small task: x ~ N(0, 1)^d_in, target = sin(x V) with V ~ N(0, 1/d_in).
+
+    x and V come from one normal() draw each (x first), so the task is fixed by the seed.
+
+    >>> from tinyinit import PCG32
+    >>> x, target = make_regression(PCG32(0), 5, 3, 2)
+    >>> x.shape, target.shape
+    ((5, 3), (5, 2))
+    """
+    x = normal(rng, n_samples * d_in).reshape(n_samples, d_in)
+    v = normal(rng, d_in * d_out).reshape(d_in, d_out) / math.sqrt(d_in)
+    return x, np.sin(x @ v)
+
+
+def train(
+    weights: list[np.ndarray],
+    x: np.ndarray,
+    target: np.ndarray,
+    lrs: list[float],
+    optimizer: str,
+    steps: int,
+) -> tuple[list[np.ndarray], np.ndarray, np.ndarray]:
+    """Full-batch training for `steps` steps; the weights given are not modified.
+
+    Returns (final weights, losses, sizes): losses[t] and sizes[t] are measured
+    after t steps, t = 0..steps; sizes[t] holds the rms of every hidden
+    activation h_1..h_{L-1} and of the output y, in layer order. A run whose
+    loss passes DIVERGED_LOSS stops there; its later entries are NaN.
+    """
+    _check_choice("optimizer", optimizer, OPTIMIZERS)
+    losses = np.full(steps + 1, np.nan)
+    sizes = np.full((steps + 1, len(weights)), np.nan)
+    state = adam_init(weights) if optimizer == "adam" else None
+    for t in range(steps + 1):
+        y, activations = forward(weights, x)
+        loss, dy = mse_loss(y, target)
+        if not loss < DIVERGED_LOSS:  # also catches NaN
+            break
+        losses[t] = loss
+        sizes[t] = [rms(h) for h in activations[1:]] + [rms(y)]
+        if t == steps:
+            break
+        grads = backward(weights, activations, dy)
+        if optimizer == "sgd":
+            weights = sgd_step(weights, grads, lrs)
+        else:
+            weights, state = adam_step(weights, grads, state, lrs)
+    return weights, losses, sizes
+
+
+def coordinate_check(
+    widths,
+    steps: int,
+    parametrization: str,
+    optimizer: str,
+    lr: float,
+    *,
+    n_hidden: int = 2,
+    d_in: int = 16,
+    d_out: int = 4,
+    batch: int = 64,
+    base_width: int = 64,
+    seed: int = 0,
+) -> np.ndarray:
+    """Coordinate sizes of every layer after t = 0..steps steps, for each width.
+
+    Returns sizes of shape (len(widths), steps + 1, n_hidden + 1): the rms of
+    h_1..h_{n_hidden} and of the output y. The batch is the same for every
+    width (PCG32(seed, stream=1)); each width's weights come from PCG32(seed).
+    Under muP every column should be flat in width; under SP, after a step,
+    it grows.
+    """
+    x, target = make_regression(PCG32(seed, stream=1), batch, d_in, d_out)
+    sizes = []
+    for width in widths:
+        weights = init_mlp(
+            d_in, width, d_out, n_hidden, parametrization, PCG32(seed), base_width=base_width
+        )
+        lrs = layer_learning_rates(
+            lr, n_hidden, parametrization, optimizer, width=width, base_width=base_width
+        )
+        sizes.append(train(weights, x, target, lrs, optimizer, steps)[2])
+    return np.array(sizes)
+
+
+def lr_sweep(
+    widths,
+    lrs,
+    parametrization: str,
+    optimizer: str,
+    steps: int,
+    *,
+    n_hidden: int = 2,
+    d_in: int = 16,
+    d_out: int = 4,
+    batch: int = 64,
+    base_width: int = 64,
+    seed: int = 0,
+) -> np.ndarray:
+    """Training loss after `steps` steps for every (width, global lr) pair.
+
+    Returns losses of shape (len(widths), len(lrs)), NaN where the run diverged.
+    Every width trains on the same batch, and every lr at one width starts from
+    the same weights, so the only thing that changes along a row is the lr.
+    """
+    x, target = make_regression(PCG32(seed, stream=1), batch, d_in, d_out)
+    losses = np.empty((len(widths), len(lrs)))
+    for i, width in enumerate(widths):
+        weights = init_mlp(
+            d_in, width, d_out, n_hidden, parametrization, PCG32(seed), base_width=base_width
+        )
+        for j, lr in enumerate(lrs):
+            layer_lrs = layer_learning_rates(
+                lr, n_hidden, parametrization, optimizer, width=width, base_width=base_width
+            )
+            losses[i, j] = train(weights, x, target, layer_lrs, optimizer, steps)[1][-1]
+    return losses
+
+
+# --- figures: thin layers over the arrays above -------------------------------------
+
+
+def plot_coordinate_check(ax, widths, sizes: np.ndarray, title: str = "") -> None:
+    """One line per step t: coordinate size of one layer against width, log-log.
+
+    sizes has shape (len(widths), steps + 1), e.g. coordinate_check(...)[:, :, -1]
+    for the output. Missing points are diverged runs (NaN).
+    """
+    colors = ax.figure.colormaps["viridis"](np.linspace(0, 0.9, sizes.shape[1]))
+    for t, color in enumerate(colors):
+        ax.plot(widths, sizes[:, t], "o-", color=color, ms=3, label=f"t={t}")
+    ax.set(xscale="log", yscale="log", xlabel="width n", ylabel="rms", title=title)
+    ax.set_xticks(widths, [str(w) for w in widths])
+    ax.minorticks_off()
+
+
+def plot_lr_sweep(ax, widths, lrs, losses: np.ndarray, title: str = "") -> None:
+    """Final training loss against global learning rate, one line per width.
+
+    A star marks each width's best learning rate; diverged runs (NaN) are gaps.
+    """
+    colors = ax.figure.colormaps["plasma"](np.linspace(0, 0.85, len(widths)))
+    for width, row, color in zip(widths, losses, colors, strict=True):
+        ax.plot(lrs, row, "o-", color=color, ms=3, label=f"n={width}")
+        best = np.nanargmin(row)
+        ax.plot(lrs[best], row[best], "*", color=color, ms=14, mec="k")
+    ax.set(xscale="log", yscale="log", xlabel="global learning rate", ylabel="loss", title=title)
