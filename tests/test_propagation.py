@@ -286,7 +286,6 @@ def test_simulation_multiplies_by_exactly_those_weights():
 
 def test_unit_matrices_are_drawn_once_and_rescaled():
     cache = UnitWeights()
-    prop._FORWARD_MEMO.clear()
     simulate("relu", "xavier_uniform", gain=1.0, depth=10, width=32, seeds=2, cache=cache)
     assert cache.draws == 20
     for gain in (0.5, 1.5, 2.5):  # a gain slider: rescale only
@@ -304,12 +303,12 @@ def test_unit_matrices_are_drawn_once_and_rescaled():
 
 def test_deeper_stack_from_memo_equals_a_fresh_pass():
     cache = UnitWeights()
-    prop._FORWARD_MEMO.clear()
     for depth in (3, 9, 5, 12):
         simulate("selu", "xavier_normal", gain=1.1, depth=depth, width=32, seeds=2, cache=cache)
     memo = simulate("selu", "xavier_normal", gain=1.1, depth=12, width=32, seeds=2, cache=cache)
-    prop._FORWARD_MEMO.clear()
-    fresh = simulate("selu", "xavier_normal", gain=1.1, depth=12, width=32, seeds=2)
+    fresh = simulate("selu", "xavier_normal", gain=1.1, depth=12, width=32, seeds=2,
+                     cache=UnitWeights())  # fmt: skip
+    assert len(cache.forward_memo) == 2  # one pass per seed, grown and sliced
     np.testing.assert_array_equal(memo.per_seed, fresh.per_seed)
 
 

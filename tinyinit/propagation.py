@@ -220,12 +220,18 @@ class UnitWeights:
     `draws` counts the unit matrices drawn so far: a slider that only rescales
     leaves it unchanged. Least recently used entries are dropped when the cache
     holds more than `max_bytes` (the ones asked for now are always kept).
+
+    It also remembers the last forward passes over its matrices (`forward_memo`,
+    see `simulate`): a deeper stack then only adds layers, a shallower one is a
+    slice, and the depth slider costs almost nothing.
     """
 
-    def __init__(self, max_bytes: int = 1 << 30):
+    def __init__(self, max_bytes: int = 1 << 30, memo_size: int = 64):
         self.max_bytes = max_bytes
         self.draws = 0
         self._layers: OrderedDict[tuple[str, int, int], list[np.ndarray]] = OrderedDict()
+        self.memo_size = memo_size
+        self.forward_memo: OrderedDict = OrderedDict()
 
     def get(self, kind: str, width: int, seed: int, depth: int) -> list[np.ndarray]:
         """Layers 1 .. depth of (kind, width, seed), drawing only the missing ones."""
@@ -337,23 +343,19 @@ def propagate(
     return forward, backward[::-1] + [mean_square(upstream)]
 
 
-# The last forward pass per setting, so that a deeper stack only adds layers
-# and a shallower one is a slice: the depth slider then costs almost nothing.
-_FORWARD_MEMO: OrderedDict = OrderedDict()
-FORWARD_MEMO_SIZE = 64
-
-
 def _forward_memoized(cache, kind, scale, activation_name, width, seed, batch, depth):
+    """Forward mean squares 0 .. depth, continuing the cache's last pass with these settings."""
+    memo = cache.forward_memo
     x = unit_batch(width, batch, seed, INPUT_STREAM)
     key = (kind, scale, activation_name, width, seed, batch)
-    squares, h = _FORWARD_MEMO.pop(key, None) or ([mean_square(x)], x)
+    squares, h = memo.pop(key, None) or ([mean_square(x)], x)
     if len(squares) <= depth:
         units = cache.get(kind, width, seed, depth)[len(squares) - 1 :]
         more, h = forward_pass(units, scale, activation_name, h)
         squares = squares + more
-    _FORWARD_MEMO[key] = (squares, h)
-    while len(_FORWARD_MEMO) > FORWARD_MEMO_SIZE:
-        _FORWARD_MEMO.popitem(last=False)
+    memo[key] = (squares, h)
+    while len(memo) > cache.memo_size:
+        memo.popitem(last=False)
     return squares[: depth + 1]
 
 

@@ -1,0 +1,245 @@
+"""The depth explorer: controls drive the simulation, the figure is updated in place,
+the readout says what the figure shows, and extreme settings stay on screen, labelled."""
+
+from __future__ import annotations
+
+import math
+import subprocess
+import sys
+import warnings
+
+import matplotlib
+
+matplotlib.use("Agg")
+
+import ipywidgets as widgets  # noqa: E402
+import numpy as np  # noqa: E402
+import pytest  # noqa: E402
+
+from tinyinit import calculate_gain  # noqa: E402
+from tinyinit.explorer import DepthExplorer, depth_explorer, readout_lines  # noqa: E402
+from tinyinit.plots import DepthPlot, compare_figure, png_bytes  # noqa: E402
+from tinyinit.propagation import UnitWeights, simulate  # noqa: E402
+
+CONTROLS = ("initializer", "activation", "gain", "std", "depth", "width", "seeds", "direction")
+
+
+@pytest.fixture
+def ex():
+    """A small explorer (width 64) with its own cache, so draws can be counted."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        yield depth_explorer(width=64, cache=UnitWeights())
+
+
+def test_default_shows_the_xavier_relu_collapse():
+    explorer = depth_explorer()
+    r = explorer.result
+    assert (r.initializer, r.activation, r.gain, r.depth, r.width) == (
+        "xavier_uniform", "relu", 1.0, 20, 256,
+    )  # fmt: skip
+    assert r.measured_end < 1e-4
+    assert explorer.readout_text.startswith(
+        f"layer 20: measured {r.measured_end:.3g}, theory {r.theory_end:.3g}"
+    )
+
+
+def test_css_classes_for_the_browser_tests(ex):
+    assert "tinyinit-explorer" in ex.app._dom_classes
+    assert "tinyinit-depth" in ex.depth._dom_classes
+    assert "tinyinit-activation" in ex.activation._dom_classes
+    assert "tinyinit-readout" in ex.readout._dom_classes
+
+
+def test_every_control_says_what_it_does(ex):
+    for name in CONTROLS:
+        control = getattr(ex, name)
+        assert control.description or name == "direction", name
+        if name == "direction":
+            assert all(control.tooltips)
+        else:
+            assert control.tooltip and len(control.tooltip) > 20, name
+    assert ex.use_default_gain.tooltip
+
+
+def test_controls_are_in_the_layout(ex):
+    def walk(w):
+        yield w
+        for child in getattr(w, "children", ()):
+            yield from walk(child)
+
+    inside = set(map(id, walk(ex.app)))
+    for name in CONTROLS + ("readout", "use_default_gain"):
+        assert id(getattr(ex, name)) in inside, name
+
+
+def test_update_moves_the_same_artists_of_the_same_figure(ex):
+    figure, ax = ex.figure, ex.plot.ax
+    lines, band = list(ax.lines), ex.plot.band
+    for control, value in [
+        (ex.gain, 1.7), (ex.depth, 35), (ex.activation, "tanh"),
+        (ex.initializer, "kaiming_fan_out"), (ex.direction, "backward"), (ex.seeds, 2),
+    ]:  # fmt: skip
+        control.value = value
+        assert ex.figure is figure and figure.axes == [ax]
+        assert list(ax.lines) == lines
+        assert ex.plot.band is band and band in ax.collections
+        assert len(ax.collections) == 1
+    assert len(ex.plot.median_line.get_xdata()) == 36
+
+
+def test_widget_changes_update_the_readout_and_the_result(ex):
+    before = ex.readout.value
+    ex.depth.value = 7
+    assert ex.result.depth == 7
+    assert "layer 7: measured" in ex.readout.value and ex.readout.value != before
+    np.testing.assert_array_equal(ex.plot.median_line.get_xdata(), np.arange(8))
+    np.testing.assert_allclose(ex.plot.theory_line.get_ydata(), ex.result.theory)
+    ex.direction.value = "backward"
+    assert "layer 0: measured" in ex.readout.value
+    assert "gradient" in ex.plot.ax.get_ylabel()
+
+
+def test_readout_numbers_are_the_results(ex):
+    ex.activation.value = "tanh"
+    ex.gain.value = 5 / 3
+    r = ex.result
+    first = readout_lines(r)[0]
+    assert first == f"layer 20: measured {r.measured_end:.3g}, theory {r.theory_end:.3g}"
+    assert 0.1 < r.measured_end < 1
+
+
+def test_kaiming_gain_follows_the_activation_xavier_keeps_it(ex):
+    ex.gain.value = 2.2
+    ex.activation.value = "tanh"
+    assert ex.gain.value == 2.2  # Xavier: the gain is the teacher's
+    ex.initializer.value = "kaiming_fan_in"
+    assert ex.gain.value == pytest.approx(calculate_gain("tanh"))
+    ex.activation.value = "relu"
+    assert ex.gain.value == pytest.approx(math.sqrt(2))
+    assert ex.result.gain == pytest.approx(math.sqrt(2))
+    assert "calculate_gain('relu') = 1.414" in ex.gain_hint.value
+    ex.initializer.value = "xavier_normal"
+    ex.gain.value = 0.3
+    ex.use_default_gain.click()
+    assert ex.gain.value == pytest.approx(math.sqrt(2))
+
+
+def test_one_choice_is_one_update(ex):
+    ex.initializer.value = "kaiming_fan_in"
+    before = ex.updates
+    ex.activation.value = "selu"  # changes the gain too, under one update
+    assert ex.updates == before + 1
+
+
+def test_std_applies_only_to_the_plain_normal(ex):
+    assert ex.std.disabled and not ex.gain.disabled
+    ex.initializer.value = "normal"
+    assert not ex.std.disabled and ex.gain.disabled
+    ex.std.value = 0.02
+    assert ex.result.std == pytest.approx(0.02)
+
+
+def test_gain_moves_draw_no_new_weights(ex):
+    drawn = ex.cache.draws
+    assert drawn == 3 * 20  # seeds x layers, drawn once
+    for gain in np.linspace(0.5, 2.5, 9):
+        ex.gain.value = float(gain)
+    ex.activation.value = "tanh"
+    ex.depth.value = 10
+    assert ex.cache.draws == drawn
+    ex.depth.value = 25
+    assert ex.cache.draws == drawn + 3 * 5
+
+
+@pytest.mark.parametrize(
+    "settings, words",
+    [
+        (dict(initializer="xavier_uniform", gain=3.0, activation="linear", depth=100), None),
+        (dict(initializer="xavier_uniform", gain=0.0), "all weights are 0"),
+        (dict(initializer="normal", std=10.0, activation="linear", depth=100), "overflow"),
+        (dict(initializer="normal", std=0.001, activation="relu", depth=100), "underflow"),
+    ],
+)
+@pytest.mark.parametrize("direction", ["forward", "backward"])
+def test_extreme_settings_update_the_plot_and_are_labelled(ex, settings, words, direction):
+    ex.direction.value = direction
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        with ex.hold():
+            for name, value in settings.items():
+                getattr(ex, name).value = value
+    bottom, top = ex.plot.ax.get_ylim()
+    assert 0 < bottom < top < math.inf
+    r = ex.result
+    if words is None:
+        assert ex.plot.note.get_text() == ""
+        return
+    assert words in ex.plot.note.get_text() and words in ex.readout_text
+    marks = ex.plot.overflow_marks if words == "overflow" else ex.plot.underflow_marks
+    x, y = marks.get_data()
+    assert len(x) > 0 and np.all(y == (top if words == "overflow" else bottom))
+    first = r.overflow_from if words == "overflow" else r.underflow_from
+    assert f"from layer {first}" in ex.plot.note.get_text()
+    assert np.isfinite(ex.plot.median_line.get_ydata()).sum() < len(r.layers)
+
+
+def test_extreme_setting_clears_its_label_when_back_to_normal(ex):
+    ex.gain.value = 0.0
+    assert ex.plot.note.get_text()
+    ex.gain.value = 1.0
+    assert ex.plot.note.get_text() == ""
+    assert len(ex.plot.underflow_marks.get_xdata()) == 0
+
+
+def test_png_view_follows_updates_under_a_non_interactive_backend(ex):
+    assert isinstance(ex._view, widgets.Image)
+    first = bytes(ex._view.value)
+    assert first.startswith(b"\x89PNG")
+    ex.activation.value = "tanh"
+    assert bytes(ex._view.value) != first
+
+
+def test_displays_as_its_layout(ex):
+    bundle = ex._repr_mimebundle_()
+    assert "application/vnd.jupyter.widget-view+json" in bundle
+    assert bundle["application/vnd.jupyter.widget-view+json"]["model_id"] == ex.app.model_id
+
+
+def test_explorer_accepts_every_initializer_and_activation():
+    explorer = DepthExplorer(width=16, depth=3, seeds=1, cache=UnitWeights())
+    for init in explorer.initializer.options:
+        for act in explorer.activation.options:
+            explorer.initializer.value, explorer.activation.value = init[1], act
+            assert np.isfinite(explorer.result.theory).all()
+
+
+def test_static_figures():
+    fig = compare_figure(
+        [simulate("relu", init, gain=g, depth=5, width=16, seeds=2)
+         for init, g in (("xavier_uniform", 1.0), ("kaiming_fan_in", math.sqrt(2)))],
+        ["Xavier", "Kaiming"], title="ReLU",
+    )  # fmt: skip
+    assert png_bytes(fig).startswith(b"\x89PNG")
+    plot = DepthPlot()
+    plot.update(simulate("relu", depth=4, width=16, seeds=1), draw=False)
+    assert plot.ax.get_title().startswith("Xavier uniform + relu")
+
+
+def test_live_canvas_under_ipympl():
+    """With %matplotlib widget the figure is ipympl's canvas widget, inside the layout."""
+    code = (
+        "import matplotlib; matplotlib.use('module://ipympl.backend_nbagg')\n"
+        "import ipywidgets as w\n"
+        "from tinyinit.explorer import depth_explorer\n"
+        "ex = depth_explorer(width=16, depth=5)\n"
+        "assert isinstance(ex.figure.canvas, w.DOMWidget)\n"
+        "assert ex.figure.canvas in ex.app.children\n"
+        "ex.depth.value = 9\n"
+        "assert 'layer 9: measured' in ex.readout.value\n"
+        "print('ok')\n"
+    )
+    # ipympl itself trips a traitlets DeprecationWarning; ours would be RuntimeWarnings.
+    command = [sys.executable, "-W", "error::RuntimeWarning", "-c", code]
+    done = subprocess.run(command, capture_output=True, text=True, timeout=120)
+    assert done.stdout.strip() == "ok", done.stderr
