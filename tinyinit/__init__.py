@@ -24,11 +24,21 @@ from .init import (
 from .mup import coordinate_check, init_mlp, layer_learning_rates, lr_sweep
 from .pcg32 import PCG32
 from .pitfalls import Diagnosis, check_initializer
+from .propagation import ACTIVATIONS, DepthResult, UnitWeights, layer_weights, mean_field, simulate
 from .residual import ResidualScalingReport, check_residual_scaling
 from .transformer import GPTConfig, TinyGPT
 from .variance import predicted_variance, sample_sums, variance_of
 
 __all__ = [
+    "ACTIVATIONS",
+    "DepthExplorer",
+    "DepthPlot",
+    "DepthResult",
+    "UnitWeights",
+    "depth_explorer",
+    "layer_weights",
+    "mean_field",
+    "simulate",
     "Diagnosis",
     "GPTConfig",
     "PCG32",
@@ -56,3 +66,14 @@ __all__ = [
     "xavier_uniform",
 ]
 __version__ = "0.1.0"
+
+# The figure and the widgets load matplotlib and ipywidgets: only when asked for.
+_LAZY = {"DepthPlot": ".plots", "DepthExplorer": ".explorer", "depth_explorer": ".explorer"}
+
+
+def __getattr__(name):
+    if name in _LAZY:
+        from importlib import import_module
+
+        return getattr(import_module(_LAZY[name], __name__), name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
