@@ -506,3 +506,43 @@ class ResidualStreamExplorer:
         from IPython.display import display
 
         display(self.widget)
+
+
+# --- a static figure for readers ----------------------------------------------------------
+
+
+def residual_figure(stack: ResidualStack, n_blocks: int, depths: Iterable[int]):
+    """Two panels: the stream after each block for n_blocks, and the final variance vs N.
+
+    Measured (markers) against theory (lines), without and with the 1/sqrt(2N) scaling.
+    """
+    import matplotlib.pyplot as plt
+
+    fig, (left, right) = plt.subplots(1, 2, figsize=(10, 3.8))
+    x0_var = stream_variance(stack.x0)
+    b = np.arange(n_blocks + 1)
+    for scaled, color in ((False, "C3"), (True, "C0")):
+        label = "scaled 1/√(2N)" if scaled else "unscaled"
+        measured = stream_variances(stack, n_blocks, out_scale(n_blocks, scaled))[::2]
+        theory = residual_variance_theory(n_blocks, scaled=scaled, x0_var=x0_var)[::2]
+        left.plot(b, measured, "o", ms=3, color=color, label=f"{label}, measured")
+        left.plot(b, theory, "-", color=color, lw=1, label=f"{label}, theory")
+    left.set(xlabel="block b", ylabel="Var(stream)", yscale="log", title=f"N = {n_blocks} blocks")
+    depths = np.array(sorted(depths))
+    for scaled, color in ((False, "C3"), (True, "C0")):
+        finals = [stream_variances(stack, n, out_scale(n, scaled))[-1] for n in depths]
+        theory = [residual_variance_theory(n, scaled=scaled, x0_var=x0_var)[-1] for n in depths]
+        right.plot(depths, finals, "o", color=color)
+        right.plot(depths, theory, "-", color=color, lw=1)
+    right.set(
+        xlabel="number of blocks N",
+        ylabel="Var(stream) after the last block",
+        xscale="log",
+        yscale="log",
+        title="1 + 2N unscaled, 2 scaled",
+    )
+    left.legend(fontsize=8)
+    for ax in (left, right):
+        ax.grid(alpha=0.3, which="both")
+    fig.tight_layout()
+    return fig
