@@ -158,3 +158,14 @@ def test_forward_conv_transpose_is_the_adjoint_of_conv():
     v = normal(rng, y.size).reshape(y.shape)
     # <conv_transpose(x), v> = <x, conv(v)> with the same weight read as conv(6 -> 4)
     assert np.vdot(y, v) == pytest.approx(np.vdot(x, forward("conv", w, v)), rel=1e-12)
+
+
+def test_slopes_agree_with_central_differences():
+    from tinyinit.gains import SLOPES, activation, slope
+
+    z = np.linspace(-4, 4, 81) + 0.0125  # off the kinks at 0
+    for name in SLOPES:
+        f = activation(name)
+        numeric = (f(z + 1e-6) - f(z - 1e-6)) / 2e-6
+        assert np.allclose(slope(name)(z), numeric, atol=1e-6), name
+    assert np.allclose(slope("leaky_relu", 0.2)(np.array([-1.0, 1.0])), [0.2, 1.0])

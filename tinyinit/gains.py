@@ -31,15 +31,12 @@ from collections.abc import Callable
 
 import numpy as np
 
-from .init import DEFAULT_LEAKY_RELU_SLOPE
-
-# SELU's constants (Klambauer et al. 2017), as torch.nn.SELU uses them.
-SELU_ALPHA = 1.6732632423543772848170429916717
-SELU_SCALE = 1.0507009873554804934193349852946
+from .propagation import ACTIVATIONS as _PROPAGATION
 
 Activation = Callable[[np.ndarray], np.ndarray]
 
 _erf = np.frompyfunc(math.erf, 1, 1)
+_SQRT_2PI = math.sqrt(2 * math.pi)
 
 
 def gelu(z: np.ndarray) -> np.ndarray:
@@ -48,34 +45,32 @@ def gelu(z: np.ndarray) -> np.ndarray:
     return z * 0.5 * (1.0 + _erf(z / math.sqrt(2.0)).astype(np.float64))
 
 
+def gelu_slope(z: np.ndarray) -> np.ndarray:
+    """GELU's derivative: Phi(z) + z * phi(z)."""
+    z = np.asarray(z, dtype=np.float64)
+    cdf = 0.5 * (1.0 + _erf(z / math.sqrt(2.0)).astype(np.float64))
+    return cdf + z * np.exp(-0.5 * z * z) / _SQRT_2PI
+
+
 def silu(z: np.ndarray) -> np.ndarray:
     """SiLU (swish): z * sigmoid(z)."""
     z = np.asarray(z, dtype=np.float64)
     return z / (1.0 + np.exp(-z))
 
 
-def selu(z: np.ndarray) -> np.ndarray:
-    """SELU: scale * z for z > 0, scale * alpha * (exp(z) - 1) otherwise."""
+def silu_slope(z: np.ndarray) -> np.ndarray:
+    """SiLU's derivative: sigmoid(z) * (1 + z * (1 - sigmoid(z)))."""
     z = np.asarray(z, dtype=np.float64)
-    return SELU_SCALE * np.where(z > 0, z, SELU_ALPHA * np.expm1(np.minimum(z, 0.0)))
+    s = 1.0 / (1.0 + np.exp(-z))
+    return s * (1.0 + z * (1.0 - s))
 
 
-def leaky_relu(z: np.ndarray, slope: float = DEFAULT_LEAKY_RELU_SLOPE) -> np.ndarray:
-    """z for z > 0, slope * z otherwise."""
-    z = np.asarray(z, dtype=np.float64)
-    return np.where(z > 0, z, slope * z)
-
-
-ACTIVATIONS: dict[str, Activation] = {
-    "linear": lambda z: np.asarray(z, dtype=np.float64),
-    "relu": lambda z: np.maximum(np.asarray(z, dtype=np.float64), 0.0),
-    "leaky_relu": leaky_relu,
-    "tanh": np.tanh,
-    "sigmoid": lambda z: 1.0 / (1.0 + np.exp(-np.asarray(z, dtype=np.float64))),
-    "selu": selu,
-    "gelu": gelu,
-    "silu": silu,
-}
+# The activations of tinyinit.propagation (linear, relu, leaky_relu, tanh,
+# sigmoid, selu), and the two of a Transformer's MLP that torch's table lacks.
+ACTIVATIONS: dict[str, Activation] = {name: act.phi for name, act in _PROPAGATION.items()}
+ACTIVATIONS |= {"gelu": gelu, "silu": silu}
+SLOPES: dict[str, Activation] = {name: act.dphi for name, act in _PROPAGATION.items()}
+SLOPES |= {"gelu": gelu_slope, "silu": silu_slope}
 
 
 def activation(phi: str | Activation, param: float | None = None) -> Activation:
@@ -89,10 +84,19 @@ def activation(phi: str | Activation, param: float | None = None) -> Activation:
         raise ValueError(
             f"activation must be a callable or one of {', '.join(ACTIVATIONS)}; got {phi!r}"
         )
-    if phi == "leaky_relu":
-        slope = DEFAULT_LEAKY_RELU_SLOPE if param is None else float(param)
-        return lambda z: leaky_relu(z, slope)
+    if phi == "leaky_relu" and param is not None:
+        return lambda z: np.where(z > 0, z, float(param) * z)
     return ACTIVATIONS[phi]
+
+
+def slope(phi: str | Activation, param: float | None = None) -> Activation:
+    """phi', exact for a name of SLOPES; central differences (step 1e-6) for a callable."""
+    if isinstance(phi, str) and phi in SLOPES:
+        if phi == "leaky_relu" and param is not None:
+            return lambda z: np.where(z > 0, 1.0, float(param))
+        return SLOPES[phi]
+    f = activation(phi, param)
+    return lambda z: (f(z + 1e-6) - f(z - 1e-6)) / 2e-6
 
 
 # --- Gaussian expectations by quadrature -------------------------------------------
@@ -247,16 +251,11 @@ def gradient_factor(
     """chi = gain**2 * E[phi'(z)**2], z ~ N(0, q): how a gradient's mean square scales per layer.
 
     Backward, a square layer multiplies the gradient by W^T and then phi'(z);
-    chi > 1 grows gradients with depth, chi < 1 shrinks them. phi' by central
-    differences (step 1e-6; never evaluated at a kink, which is a panel edge).
+    chi > 1 grows gradients with depth, chi < 1 shrinks them. A kink is a panel
+    edge of the quadrature, so phi' is never evaluated on it.
     """
-    f = activation(phi, param)
-    step = 1e-6
-
-    def slope_squared(z):
-        return ((f(z + step) - f(z - step)) / (2 * step)) ** 2
-
-    return gain**2 * gaussian_expectation(slope_squared, q)
+    dphi = slope(phi, param)
+    return gain**2 * gaussian_expectation(lambda z: np.asarray(dphi(z), dtype=np.float64) ** 2, q)
 
 
 # --- fans: which dimension is fan-in ------------------------------------------------
