@@ -387,7 +387,9 @@ def plot_coordinate_check(ax, widths, sizes: np.ndarray, title: str = "") -> Non
     sizes has shape (len(widths), steps + 1), e.g. coordinate_check(...)[:, :, -1]
     for the output. Missing points are diverged runs (NaN).
     """
-    colors = ax.figure.colormaps["viridis"](np.linspace(0, 0.9, sizes.shape[1]))
+    from matplotlib import colormaps  # figures only: the numerics need numpy alone
+
+    colors = colormaps["viridis"](np.linspace(0, 0.9, sizes.shape[1]))
     for t, color in enumerate(colors):
         ax.plot(widths, sizes[:, t], "o-", color=color, ms=3, label=f"t={t}")
     ax.set(xscale="log", yscale="log", xlabel="width n", ylabel="rms", title=title)
@@ -400,7 +402,9 @@ def plot_lr_sweep(ax, widths, lrs, losses: np.ndarray, title: str = "") -> None:
 
     A star marks each width's best learning rate; diverged runs (NaN) are gaps.
     """
-    colors = ax.figure.colormaps["plasma"](np.linspace(0, 0.85, len(widths)))
+    from matplotlib import colormaps
+
+    colors = colormaps["plasma"](np.linspace(0, 0.85, len(widths)))
     for width, row, color in zip(widths, losses, colors, strict=True):
         ax.plot(lrs, row, "o-", color=color, ms=3, label=f"n={width}")
         best = np.nanargmin(row)
