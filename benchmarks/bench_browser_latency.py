@@ -1,0 +1,224 @@
+"""How long from a key press on the depth slider to the new plot on screen, in a real browser?
+
+    python benchmarks/bench_browser_latency.py [--presses 20] [--root notebooks]
+
+Starts JupyterLab on a scratch copy of `--root`, opens notebook 03 in Debian's
+Chromium (headless, through Playwright), runs all cells, then presses
+ArrowRight on the depth slider `--presses / 2` times and ArrowLeft as many
+(depth 20 -> 30 -> 20), one press at a time, each after the previous one has
+settled.
+
+The clock runs in the page. It starts at the keydown event (a capturing
+listener, so before the slider sees the key) and stops:
+  - redraw:   when ipympl draws the new picture into the figure's canvas (its
+              context's drawImage, wrapped for the measurement);
+  - on screen: at the second animation frame after that draw, by which time
+              the frame holding the new picture has been painted (an upper
+              bound, at most one frame late);
+  - readout:  when the readout widget's text changes (a MutationObserver);
+  - sent, picture in: the first websocket message out to the kernel after the
+              key, and the last one in before the redraw (the new PNG).
+In between lie the slider, the widget message to the kernel, the simulation,
+ipympl's draw request and Agg render, the PNG back over the websocket and its
+decoding.
+
+Target: <= 200 ms median from key press to the new plot on screen.
+Exits with status 1 when the target is missed.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from tests.browser.lab import (  # noqa: E402
+    ConsoleLog,
+    chromium_path,
+    launch_chromium,
+    mpl_canvas,
+    notebook_errors,
+    open_notebook,
+    run_all_cells,
+    slider_handle,
+    start_lab,
+)
+
+TARGET_MS = 200.0
+NOTEBOOK = "03_signal_through_depth.ipynb"
+EXPLORER = ".tinyinit-explorer"
+QUIET_MS = 400  # a press has settled when nothing was drawn for this long
+
+# Installed once in the page: per key press, the times (performance.now(), ms)
+# of the keydown, of every draw into the figure canvas, of the frame after
+# each draw, and of every readout change.
+PROBE = """([canvasSelector, readoutSelector]) => {
+    const canvas = document.querySelector(canvasSelector);
+    const readout = document.querySelector(readoutSelector);
+    const probe = {key: null, draws: [], shown: [], readout: [], sent: [], received: []};
+    window.__latency = probe;
+    document.addEventListener('keydown', () => {
+        probe.key = performance.now();
+        for (const name of ['draws', 'shown', 'readout', 'sent', 'received']) probe[name] = [];
+    }, true);
+    // The kernel's websocket, seen from its first send: what goes out, what comes back.
+    const send = WebSocket.prototype.send;
+    const watched = new WeakSet();
+    WebSocket.prototype.send = function (...args) {
+        if (probe.key !== null) probe.sent.push(performance.now());
+        if (!watched.has(this)) {
+            watched.add(this);
+            this.addEventListener('message', () => {
+                if (probe.key !== null) probe.received.push(performance.now());
+            });
+        }
+        return send.apply(this, args);
+    };
+    const context = canvas.getContext('2d');
+    const drawImage = context.drawImage;
+    context.drawImage = function (...args) {
+        const result = drawImage.apply(this, args);
+        if (probe.key !== null) {
+            probe.draws.push(performance.now());
+            requestAnimationFrame(() => requestAnimationFrame(
+                () => probe.shown.push(performance.now())));
+        }
+        return result;
+    };
+    new MutationObserver(() => {
+        if (probe.key !== null) probe.readout.push(performance.now());
+    }).observe(readout, {childList: true, subtree: true, characterData: true});
+}"""
+
+SETTLED = """(quietMs) => {
+    const p = window.__latency;
+    const last = Math.max(p.key, ...p.draws, ...p.readout);
+    return p.draws.length > 0 && p.readout.length > 0
+        && p.shown.length === p.draws.length && performance.now() - last > quietMs;
+}"""
+
+
+def press_and_time(page, key: str, timeout: float = 15.0) -> dict[str, float]:
+    """Press `key` on the focused depth slider; milliseconds from keydown to each event."""
+    page.keyboard.press(key)
+    page.wait_for_function(SETTLED, arg=QUIET_MS, polling=50, timeout=timeout * 1000)
+    probe = page.evaluate("() => window.__latency")
+    start = probe["key"]
+    first_draw = probe["draws"][0]
+    picture_in = max((t for t in probe["received"] if t <= first_draw), default=first_draw)
+    return {
+        "sent": probe["sent"][0] - start if probe["sent"] else float("nan"),
+        "picture in": picture_in - start,
+        "redraw": first_draw - start,
+        "on screen": probe["shown"][0] - start,
+        "readout": probe["readout"][0] - start,
+        "last redraw": probe["draws"][-1] - start,
+        "draws": len(probe["draws"]),
+    }
+
+
+def percentile(values: list[float], q: float) -> float:
+    """The q-quantile (0..1) by linear interpolation, as numpy's default."""
+    ordered = sorted(values)
+    position = q * (len(ordered) - 1)
+    low = int(position)
+    high = min(low + 1, len(ordered) - 1)
+    return ordered[low] + (ordered[high] - ordered[low]) * (position - low)
+
+
+def measure(root: Path, presses: int, warmup: int) -> tuple[list[dict], dict]:
+    from playwright.sync_api import sync_playwright
+
+    scratch = Path(tempfile.mkdtemp(prefix="tinyinit-bench-"))
+    info = {}
+    try:
+        notebooks = scratch / "notebooks"
+        shutil.copytree(root, notebooks, ignore=shutil.ignore_patterns(".ipynb_checkpoints"))
+        started = time.perf_counter()
+        server = start_lab(notebooks)
+        info["lab start"] = time.perf_counter() - started
+        try:
+            with sync_playwright() as playwright:
+                browser = launch_chromium(playwright)
+                info["chromium"] = browser.version
+                page = browser.new_page(viewport={"width": 1400, "height": 1000})
+                console = ConsoleLog(page)
+                started = time.perf_counter()
+                open_notebook(page, server, NOTEBOOK)
+                run_all_cells(page)
+                canvas = mpl_canvas(page, EXPLORER)
+                canvas.wait_for(state="visible", timeout=60_000)
+                page.locator(f"{EXPLORER} .tinyinit-readout").first.wait_for(timeout=60_000)
+                info["open and run"] = time.perf_counter() - started
+                problems = notebook_errors(page) + console.messages
+                if problems:
+                    raise RuntimeError("the notebook shows errors:\n" + "\n".join(problems))
+
+                page.locator(EXPLORER).first.scroll_into_view_if_needed()
+                page.evaluate(
+                    PROBE,
+                    [
+                        f"{EXPLORER} .jupyter-matplotlib-canvas-div canvas",
+                        f"{EXPLORER} .tinyinit-readout",
+                    ],
+                )
+                slider_handle(page, "tinyinit-depth").focus()
+                half = (presses + warmup + 1) // 2
+                keys = ["ArrowRight"] * half + ["ArrowLeft"] * half
+                samples = [press_and_time(page, key) for key in keys[: warmup + presses]]
+                problems = notebook_errors(page) + console.messages
+                if problems:
+                    raise RuntimeError("errors during the presses:\n" + "\n".join(problems))
+                browser.close()
+        finally:
+            server.stop()
+    finally:
+        shutil.rmtree(scratch, ignore_errors=True)
+    return samples[warmup:], info
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--presses", type=int, default=20, help="timed key presses")
+    parser.add_argument("--warmup", type=int, default=2, help="untimed presses first")
+    parser.add_argument(
+        "--root", type=Path, default=ROOT / "notebooks", help=f"folder holding {NOTEBOOK}"
+    )
+    args = parser.parse_args()
+    if not os.path.exists(chromium_path()):
+        print(f"no Chromium at {chromium_path()}: `apt-get install -y chromium`")
+        return 2
+
+    print(__doc__.splitlines()[0])
+    samples, info = measure(args.root, args.presses, args.warmup)
+    print(
+        f"Chromium {info['chromium']} headless, {os.cpu_count()} cores, "
+        f"load average {os.getloadavg()[0]:.2f}; lab started in {info['lab start']:.1f} s, "
+        f"notebook opened and run in {info['open and run']:.1f} s\n"
+    )
+    print(f"Key press on the depth slider to ... ({len(samples)} presses, milliseconds):")
+    print(f"  {'event':<14}{'n':>4}{'median':>9}{'p90':>9}{'min':>9}{'max':>9}")
+    for event in ("sent", "readout", "picture in", "redraw", "on screen", "last redraw"):
+        values = [s[event] for s in samples]
+        print(
+            f"  {event:<14}{len(values):>4}{statistics.median(values):9.1f}"
+            f"{percentile(values, 0.9):9.1f}{min(values):9.1f}{max(values):9.1f}"
+        )
+    draws = statistics.median(s["draws"] for s in samples)
+    median = statistics.median(s["on screen"] for s in samples)
+    verdict = "met" if median <= TARGET_MS else "MISSED"
+    print(f"\n  draws per press (median): {draws:g}")
+    print(f"  target: new plot on screen <= {TARGET_MS:.0f} ms median: {verdict} ({median:.0f} ms)")
+    return 0 if median <= TARGET_MS else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

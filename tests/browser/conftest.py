@@ -1,0 +1,67 @@
+"""One JupyterLab and one Chromium for all browser tests; a fresh page for each test."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+from .lab import ConsoleLog, launch_chromium, start_lab
+
+ROOT = Path(__file__).resolve().parents[2]
+NOTEBOOKS = ROOT / "notebooks"
+
+
+@pytest.fixture(scope="session")
+def lab_server(chromium, tmp_path_factory):
+    """`jupyter lab` serving a scratch copy of notebooks/, so runs never touch the originals."""
+    root = tmp_path_factory.mktemp("lab") / "notebooks"
+    shutil.copytree(NOTEBOOKS, root, ignore=shutil.ignore_patterns(".ipynb_checkpoints"))
+    server = start_lab(root)
+    yield server
+    server.stop()
+
+
+@pytest.fixture(scope="session")
+def browser(chromium):
+    from playwright.sync_api import sync_playwright
+
+    playwright = sync_playwright().start()
+    browser = launch_chromium(playwright, chromium)
+    yield browser
+    browser.close()
+    playwright.stop()
+
+
+@pytest.hookimpl(wrapper=True, tryfirst=True)
+def pytest_runtest_makereport(item, call):
+    report = yield
+    if report.when == "call":
+        item.stash[_FAILED] = report.failed
+    return report
+
+
+_FAILED = pytest.StashKey[bool]()
+
+
+@pytest.fixture
+def page(request, browser, lab_server, tmp_path):
+    """A new browser page with its own cookies and storage; on failure, a screenshot and log."""
+    context = browser.new_context(viewport={"width": 1400, "height": 1000})
+    context.set_default_timeout(30_000)
+    page = context.new_page()
+    yield page
+    if request.node.stash.get(_FAILED, False):
+        shot = tmp_path / "failure.png"
+        page.screenshot(path=shot, full_page=True)
+        print(f"\nscreenshot of the page at failure: {shot}")
+        print(f"end of the jupyter lab log ({lab_server.log_path}):\n{lab_server.log_tail()}")
+    context.close()
+    lab_server.shutdown_kernels()  # each test starts from no kernels
+
+
+@pytest.fixture
+def console(page) -> ConsoleLog:
+    """The page's console errors and uncaught exceptions, collected from the start."""
+    return ConsoleLog(page)
