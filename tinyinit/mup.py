@@ -12,8 +12,8 @@ entry by about lr whatever the gradient's size, so dz ~ n * lr: with one
 global learning rate, wider layers change their outputs more per step. muP
 (Yang et al. 2022, "Tensor Programs V", Table 3) picks init variance and
 learning rate per kind of layer so that, as width grows, every activation and
-every update of it stays O(1). The table implemented here, n = fan_in of the
-layer, eta the tuned global learning rate:
+every update of it stays O(1). The table implemented here, with fan_in and
+fan_out those of the weight and eta the one global learning rate:
 
     layer kind         input (d_in -> n)   hidden (n -> n)    output (n -> d_out)
     init variance   SP    1/fan_in            1/fan_in           1/fan_in
@@ -28,6 +28,8 @@ As in the `mup` package, the constants are fixed at a base width n0: every
 width factor is written as m = width / n0, so at width n0 muP and SP are the
 same network with the same learning rates, and they differ only as width
 grows. Input and hidden layers feed a ReLU and get Kaiming's gain sqrt(2).
+Adam's eps stays 1e-8 at every width (muP would shrink it too, which matters
+only once gradients come near eps; here they stay far above it).
 
 The network is a bias-free ReLU MLP (biases would follow the "input" column)
 written out by hand: `forward`, `backward`, `sgd_step`, `adam_step`, all in
