@@ -93,6 +93,10 @@ class DepthExplorer:
     Attributes a notebook may drive or read: initializer, activation, gain, std,
     depth, width, seeds, direction (widgets); readout (HTML); figure, plot
     (DepthPlot); result (the latest DepthResult); app (the whole layout).
+
+    batch: samples per seed. cache: where unit matrices live (default: shared).
+    png_fallback: without a live canvas, show each update as a PNG (False: leave
+    the figure to the caller, e.g. a benchmark timing the canvas draw alone).
     """
 
     def __init__(
@@ -108,8 +112,10 @@ class DepthExplorer:
         batch: int = 32,
         cache: UnitWeights | None = None,
         figsize=(7.5, 4.6),
+        png_fallback: bool = True,
     ):
         self.batch = batch
+        self.png_fallback = png_fallback
         self.cache = UNIT_WEIGHTS if cache is None else cache
         self.result: DepthResult | None = None
         self.updates = 0
@@ -207,12 +213,13 @@ class DepthExplorer:
             figure.canvas.toolbar_visible = False
         self.plot = DepthPlot(figure, figsize=figsize)
         self.figure = self.plot.figure
+        self._image = None
         if isinstance(self.figure.canvas, widgets.DOMWidget):
-            self._image = None
             self._view = self.figure.canvas
-        else:  # not a live canvas: show the figure as a PNG, rerendered on each update
-            self._image = widgets.Image(format="png")
-            self._view = self._image
+        elif self.png_fallback:  # not a live canvas: a PNG, rerendered on each update
+            self._image = self._view = widgets.Image(format="png")
+        else:  # the caller shows or saves self.figure
+            self._view = widgets.HTML()
 
     # --- reacting ------------------------------------------------------------------------
 

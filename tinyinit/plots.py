@@ -117,7 +117,7 @@ class DepthPlot:
         self.yticks = ticker.FixedLocator([1.0])
         ax.yaxis.set_major_locator(self.yticks)
         ax.yaxis.set_minor_locator(ticker.NullLocator())
-        ax.xaxis.set_major_locator(ticker.MaxNLocator(nbins=10, integer=True))
+        ax.xaxis.set_major_locator(ticker.MaxNLocator(nbins=6, integer=True))
         ax.set_xlabel("layer ℓ")
         ax.grid(True, which="major", alpha=0.25)
 

@@ -1,0 +1,190 @@
+"""How long does one slider move of the depth explorer take, kernel side?
+
+    python benchmarks/bench_explorer.py [--moves 40] [--depth 20] [--width 256] [--blas-threads 1]
+
+A move is the widget's callback end to end: simulate over the seeds (matrix
+products on cached unit weights), theory (cached unless its inputs change), the
+artists moved in place, the readout rewritten, and one draw of the Agg canvas
+(what ipympl renders before it sends the picture). The one-time draw of the unit
+matrices is excluded from the moves and reported on its own.
+
+Each control is moved `--moves` times through values that change the result;
+the table gives the median and 90th percentile of the wall time, the median
+CPU time of this process (steadier on a shared machine), and how the median
+splits between the simulation and the figure.
+
+The floor row calibrates the machine: one Agg draw of an axes with a single
+line and no text, the least any matplotlib figure costs here.
+
+BLAS threads: the products are small (256 x 256 by 256 x 32); on a machine whose
+cores are busy, OpenBLAS's threads wait for each other and a move can take ten
+times longer than with one thread. --blas-threads N sets OPENBLAS_NUM_THREADS
+(and OMP_/MKL_) before numpy loads; the same variable works for a Jupyter server.
+
+Target: <= 20 ms median per move at depth 20, width 256.
+"""
+
+from __future__ import annotations
+
+import argparse
+import itertools
+import os
+import statistics
+import sys
+import time
+
+TARGET_MS = 20.0
+
+
+def timed(fn, *args, **kwargs) -> tuple[float, float]:
+    """(wall, cpu) seconds of fn(*args, **kwargs)."""
+    wall, cpu = time.perf_counter(), time.process_time()
+    fn(*args, **kwargs)
+    return time.perf_counter() - wall, time.process_time() - cpu
+
+
+def draw_all(kind: str, width: int, seeds: int, depth: int) -> None:
+    from tinyinit.propagation import UnitWeights
+
+    cache = UnitWeights()
+    for seed in range(seeds):
+        cache.get(kind, width, seed, depth)
+
+
+def one_time_draws(depth: int, width: int, seeds: int) -> list[tuple[str, float]]:
+    rows = []
+    for kind, layers in (("uniform", depth), ("normal", depth), ("uniform", 100), ("normal", 100)):
+        wall, _ = timed(draw_all, kind, width, seeds, layers)
+        rows.append((f"{kind} unit matrices, {seeds} seeds x {layers} layers", wall))
+    return rows
+
+
+def moves(ex, depth: int) -> dict[str, tuple]:
+    """For each control: (widget, endless iterator of values that change the result)."""
+    gains = [1.0 + 0.01 * k for k in range(1, 40)] + [1.4 - 0.01 * k for k in range(39)]
+    depths = [depth + 1, depth]
+    activations = ["tanh", "selu", "sigmoid", "leaky_relu", "linear", "relu"]
+    initializers = ["xavier_normal", "kaiming_fan_in", "kaiming_fan_out", "xavier_uniform"]
+    return {
+        "gain": (ex.gain, itertools.cycle(gains)),
+        "depth": (ex.depth, itertools.cycle(depths)),
+        "activation": (ex.activation, itertools.cycle(activations)),
+        "initializer": (ex.initializer, itertools.cycle(initializers)),
+    }
+
+
+def settings(ex) -> dict:
+    return dict(
+        activation=ex.activation.value, initializer=ex.initializer.value, gain=ex.gain.value,
+        std=ex.std.value, depth=ex.depth.value, width=ex.width.value, seeds=ex.seeds.value,
+        batch=ex.batch, direction=ex.direction.value, cache=ex.cache,
+    )  # fmt: skip
+
+
+def draw_floor(n: int = 30) -> float:
+    """Median CPU ms of one Agg draw of a single line, no text: this machine's floor."""
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.figure import Figure
+    from matplotlib.ticker import NullLocator
+
+    fig = Figure(figsize=(7.5, 4.6), dpi=100)
+    FigureCanvasAgg(fig)
+    ax = fig.add_subplot()
+    ax.plot(range(21), [2.0**-k for k in range(21)])
+    for axis in (ax.xaxis, ax.yaxis):
+        axis.set_major_locator(NullLocator())
+    fig.canvas.draw()
+    return statistics.median(timed(fig.canvas.draw)[1] for _ in range(n)) * 1e3
+
+
+def bench_control(ex, widget, values, n: int) -> dict[str, float]:
+    from tinyinit.propagation import simulate
+
+    walls, cpus, sims, figs = [], [], [], []
+    for _ in range(3):  # warm up: theory and glyph caches, the memo of each setting
+        widget.value = next(values)
+    for _ in range(n):
+        value = next(values)
+        wall, cpu = timed(setattr, widget, "value", value)
+        walls.append(wall)
+        cpus.append(cpu)
+        # The same move's two halves, timed again on their own.
+        ex.cache.forward_memo.clear()  # else the forward pass just computed is reused
+        sims.append(timed(simulate, **settings(ex))[0])
+        figs.append(timed(ex.plot.update, ex.result)[0])
+    ms = 1e3
+    return {
+        "median": statistics.median(walls) * ms,
+        "p90": statistics.quantiles(walls, n=10)[-1] * ms,
+        "cpu": statistics.median(cpus) * ms,
+        "simulate": statistics.median(sims) * ms,
+        "figure": statistics.median(figs) * ms,
+    }
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--moves", type=int, default=40)
+    parser.add_argument("--depth", type=int, default=20)
+    parser.add_argument("--width", type=int, default=256)
+    parser.add_argument("--seeds", type=int, default=3)
+    parser.add_argument("--batch", type=int, default=32)
+    parser.add_argument("--blas-threads", type=int, default=None)
+    args = parser.parse_args()
+    if args.blas_threads is not None:
+        if "numpy" in sys.modules:
+            raise RuntimeError("--blas-threads must take effect before numpy is imported")
+        for name in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
+            os.environ[name] = str(args.blas_threads)
+
+    # numpy loads only now, after the thread settings above.
+    import matplotlib
+
+    matplotlib.use("Agg")
+    from tinyinit.explorer import DepthExplorer
+    from tinyinit.propagation import UnitWeights
+
+    print(__doc__.splitlines()[0])
+    print(
+        f"depth {args.depth}, width {args.width}, {args.seeds} seeds x batch {args.batch}, "
+        f"float64; OPENBLAS_NUM_THREADS={os.environ.get('OPENBLAS_NUM_THREADS', 'unset')}, "
+        f"{os.cpu_count()} cores, load average {os.getloadavg()[0]:.2f}\n"
+    )
+    print("One-time draws (excluded from the moves):")
+    for name, seconds in one_time_draws(args.depth, args.width, args.seeds):
+        print(f"  {name:<45} {seconds * 1e3:8.1f} ms")
+
+    ex = DepthExplorer(
+        depth=args.depth, width=args.width, seeds=args.seeds, batch=args.batch,
+        cache=UnitWeights(), png_fallback=False,
+    )  # fmt: skip
+    for kind_init in ("xavier_normal", "xavier_uniform"):  # both kinds drawn before timing
+        ex.initializer.value = kind_init
+    ex.depth.value = args.depth + 1
+    ex.depth.value = args.depth
+
+    rows = []
+    for direction in ("forward", "backward"):
+        ex.direction.value = direction
+        for control, (widget, values) in moves(ex, args.depth).items():
+            rows.append((control, direction, bench_control(ex, widget, values, args.moves)))
+        ex.initializer.value, ex.activation.value = "xavier_uniform", "relu"
+
+    print(f"\nOne slider move, end to end ({args.moves} moves per row, milliseconds):")
+    head = f"  {'control':<12}{'direction':<10}{'median':>8}{'p90':>8}{'cpu':>8}"
+    print(head + f"{'simulate':>10}{'figure':>8}  target <= {TARGET_MS:.0f} ms")
+    for control, direction, r in rows:
+        verdict = "ok" if r["median"] <= TARGET_MS else "over"
+        print(
+            f"  {control:<12}{direction:<10}{r['median']:8.1f}{r['p90']:8.1f}{r['cpu']:8.1f}"
+            f"{r['simulate']:10.1f}{r['figure']:8.1f}  {verdict}"
+        )
+    print(f"  {'floor':<22}{'':>16}{draw_floor():8.1f}  (one line, no text: matplotlib's least)")
+    print(
+        "\nmedian/p90: wall time of the whole callback; cpu: this process's CPU time;"
+        "\nsimulate / figure: the two halves timed alone (figure = artists + Agg draw)."
+    )
+
+
+if __name__ == "__main__":
+    main()
