@@ -1,4 +1,4 @@
-"""One JupyterLab and one Chromium for all browser tests; a fresh page for each test."""
+"""One JupyterLab for all browser tests, one Chromium per module, a fresh page per test."""
 
 from __future__ import annotations
 
@@ -23,8 +23,10 @@ def lab_server(chromium, tmp_path_factory):
     server.stop()
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def browser(chromium):
+    """Chromium for one test module. Module scope ends Playwright's event loop between
+    modules, so a module may also run `with sync_playwright()` on its own."""
     from playwright.sync_api import sync_playwright
 
     playwright = sync_playwright().start()

@@ -42,7 +42,8 @@ def assert_no_errors(page, console):
 
 
 def test_depth_explorer_redraws_on_keyboard_and_dropdown(page, console, lab_server):
-    assert (lab_server.root / NOTEBOOK).exists(), f"notebooks/{NOTEBOOK} is missing"
+    if not (lab_server.root / NOTEBOOK).exists():
+        pytest.fail(f"notebooks/{NOTEBOOK} is missing")
     open_notebook(page, lab_server, NOTEBOOK)
     run_all_cells(page)
     assert_no_errors(page, console)
