@@ -335,6 +335,14 @@ def open_notebook(page, server: LabServer, path: str, *, timeout: float = 60.0) 
     wait_for_kernel_idle(page, timeout=timeout)
 
 
+def labextensions(page) -> list[str]:
+    """Names of the prebuilt (pip-installed) labextensions this Lab page loads."""
+    config = page.evaluate(
+        "() => JSON.parse(document.getElementById('jupyter-config-data').textContent)"
+    )
+    return sorted(ext["name"] for ext in config.get("federated_extensions", []))
+
+
 def kernel_status(page) -> str:
     """The notebook kernel's status as the toolbar shows it ('idle', 'busy', 'starting', ...)."""
     indicator = page.locator(".jp-NotebookPanel-toolbar .jp-Notebook-ExecutionIndicator").first

@@ -15,6 +15,7 @@ from playwright.sync_api import expect
 
 from .lab import (
     kernel_status,
+    labextensions,
     mpl_canvas,
     notebook_errors,
     open_notebook,
@@ -45,6 +46,8 @@ def test_depth_explorer_redraws_on_keyboard_and_dropdown(page, console, lab_serv
     if not (lab_server.root / NOTEBOOK).exists():
         pytest.fail(f"notebooks/{NOTEBOOK} is missing")
     open_notebook(page, lab_server, NOTEBOOK)
+    # The isolated data dir must not hide the extensions pip put under sys.prefix.
+    assert {"@jupyter-widgets/jupyterlab-manager", "jupyter-matplotlib"} <= set(labextensions(page))
     run_all_cells(page)
     assert_no_errors(page, console)
 
