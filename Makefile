@@ -38,6 +38,12 @@ unit: $(VENV)/.test
 notebooks: $(VENV)/.test
 	$(PY) scripts/execute_notebooks.py notebooks/*.ipynb
 
+# The live explorers as a classroom app (Voila: large type, demonstration presets,
+# no code): opens http://127.0.0.1:$(PRESENT_PORT)/ in a browser. Ctrl+C stops it.
+PRESENT_PORT ?= 8866
+present: $(VENV)/.runtime
+	$(PY) -m tinyinit present --port $(PRESENT_PORT)
+
 # The course as a static web site in site/ (stored outputs, no kernel): open site/index.html.
 site: $(VENV)/.test
 	$(PY) scripts/build_site.py --output site

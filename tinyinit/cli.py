@@ -213,7 +213,7 @@ def build_parser() -> argparse.ArgumentParser:
         prog="python -m tinyinit",
         description="tinyinit from the command line: figures for slides and handouts.",
     )
-    commands = parser.add_subparsers(dest="command", metavar="{figure}", required=True)
+    commands = parser.add_subparsers(dest="command", metavar="{figure,present}", required=True)
     fig = commands.add_parser(
         "figure",
         help="write the depth explorer's plot for given settings to a png, svg or pdf file",
@@ -318,7 +318,41 @@ def build_parser() -> argparse.ArgumentParser:
         default=None,
         help="png, svg or pdf, when the output's extension does not say",
     )
+    show = commands.add_parser(
+        "present",
+        help="serve the live explorers as a classroom app (Voila: controls and plots, no code)",
+        description="Serve the presentation app with Voila: the depth and residual-stream "
+        "explorers in large type, with a dropdown of the classic demonstrations. "
+        "Stop it with Ctrl+C.",
+    )
+    show.set_defaults(run=present_command, subparser=show)
+    show.add_argument(
+        "--port", type=_int_in(1024, 65535), default=8866, help="port (default: %(default)s)"
+    )
+    show.add_argument(
+        "--ip",
+        default="127.0.0.1",
+        help="address to listen on (default: %(default)s, this computer only; "
+        "0.0.0.0 lets others on the network connect)",
+    )
+    show.add_argument(
+        "--no-browser", action="store_true", help="only print the address, open no browser"
+    )
     return parser
+
+
+def present_command(args, parser, stderr: TextIO) -> int:
+    import subprocess
+
+    from .present import app_path, voila_command
+
+    command = voila_command(app_path(), port=args.port, ip=args.ip, browser=not args.no_browser)
+    print(f"serving the presentation at http://{args.ip}:{args.port}/  (Ctrl+C stops it)",
+          file=stderr)  # fmt: skip
+    try:
+        return subprocess.call(command)
+    except KeyboardInterrupt:
+        return 0
 
 
 def output_format(parser: argparse.ArgumentParser, output: Path, given: str | None) -> str:

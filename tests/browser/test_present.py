@@ -1,0 +1,212 @@
+"""Presentation mode in a real Chromium: Voila serves the app as `make present` does.
+
+The server is started with the very command `python -m tinyinit present` runs
+(`tinyinit.present.voila_command`), on 127.0.0.1 and a free port, with its own
+Jupyter folders, and stopped by process id together with its kernels.
+"""
+
+from __future__ import annotations
+
+import re
+import socket
+import subprocess
+import time
+from pathlib import Path
+
+import psutil
+import pytest
+
+from tests.browser.lab import (
+    BENIGN_CONSOLE,
+    ConsoleLog,
+    LabServer,
+    free_port,
+    lab_environment,
+    launch_chromium,
+    mpl_canvas,
+    press_on_slider,
+    wait_for_screenshot_change,
+    wait_for_stable_screenshot,
+)
+from tinyinit.present import PRESETS, app_path, voila_command
+
+pytestmark = pytest.mark.browser
+
+# Voila's page asks a CDN for Font Awesome's v4 shims; offline, only that fails
+# (icons fall back to none). Anything else that fails to load is a finding.
+OFFLINE_CDN = ("cdn.jsdelivr.net/npm/@fortawesome/",)
+NET_ERROR = "Failed to load resource: net::ERR_"
+
+DEPTH_READOUT = ".tinyinit-explorer .tinyinit-readout"
+RESIDUAL_READOUT = ".tinyinit-residual .tinyinit-readout"
+ERROR_TEXTS = ("Traceback", "Error displaying widget", "There was an error", "Error rendering")
+
+
+def start_voila(home: Path, timeout: float = 90.0) -> LabServer:
+    """Voila on 127.0.0.1, a free port, no token, no browser; returned once it takes connections."""
+    home.mkdir(parents=True, exist_ok=True)
+    port = free_port()
+    command = voila_command(app_path(), port=port, browser=False)
+    log_path = home / "voila.log"
+    with open(log_path, "wb") as log:
+        process = subprocess.Popen(
+            command,
+            cwd=home,
+            env=lab_environment(home),
+            stdin=subprocess.DEVNULL,
+            stdout=log,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,  # its own process group: stop() reaches all of it
+        )
+    server = LabServer(
+        url=f"http://127.0.0.1:{port}/", root=home, home=home, process=process, log_path=log_path
+    )
+    deadline = time.monotonic() + timeout
+    while True:
+        if process.poll() is not None:
+            server.stop()
+            raise RuntimeError(f"voila exited with {process.returncode}:\n{server.log_tail()}")
+        # GET / would start a kernel; "running at" in the log and an open port do not.
+        if "running at" in server.log_tail() and _port_open(port):
+            return server
+        if time.monotonic() > deadline:
+            server.stop()
+            raise RuntimeError(f"voila did not start in {timeout:.0f} s:\n{server.log_tail()}")
+        time.sleep(0.25)
+
+
+def _port_open(port: int) -> bool:
+    with socket.socket() as sock:
+        sock.settimeout(1.0)
+        return sock.connect_ex(("127.0.0.1", port)) == 0
+
+
+def page_problems(page) -> list[str]:
+    """What the class would see as a failure: tracebacks, error outputs, broken widgets."""
+    problems = []
+    text = page.locator("body").inner_text()
+    for needle in ERROR_TEXTS:
+        if needle in text:
+            at = text.index(needle)
+            problems.append(f"page shows {needle!r}: {text[max(0, at - 100) : at + 300]!r}")
+    for selector in (
+        ".jupyter-widgets-error-widget",
+        "[data-mime-type='application/vnd.jupyter.error']",
+        "[data-mime-type='application/vnd.jupyter.stderr']",
+    ):
+        if page.locator(selector).count():
+            problems.append(f"{selector}: {page.locator(selector).first.inner_text()[:300]}")
+    return problems
+
+
+def choose(select, name: str) -> None:
+    """Pick the dropdown entry `name` (ipywidgets draws its spaces as no-break spaces)."""
+    texts = [t.replace("\xa0", " ") for t in select.locator("option").all_inner_texts()]
+    select.select_option(index=texts.index(name))
+
+
+def readout(page, selector: str) -> str:
+    return page.locator(selector).first.inner_text()
+
+
+def wait_for_text(page, selector: str, pattern: str, timeout: float = 30.0) -> str:
+    """Wait until the element's text matches `pattern` (a regex); return the text."""
+    deadline = time.monotonic() + timeout
+    while True:
+        text = readout(page, selector)
+        if re.search(pattern, text):
+            return text
+        if time.monotonic() > deadline:
+            raise AssertionError(f"{selector} never matched {pattern!r}; it shows {text!r}")
+        time.sleep(0.1)
+
+
+@pytest.fixture(scope="module")
+def voila(tmp_path_factory):
+    server = start_voila(tmp_path_factory.mktemp("voila"))
+    yield server
+    pid = server.pid
+    server.stop()
+    # Nothing of it is left: neither the server nor any kernel it started.
+    assert not psutil.pid_exists(pid) or psutil.Process(pid).status() == psutil.STATUS_ZOMBIE
+
+
+def test_presentation_loads_and_presets_and_sliders_move_the_plot(voila):
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as p:
+        browser = launch_chromium(p)
+        page = browser.new_page(viewport={"width": 1600, "height": 1200})
+        console = ConsoleLog(page)
+        failed = []
+        page.on("requestfailed", lambda r: failed.append(r.url))
+        try:
+            page.goto(voila.url, timeout=120_000)
+            page.locator(".tinyinit-present").wait_for(timeout=120_000)
+            depth_canvas = mpl_canvas(page, ".tinyinit-explorer")
+            depth_canvas.wait_for(state="visible", timeout=60_000)
+            first = wait_for_stable_screenshot(depth_canvas)
+            assert page_problems(page) == []
+
+            # An app, not a notebook: no code, and type readable from the back of the room.
+            assert page.locator(".jp-CodeCell .jp-InputArea, .jp-CodeMirrorEditor").count() == 0
+            assert "from tinyinit" not in page.locator("body").inner_text()
+            select = page.locator(".tinyinit-preset select")
+            assert float(select.evaluate("e => getComputedStyle(e).fontSize")[:-2]) >= 20
+            label = page.locator(".tinyinit-depth .widget-label").first
+            assert float(label.evaluate("e => getComputedStyle(e).fontSize")[:-2]) >= 20
+            assert depth_canvas.bounding_box()["width"] >= 900
+            options = [o.replace("\xa0", " ") for o in select.locator("option").all_inner_texts()]
+            assert set(PRESETS) <= set(options)
+
+            # A preset sets the controls, and the plot and the readout follow.
+            before = readout(page, DEPTH_READOUT)
+            choose(select, "Kaiming + ReLU: kept")
+            text = wait_for_text(page, DEPTH_READOUT, r"theory 1\b")
+            assert text != before
+            kaiming = wait_for_screenshot_change(depth_canvas, first)
+            kaiming = wait_for_stable_screenshot(depth_canvas)
+            selected = page.locator(".tinyinit-explorer select").first
+            assert selected.evaluate("e => e.options[e.selectedIndex].text").startswith("Kaiming")
+
+            # A slider moved by hand: the plot and the readout follow too.
+            press_on_slider(page, "tinyinit-depth", "End")
+            wait_for_text(page, DEPTH_READOUT, r"^layer 100:")
+            wait_for_screenshot_change(depth_canvas, kaiming)
+
+            # A two-step demonstration: gain 1, then the button for gain 5/3.
+            choose(select, "tanh: gain 1 vs 5/3")
+            gain_1 = wait_for_text(page, DEPTH_READOUT, r"^layer 20:")
+            shot = wait_for_stable_screenshot(depth_canvas)
+            page.locator(".tinyinit-step button", has_text="gain 5/3").click()
+            gain_53 = wait_for_text(page, DEPTH_READOUT, rf"^(?!{re.escape(gain_1)}$)layer 20:")
+            # tanh with gain 5/3 settles near 0.4 (module card); with gain 1 it drains to ~0.03.
+            assert re.search(r"theory 0\.[34]", gain_53), gain_53
+            wait_for_screenshot_change(depth_canvas, shot)
+
+            # The residual stream: its own tab comes up, and its toggle is a step.
+            choose(select, "Residual stream: with and without 1/sqrt(2N)")
+            residual_canvas = mpl_canvas(page, ".tinyinit-residual")
+            residual_canvas.wait_for(state="visible", timeout=30_000)
+            unscaled = wait_for_text(page, RESIDUAL_READOUT, r"N = 48 blocks.*× 1\.000")
+            shot = wait_for_stable_screenshot(residual_canvas)
+            page.locator(".tinyinit-step button", has_text="with 1/√(2N)").first.click()
+            scaled = wait_for_text(page, RESIDUAL_READOUT, r"N = 48 blocks.*× 0\.102")
+            assert scaled != unscaled
+            wait_for_screenshot_change(residual_canvas, shot)
+
+            assert page_problems(page) == []
+            unexpected = [u for u in failed if not any(cdn in u for cdn in OFFLINE_CDN)]
+            assert unexpected == [], f"requests failed: {unexpected}"
+            errors = [
+                m
+                for m in console.messages
+                if not any(b in m for b in BENIGN_CONSOLE) and not (NET_ERROR in m and failed)
+            ]
+            assert errors == [], "\n".join(errors)
+        except Exception:
+            page.screenshot(path=str(voila.home / "failure.png"), full_page=True)
+            print(voila.log_tail(60))
+            raise
+        finally:
+            browser.close()
