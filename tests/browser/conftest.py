@@ -67,3 +67,18 @@ def page(request, browser, lab_server, tmp_path):
 def console(page) -> ConsoleLog:
     """The page's console errors and uncaught exceptions, collected from the start."""
     return ConsoleLog(page)
+
+
+@pytest.fixture
+def external_requests(page) -> list[str]:
+    """URLs the page asked for beyond 127.0.0.1: the lesson must work offline."""
+    urls: list[str] = []
+    page.on(
+        "request",
+        lambda request: (
+            urls.append(request.url)
+            if not request.url.startswith(("http://127.0.0.1", "ws://127.0.0.1", "data:", "blob:"))
+            else None
+        ),
+    )
+    return urls

@@ -55,11 +55,14 @@ c.IdentityProvider.token = ""
 c.ServerApp.password = ""
 c.ServerApp.open_browser = False
 c.ServerApp.terminals_enabled = False
-c.ServerApp.jpserver_extensions = {"jupyter_lsp": False, "jupyter_server_terminals": False}
+c.ServerApp.jpserver_extensions = {"jupyter_server_terminals": False}
 c.LabApp.news_url = None
 c.LabApp.check_for_updates_class = "jupyterlab.NeverCheckForUpdate"
 c.LabApp.extension_manager = "readonly"
 """
+
+# The front end of what the server does not offer (terminals), so that it does not ask.
+PAGE_CONFIG = {"disabledExtensions": {"@jupyterlab/terminal-extension": True}}
 
 USER_SETTINGS = {
     "@jupyterlab/apputils-extension/notification.jupyterlab-settings": {
@@ -250,6 +253,8 @@ def start_lab(root: Path, *, home: Path | None = None, timeout: float = 90.0) ->
     config_dir = home / "config"
     config_dir.mkdir(parents=True, exist_ok=True)
     (config_dir / "jupyter_server_config.py").write_text(SERVER_CONFIG)
+    (config_dir / "labconfig").mkdir(exist_ok=True)
+    (config_dir / "labconfig" / "page_config.json").write_text(json.dumps(PAGE_CONFIG))
     for name, settings in USER_SETTINGS.items():
         path = config_dir / "lab" / "user-settings" / name
         path.parent.mkdir(parents=True, exist_ok=True)

@@ -42,7 +42,9 @@ def assert_no_errors(page, console):
     assert not errors, "\n".join(errors)
 
 
-def test_depth_explorer_redraws_on_keyboard_and_dropdown(page, console, lab_server):
+def test_depth_explorer_redraws_on_keyboard_and_dropdown(
+    page, console, external_requests, lab_server
+):
     if not (lab_server.root / NOTEBOOK).exists():
         pytest.fail(f"notebooks/{NOTEBOOK} is missing")
     open_notebook(page, lab_server, NOTEBOOK)
@@ -81,3 +83,4 @@ def test_depth_explorer_redraws_on_keyboard_and_dropdown(page, console, lab_serv
 
     assert_no_errors(page, console)
     assert kernel_status(page) == "idle"
+    assert external_requests == []
