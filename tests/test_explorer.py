@@ -243,3 +243,13 @@ def test_live_canvas_under_ipympl():
     command = [sys.executable, "-W", "error::RuntimeWarning", "-c", code]
     done = subprocess.run(command, capture_output=True, text=True, timeout=120)
     assert done.stdout.strip() == "ok", done.stderr
+
+
+def test_nested_holds_update_once(ex):
+    before = ex.updates
+    with ex.hold():
+        ex.initializer.value = "kaiming_fan_in"  # its own hold inside
+        ex.activation.value = "tanh"
+        ex.depth.value = 12
+    assert ex.updates == before + 1
+    assert (ex.result.depth, ex.result.activation) == (12, "tanh")

@@ -119,7 +119,7 @@ class DepthExplorer:
         self.cache = UNIT_WEIGHTS if cache is None else cache
         self.result: DepthResult | None = None
         self.updates = 0
-        self._holding = False
+        self._holding = 0  # open hold() blocks; updates wait for the last to close
         if gain is None:
             gain = default_gain(activation) if initializer in KAIMING else 1.0
         self._build_controls(initializer, activation, gain, std, depth, width, seeds, direction)
@@ -225,12 +225,12 @@ class DepthExplorer:
 
     @contextmanager
     def hold(self):
-        """Change several controls with one update at the end."""
-        self._holding = True
+        """Change several controls with one update at the end (nested holds: the outermost)."""
+        self._holding += 1
         try:
             yield
         finally:
-            self._holding = False
+            self._holding -= 1
         self.update()
 
     def _sync_controls(self):

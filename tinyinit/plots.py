@@ -187,6 +187,7 @@ def compare_figure(
     ax.axhline(1.0, color="0.45", lw=0.9, ls=":")
     ax.plot([], [], "--", color="0.3", lw=1, label="theory (dashed)")
     ax.set_xlabel("layer ℓ")
+    ax.xaxis.set_major_locator(ticker.MaxNLocator(integer=True))
     ax.set_ylabel(quantity_label(results[0].direction))
     ax.set_title(title, fontsize=10)
     ax.legend(fontsize=9)
