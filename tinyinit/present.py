@@ -51,7 +51,11 @@ __all__ = [
 
 @dataclass(frozen=True)
 class Step:
-    """One state of a demonstration: which explorer, the values of its controls, what to say."""
+    """One state of a demonstration: which explorer, the values of its controls, what to say.
+
+    >>> PRESETS["tanh: gain 1 vs 5/3"].steps[1].settings["gain"]
+    1.6666666666666667
+    """
 
     label: str
     app: str  # "depth" or "residual"
@@ -61,7 +65,11 @@ class Step:
 
 @dataclass(frozen=True)
 class Preset:
-    """A classic demonstration: a name for the dropdown and one or more steps."""
+    """A classic demonstration: a name for the dropdown and one or more steps.
+
+    >>> [step.label for step in PRESETS["Residual stream: with and without 1/sqrt(2N)"].steps]
+    ['without 1/√(2N)', 'with 1/√(2N)']
+    """
 
     name: str
     steps: tuple[Step, ...]
@@ -313,6 +321,11 @@ class Presentation:
     CSS classes: tinyinit-present (the app), tinyinit-preset (dropdown),
     tinyinit-step (step buttons), tinyinit-says (the line under them). Each
     explorer keeps its own classes (tinyinit-explorer, tinyinit-residual, ...).
+
+    >>> app = Presentation()
+    >>> app.choose("tanh: gain 1 vs 5/3", step=1)
+    >>> app.depth.activation.value, round(app.depth.gain.value, 4), app.step.value
+    ('tanh', 1.6667, 'gain 5/3')
     """
 
     def __init__(self, residual_blocks: int = 64):
