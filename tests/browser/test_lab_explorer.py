@@ -60,20 +60,28 @@ def test_depth_explorer_redraws_on_keyboard_and_dropdown(
     readout = explorer.locator(".tinyinit-readout").first
     expect(readout).to_contain_text(re.compile(r"measured.*theory", re.S), timeout=TIMEOUT_MS)
     explorer.scroll_into_view_if_needed()
-    assert depth_value(page) == 20
+    handle = slider_handle(page, "tinyinit-depth")
+    assert (handle.get_attribute("aria-valuemin"), handle.get_attribute("aria-valuemax")) in {
+        ("1", "100"),
+        ("1.0", "100.0"),
+    }
 
     def changes(action, expected_depth):
         """Do `action`; the depth lands where expected, figure and readout both change."""
         picture, text = wait_for_stable_screenshot(canvas), readout.inner_text()
         action()
-        expect(slider_handle(page, "tinyinit-depth")).to_have_attribute(
+        expect(handle).to_have_attribute(
             "aria-valuenow", re.compile(rf"^{expected_depth}(\.0)?$"), timeout=TIMEOUT_MS
         )
         expect(readout).not_to_have_text(text, timeout=TIMEOUT_MS)
         wait_for_screenshot_change(canvas, picture, timeout=TIMEOUT_MS / 1000)
 
-    changes(lambda: press_on_slider(page, "tinyinit-depth", "ArrowRight"), 21)
-    changes(lambda: press_on_slider(page, "tinyinit-depth", "ArrowLeft"), 20)
+    # Later cells of the notebook drive the explorer too, so the run leaves the
+    # depth anywhere: Home first gives the keys below a known start.
+    if depth_value(page) != 1:
+        changes(lambda: press_on_slider(page, "tinyinit-depth", "Home"), 1)
+    changes(lambda: press_on_slider(page, "tinyinit-depth", "ArrowRight"), 2)
+    changes(lambda: press_on_slider(page, "tinyinit-depth", "ArrowLeft"), 1)
     changes(lambda: press_on_slider(page, "tinyinit-depth", "End"), 100)
     activation = explorer.locator(".tinyinit-activation select").first
     before = activation.input_value()
