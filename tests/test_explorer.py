@@ -253,3 +253,18 @@ def test_nested_holds_update_once(ex):
         ex.depth.value = 12
     assert ex.updates == before + 1
     assert (ex.result.depth, ex.result.activation) == (12, "tanh")
+
+
+def test_reset_restores_the_starting_settings(ex):
+    start = ex.readout.value
+    with ex.hold():
+        ex.initializer.value, ex.activation.value = "kaiming_fan_in", "tanh"
+        ex.depth.value, ex.direction.value, ex.seeds.value = 60, "backward", 2
+    ex.reset_button.click()
+    assert (ex.initializer.value, ex.activation.value, ex.gain.value) == (
+        "xavier_uniform",
+        "relu",
+        1.0,
+    )
+    assert (ex.depth.value, ex.direction.value, ex.seeds.value) == (20, "forward", 3)
+    assert ex.readout.value == start

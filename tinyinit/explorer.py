@@ -122,7 +122,11 @@ class DepthExplorer:
         self._holding = 0  # open hold() blocks; updates wait for the last to close
         if gain is None:
             gain = default_gain(activation) if initializer in KAIMING else 1.0
-        self._build_controls(initializer, activation, gain, std, depth, width, seeds, direction)
+        self.defaults = dict(
+            initializer=initializer, activation=activation, gain=gain, std=std, depth=depth,
+            width=width, seeds=seeds, direction=direction,
+        )  # fmt: skip
+        self._build_controls(**self.defaults)
         self._build_figure(figsize)
         self.app = widgets.VBox(
             [self._controls, self.readout, self._view],
@@ -136,6 +140,7 @@ class DepthExplorer:
         for control in (self.gain, self.std, self.depth, self.width, self.seeds, self.direction):
             control.observe(self.update, names="value")
         self.use_default_gain.on_click(self._on_default_gain)
+        self.reset_button.on_click(lambda button: self.reset())
 
     # --- building ------------------------------------------------------------------------
 
@@ -170,6 +175,10 @@ class DepthExplorer:
             description="use calculate_gain", layout=widgets.Layout(width="150px"),
             tooltip="Set the gain to torch's calculate_gain for this activation",
         )  # fmt: skip
+        self.reset_button = widgets.Button(
+            description="reset", layout=widgets.Layout(width="80px"),
+            tooltip="Back to the settings the explorer started with",
+        )  # fmt: skip
         self.std = widgets.FloatLogSlider(
             value=std, base=10, min=-3, max=1, step=0.01, readout_format=".3g",
             description="std",
@@ -196,7 +205,7 @@ class DepthExplorer:
             [
                 widgets.HBox([self.initializer, self.activation, self.direction]),
                 widgets.HBox([self.gain, self.use_default_gain, self.gain_hint]),
-                widgets.HBox([self.std]),
+                widgets.HBox([self.std, self.reset_button]),
                 widgets.HBox([self.depth, self.width, self.seeds]),
             ]
         )
@@ -245,6 +254,12 @@ class DepthExplorer:
     def _on_choice(self, change=None):
         with self.hold():
             self._sync_controls()
+
+    def reset(self) -> None:
+        """Every control back to the settings the explorer started with, one update."""
+        with self.hold():
+            for name, value in self.defaults.items():
+                getattr(self, name).value = value
 
     def _on_default_gain(self, button=None):
         self.gain.value = default_gain(self.activation.value)
