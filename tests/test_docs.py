@@ -167,3 +167,20 @@ def test_presentation_controls_all_have_tooltips(apps):
     own = [app.preset, app.step, app.says]
     assert all(has_tooltip(w) for w in own), [describe(w) for w in own if not has_tooltip(w)]
     assert list(app.step.tooltips) == [s.says for s in PRESETS[app.preset.value].steps]
+
+
+# --- the launch links in the README point at what is there ----------------------------------
+
+
+def test_readme_launch_links_point_at_files_that_exist():
+    import re
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parent.parent
+    readme = (root / "README.md").read_text(encoding="utf-8")
+    badge = re.search(r"\[!\[Binder\]\([^)]*\)\]\((https://mybinder\.org/v2/gh/[^)]+)\)", readme)
+    assert badge, "no Binder badge in README.md"
+    assert badge.group(1).endswith("?urlpath=lab/tree/notebooks")
+    assert (root / "notebooks").is_dir() and (root / "environment.yml").is_file()
+    for path in re.findall(r"voila/render/(?:tinyinit/)?([\w/]+\.ipynb)", readme):
+        assert (root / path).is_file(), f"README opens {path}, which does not exist"
