@@ -22,7 +22,6 @@ from tests.browser.lab import (
     LabServer,
     free_port,
     lab_environment,
-    launch_chromium,
     mpl_canvas,
     press_on_slider,
     wait_for_screenshot_change,
@@ -122,91 +121,91 @@ def wait_for_text(page, selector: str, pattern: str, timeout: float = 30.0) -> s
 
 
 @pytest.fixture(scope="module")
-def voila(tmp_path_factory):
+def voila(chromium, tmp_path_factory):
+    """The app server; asks for `chromium` first, so a missing browser skips before it starts."""
     server = start_voila(tmp_path_factory.mktemp("voila"))
     yield server
-    pid = server.pid
+    processes = [psutil.Process(server.pid), *psutil.Process(server.pid).children(recursive=True)]
     server.stop()
     # Nothing of it is left: neither the server nor any kernel it started.
-    assert not psutil.pid_exists(pid) or psutil.Process(pid).status() == psutil.STATUS_ZOMBIE
+    _, alive = psutil.wait_procs(processes, timeout=10)
+    assert alive == [], f"still running after stop(): {alive}"
 
 
-def test_presentation_loads_and_presets_and_sliders_move_the_plot(voila):
-    from playwright.sync_api import sync_playwright
+def test_presentation_loads_and_presets_and_sliders_move_the_plot(voila, browser):
+    # One page, one walk through the app, as a teacher would go.
+    context = browser.new_context(viewport={"width": 1600, "height": 1200})
+    page = context.new_page()
+    console = ConsoleLog(page)
+    failed = []
+    page.on("requestfailed", lambda r: failed.append(r.url))
+    try:
+        page.goto(voila.url, timeout=120_000)
+        page.locator(".tinyinit-present").wait_for(timeout=120_000)
+        depth_canvas = mpl_canvas(page, ".tinyinit-explorer")
+        depth_canvas.wait_for(state="visible", timeout=60_000)
+        first = wait_for_stable_screenshot(depth_canvas)
+        assert page_problems(page) == []
 
-    with sync_playwright() as p:
-        browser = launch_chromium(p)
-        page = browser.new_page(viewport={"width": 1600, "height": 1200})
-        console = ConsoleLog(page)
-        failed = []
-        page.on("requestfailed", lambda r: failed.append(r.url))
-        try:
-            page.goto(voila.url, timeout=120_000)
-            page.locator(".tinyinit-present").wait_for(timeout=120_000)
-            depth_canvas = mpl_canvas(page, ".tinyinit-explorer")
-            depth_canvas.wait_for(state="visible", timeout=60_000)
-            first = wait_for_stable_screenshot(depth_canvas)
-            assert page_problems(page) == []
+        # An app, not a notebook: no code, and type readable from the back of the room.
+        assert page.locator(".jp-CodeCell .jp-InputArea, .jp-CodeMirrorEditor").count() == 0
+        assert "from tinyinit" not in page.locator("body").inner_text()
+        select = page.locator(".tinyinit-preset select")
+        assert float(select.evaluate("e => getComputedStyle(e).fontSize")[:-2]) >= 20
+        label = page.locator(".tinyinit-depth .widget-label").first
+        assert float(label.evaluate("e => getComputedStyle(e).fontSize")[:-2]) >= 20
+        assert depth_canvas.bounding_box()["width"] >= 900
+        options = [o.replace("\xa0", " ") for o in select.locator("option").all_inner_texts()]
+        assert set(PRESETS) <= set(options)
 
-            # An app, not a notebook: no code, and type readable from the back of the room.
-            assert page.locator(".jp-CodeCell .jp-InputArea, .jp-CodeMirrorEditor").count() == 0
-            assert "from tinyinit" not in page.locator("body").inner_text()
-            select = page.locator(".tinyinit-preset select")
-            assert float(select.evaluate("e => getComputedStyle(e).fontSize")[:-2]) >= 20
-            label = page.locator(".tinyinit-depth .widget-label").first
-            assert float(label.evaluate("e => getComputedStyle(e).fontSize")[:-2]) >= 20
-            assert depth_canvas.bounding_box()["width"] >= 900
-            options = [o.replace("\xa0", " ") for o in select.locator("option").all_inner_texts()]
-            assert set(PRESETS) <= set(options)
+        # A preset sets the controls, and the plot and the readout follow.
+        before = readout(page, DEPTH_READOUT)
+        choose(select, "Kaiming + ReLU: kept")
+        text = wait_for_text(page, DEPTH_READOUT, r"theory 1\b")
+        assert text != before
+        kaiming = wait_for_screenshot_change(depth_canvas, first)
+        kaiming = wait_for_stable_screenshot(depth_canvas)
+        selected = page.locator(".tinyinit-explorer select").first
+        assert selected.evaluate("e => e.options[e.selectedIndex].text").startswith("Kaiming")
 
-            # A preset sets the controls, and the plot and the readout follow.
-            before = readout(page, DEPTH_READOUT)
-            choose(select, "Kaiming + ReLU: kept")
-            text = wait_for_text(page, DEPTH_READOUT, r"theory 1\b")
-            assert text != before
-            kaiming = wait_for_screenshot_change(depth_canvas, first)
-            kaiming = wait_for_stable_screenshot(depth_canvas)
-            selected = page.locator(".tinyinit-explorer select").first
-            assert selected.evaluate("e => e.options[e.selectedIndex].text").startswith("Kaiming")
+        # A slider moved by hand: the plot and the readout follow too.
+        press_on_slider(page, "tinyinit-depth", "End")
+        wait_for_text(page, DEPTH_READOUT, r"^layer 100:")
+        wait_for_screenshot_change(depth_canvas, kaiming)
 
-            # A slider moved by hand: the plot and the readout follow too.
-            press_on_slider(page, "tinyinit-depth", "End")
-            wait_for_text(page, DEPTH_READOUT, r"^layer 100:")
-            wait_for_screenshot_change(depth_canvas, kaiming)
+        # A two-step demonstration: gain 1, then the button for gain 5/3.
+        choose(select, "tanh: gain 1 vs 5/3")
+        gain_1 = wait_for_text(page, DEPTH_READOUT, r"^layer 20:")
+        shot = wait_for_stable_screenshot(depth_canvas)
+        page.locator(".tinyinit-step button", has_text="gain 5/3").click()
+        gain_53 = wait_for_text(page, DEPTH_READOUT, rf"^(?!{re.escape(gain_1)}$)layer 20:")
+        # tanh with gain 5/3 settles near 0.4 (module card); with gain 1 it drains to ~0.03.
+        assert re.search(r"theory 0\.[34]", gain_53), gain_53
+        wait_for_screenshot_change(depth_canvas, shot)
 
-            # A two-step demonstration: gain 1, then the button for gain 5/3.
-            choose(select, "tanh: gain 1 vs 5/3")
-            gain_1 = wait_for_text(page, DEPTH_READOUT, r"^layer 20:")
-            shot = wait_for_stable_screenshot(depth_canvas)
-            page.locator(".tinyinit-step button", has_text="gain 5/3").click()
-            gain_53 = wait_for_text(page, DEPTH_READOUT, rf"^(?!{re.escape(gain_1)}$)layer 20:")
-            # tanh with gain 5/3 settles near 0.4 (module card); with gain 1 it drains to ~0.03.
-            assert re.search(r"theory 0\.[34]", gain_53), gain_53
-            wait_for_screenshot_change(depth_canvas, shot)
+        # The residual stream: its own tab comes up, and its toggle is a step.
+        choose(select, "Residual stream: with and without 1/sqrt(2N)")
+        residual_canvas = mpl_canvas(page, ".tinyinit-residual")
+        residual_canvas.wait_for(state="visible", timeout=30_000)
+        unscaled = wait_for_text(page, RESIDUAL_READOUT, r"N = 48 blocks.*× 1\.000")
+        shot = wait_for_stable_screenshot(residual_canvas)
+        page.locator(".tinyinit-step button", has_text="with 1/√(2N)").first.click()
+        scaled = wait_for_text(page, RESIDUAL_READOUT, r"N = 48 blocks.*× 0\.102")
+        assert scaled != unscaled
+        wait_for_screenshot_change(residual_canvas, shot)
 
-            # The residual stream: its own tab comes up, and its toggle is a step.
-            choose(select, "Residual stream: with and without 1/sqrt(2N)")
-            residual_canvas = mpl_canvas(page, ".tinyinit-residual")
-            residual_canvas.wait_for(state="visible", timeout=30_000)
-            unscaled = wait_for_text(page, RESIDUAL_READOUT, r"N = 48 blocks.*× 1\.000")
-            shot = wait_for_stable_screenshot(residual_canvas)
-            page.locator(".tinyinit-step button", has_text="with 1/√(2N)").first.click()
-            scaled = wait_for_text(page, RESIDUAL_READOUT, r"N = 48 blocks.*× 0\.102")
-            assert scaled != unscaled
-            wait_for_screenshot_change(residual_canvas, shot)
-
-            assert page_problems(page) == []
-            unexpected = [u for u in failed if not any(cdn in u for cdn in OFFLINE_CDN)]
-            assert unexpected == [], f"requests failed: {unexpected}"
-            errors = [
-                m
-                for m in console.messages
-                if not any(b in m for b in BENIGN_CONSOLE) and not (NET_ERROR in m and failed)
-            ]
-            assert errors == [], "\n".join(errors)
-        except Exception:
-            page.screenshot(path=str(voila.home / "failure.png"), full_page=True)
-            print(voila.log_tail(60))
-            raise
-        finally:
-            browser.close()
+        assert page_problems(page) == []
+        unexpected = [u for u in failed if not any(cdn in u for cdn in OFFLINE_CDN)]
+        assert unexpected == [], f"requests failed: {unexpected}"
+        errors = [
+            m
+            for m in console.messages
+            if not any(b in m for b in BENIGN_CONSOLE) and not (NET_ERROR in m and failed)
+        ]
+        assert errors == [], "\n".join(errors)
+    except Exception:
+        page.screenshot(path=str(voila.home / "failure.png"), full_page=True)
+        print(voila.log_tail(60))
+        raise
+    finally:
+        context.close()
