@@ -268,3 +268,10 @@ def test_reset_restores_the_starting_settings(ex):
     )
     assert (ex.depth.value, ex.direction.value, ex.seeds.value) == (20, "forward", 3)
     assert ex.readout.value == start
+
+
+def test_a_gain_given_at_start_is_kept():
+    explorer = depth_explorer(initializer="kaiming_fan_in", gain=2.0, width=16, depth=4)
+    assert explorer.gain.value == 2.0 and explorer.result.gain == 2.0
+    default = depth_explorer(initializer="kaiming_fan_in", activation="tanh", width=16, depth=4)
+    assert default.gain.value == pytest.approx(5 / 3)

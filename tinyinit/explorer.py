@@ -133,7 +133,7 @@ class DepthExplorer:
             layout=widgets.Layout(width="fit-content"),
         )
         self.app.add_class("tinyinit-explorer")
-        self._sync_controls()
+        self._sync_controls(follow=False)  # a gain given to the constructor is kept
         self.update()
         for control in (self.initializer, self.activation):
             control.observe(self._on_choice, names="value")
@@ -242,12 +242,12 @@ class DepthExplorer:
             self._holding -= 1
         self.update()
 
-    def _sync_controls(self):
-        """Enable the controls that apply; Kaiming's gain follows the activation."""
+    def _sync_controls(self, follow: bool = True):
+        """Enable the controls that apply; Kaiming's gain follows the activation if `follow`."""
         init, act = self.initializer.value, self.activation.value
         self.gain.disabled = init == "normal"
         self.std.disabled = init != "normal"
-        if init in KAIMING:
+        if follow and init in KAIMING:
             self.gain.value = default_gain(act)
         self.gain_hint.value = f"calculate_gain('{act}') = {default_gain(act):.4g}"
 
