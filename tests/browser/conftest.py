@@ -56,8 +56,11 @@ def page(request, browser, lab_server, tmp_path):
     yield page
     if request.node.stash.get(_FAILED, False):
         shot = tmp_path / "failure.png"
-        page.screenshot(path=shot, full_page=True)
-        print(f"\nscreenshot of the page at failure: {shot}")
+        try:
+            page.screenshot(path=shot, full_page=True)
+            print(f"\nscreenshot of the page at failure: {shot}")
+        except Exception as error:  # a crashed page must not hide the test's own failure
+            print(f"\nno screenshot of the page at failure: {error}")
         print(f"end of the jupyter lab log ({lab_server.log_path}):\n{lab_server.log_tail()}")
     context.close()
     lab_server.shutdown_kernels()  # each test starts from no kernels
