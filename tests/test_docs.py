@@ -22,19 +22,7 @@ import pytest
 import tinyinit
 
 # name -> what is missing (kept short: these are reminders, not excuses)
-KNOWN_GAPS = {
-    "tinyinit.DepthExplorer": "no >>> example",
-    "tinyinit.DepthResult": "no >>> example",
-    "tinyinit.Diagnosis": "no >>> example",
-    "tinyinit.GPTConfig": "no >>> example",
-    "tinyinit.ResidualScalingReport": "no >>> example",
-    "tinyinit.UnitWeights": "no >>> example",
-    "tinyinit.coordinate_check": "no >>> example",
-    "tinyinit.depth_explorer": "no >>> example",
-    "tinyinit.lr_sweep": "no >>> example",
-    "tinyinit.sample_sums": "no >>> example",
-    "tinyinit.variance_of": "no >>> example",
-}
+KNOWN_GAPS: dict[str, str] = {}
 
 # Widgets that show a picture rather than a value or an action: nothing to hover.
 PICTURES = (widgets.Image, widgets.Output)

@@ -128,7 +128,23 @@ PITFALLS: dict[str, Pitfall] = {
 
 @dataclass(frozen=True)
 class Diagnosis:
-    """What check_initializer found: ok, or the pitfall, with a message saying why."""
+    """What check_initializer found: ok, or the pitfall, with a message saying why.
+
+    pitfall is a key of PITFALLS (None when ok); message holds the pitfall's
+    title, what was measured, its symptom and its fix, one per line.
+
+    >>> import math
+    >>> from tinyinit import fans, uniforms
+    >>> def my_xavier_uniform(shape, gain, rng):      # the std used as the bound
+    ...     fan_in, fan_out = fans(shape)
+    ...     a = gain * math.sqrt(2.0 / (fan_in + fan_out))
+    ...     return (-a + 2 * a * uniforms(rng, math.prod(shape))).reshape(shape).astype("float32")
+    >>> d = check_initializer(my_xavier_uniform, "xavier_uniform")
+    >>> d.ok, d.pitfall
+    (False, 'uniform_bound_without_sqrt3')
+    >>> print(d.message.splitlines()[-1].strip())
+    fix:      a = gain * sqrt(6 / (fan_in + fan_out)) = sqrt(3) * std
+    """
 
     kind: str
     ok: bool

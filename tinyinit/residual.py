@@ -213,7 +213,22 @@ class ProjectionCheck:
 
 @dataclass(frozen=True)
 class ResidualScalingReport:
-    """The result of check_residual_scaling: one ProjectionCheck per (layer, kind)."""
+    """The result of check_residual_scaling: one ProjectionCheck per (layer, kind).
+
+    expected_std = base_std / sqrt(2 n_layers); ok when every check is "ok", and
+    problems holds the others. Printed, it says what was found and where.
+
+    >>> from tinyinit import PCG32
+    >>> params = toy_gpt2_parameters(2, 32, PCG32(0), unscaled=[(1, "mlp")])
+    >>> report = check_residual_scaling(params, 2)
+    >>> report.ok, [(c.layer, c.kind, c.status) for c in report.problems]
+    (False, [(1, 'mlp', 'unscaled')])
+    >>> print(report)
+    residual scaling, N = 2: expected std 0.02/sqrt(4) = 0.01000
+    4 output projections: 3 ok, 1 unscaled
+      UNSCALED    h.1.mlp.c_proj.weight: std 0.01978 (expected 0.01000 +- 0.00055)
+    FAIL: 1 problem(s)
+    """
 
     n_layers: int
     base_std: float

@@ -85,7 +85,22 @@ INIT_SCHEMES = {
 
 @dataclass(frozen=True)
 class GPTConfig:
-    """Sizes and the init scheme of a TinyGPT (names as in nanoGPT)."""
+    """Sizes and the init scheme of a TinyGPT (names as in nanoGPT).
+
+    Each of the n_layer blocks has n_head heads of size n_embd / n_head, an MLP of
+    width 4 n_embd, and (init "tinyinit") output projections of std
+    base_std / sqrt(2 n_layer); init is a key of INIT_SCHEMES.
+
+    >>> config = GPTConfig(n_layer=2, n_head=2, n_embd=16)
+    >>> config.n_embd // config.n_head, parameter_shapes(config)["h.0.mlp.c_fc.weight"]
+    (8, (64, 16))
+    >>> init_rule("residual_out", config)             # 0.02 / sqrt(2 * 2)
+    ('N(0, (0.02/sqrt(2N))^2)', 0.01)
+    >>> GPTConfig(n_head=4, n_embd=10)
+    Traceback (most recent call last):
+    ...
+    ValueError: n_embd must be a multiple of n_head, got n_embd=10, n_head=4
+    """
 
     vocab_size: int = 256
     block_size: int = 32
