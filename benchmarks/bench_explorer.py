@@ -128,7 +128,7 @@ def main() -> None:
     parser.add_argument("--depth", type=int, default=20)
     parser.add_argument("--width", type=int, default=256)
     parser.add_argument("--seeds", type=int, default=3)
-    parser.add_argument("--batch", type=int, default=32)
+    parser.add_argument("--batch", type=int, default=16, help="samples per seed, as the explorer")
     parser.add_argument("--blas-threads", type=int, default=None)
     args = parser.parse_args()
     if args.blas_threads is not None:

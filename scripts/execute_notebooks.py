@@ -19,12 +19,15 @@ from nbclient import NotebookClient
 
 def execute(path: Path) -> None:
     nb = nbformat.read(path, as_version=4)
+    for cell in nb.cells:  # no timestamps: a re-run that computes the same changes nothing
+        cell.metadata.pop("execution", None)
     client = NotebookClient(
         nb,
         timeout=600,
         kernel_name="python3",
         resources={"metadata": {"path": str(path.parent)}},
         store_widget_state=True,
+        record_timing=False,
     )
     client.execute()
     nbformat.write(nb, path)

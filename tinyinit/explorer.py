@@ -26,8 +26,16 @@ from contextlib import contextmanager
 
 import ipywidgets as widgets
 import matplotlib
+from matplotlib.colors import to_hex, to_rgba
 
-from .plots import DepthPlot, edge_note, png_bytes
+from .plots import (
+    DepthPlot,
+    edge_note,
+    legend_labels,
+    png_bytes,
+    quantity_label,
+    settings_title,
+)
 from .propagation import (
     ACTIVATIONS,
     INITIALIZERS,
@@ -82,6 +90,31 @@ def readout_lines(result: DepthResult) -> list[str]:
     return [first, second, third] + ([note] if note else [])
 
 
+def caption_html(result: DepthResult) -> str:
+    """The figure's title and legend as HTML, shown above the live canvas.
+
+    Text is what costs most in a matplotlib redraw; as HTML it costs nothing.
+
+    >>> from tinyinit.propagation import simulate
+    >>> r = simulate("relu", "xavier_uniform", depth=3, width=16, seeds=2)
+    >>> "median of 2 seeds" in caption_html(r)
+    True
+    """
+    c0 = to_hex("C0")
+    band = "rgba({:.0f},{:.0f},{:.0f},0.35)".format(*(255 * v for v in to_rgba("C0")[:3]))
+    swatches = [
+        f'<span style="color:{c0}">●━</span>',
+        f'<span style="color:{band}">██</span>',
+        '<span style="color:black">╍╍</span>',
+        '<span style="color:#737373">┈┈</span>',
+    ]
+    legend = " &nbsp; ".join(
+        f"{swatch} {html.escape(label)}" for swatch, label in zip(swatches, legend_labels(result))
+    )
+    y = html.escape(quantity_label(result.direction))
+    return f"<b>{html.escape(settings_title(result))}</b><br>y: {y}, log scale &nbsp; {legend}"
+
+
 def _is_widget_backend() -> bool:
     backend = matplotlib.get_backend().lower()
     return "ipympl" in backend or backend in ("widget", "ipympl")
@@ -105,7 +138,7 @@ class DepthExplorer:
     >>> ex = DepthExplorer(depth=3, width=16, seeds=1)    # Xavier uniform + ReLU
     >>> ex.depth.value = 5                                # as a hand on the slider
     >>> ex.result.end_layer, round(ex.result.measured_end, 4), round(ex.result.theory_end, 6)
-    (5, 0.0193, 0.03125)
+    (5, 0.0167, 0.03125)
     """
 
     def __init__(
@@ -118,7 +151,7 @@ class DepthExplorer:
         width: int = 256,
         seeds: int = 3,
         direction: str = "forward",
-        batch: int = 32,
+        batch: int = 16,
         cache: UnitWeights | None = None,
         figsize=(7.5, 4.6),
         png_fallback: bool = True,
@@ -138,7 +171,7 @@ class DepthExplorer:
         self._build_controls(**self.defaults)
         self._build_figure(figsize)
         self.app = widgets.VBox(
-            [self._controls, self.readout, self._view],
+            [self._controls, self.readout, self.caption, self._view],
             layout=widgets.Layout(width="fit-content"),
         )
         self.app.add_class("tinyinit-explorer")
@@ -174,12 +207,16 @@ class DepthExplorer:
                       "output to input"],
         )  # fmt: skip
         self.gain = widgets.FloatSlider(
-            value=gain, min=0.0, max=3.0, step=0.01, readout_format=".3f", description="gain",
+            # No step: a slider with one snaps in the browser and sends the snapped
+            # value back, so sqrt(2) would become 1.41 and Kaiming would lose 11%.
+            value=gain, min=0.0, max=3.0, step=None, readout_format=".3f", description="gain",
             continuous_update=True,
             tooltip="Multiplies the std of Xavier and Kaiming. Kaiming starts at "
             "calculate_gain(activation); Xavier at 1, as in torch",
         )  # fmt: skip
-        self.gain_hint = widgets.HTML()
+        self.gain_hint = widgets.HTML(
+            tooltip="torch's gain for the chosen activation (1 for Xavier's own assumption)"
+        )
         self.use_default_gain = widgets.Button(
             description="use calculate_gain", layout=widgets.Layout(width="150px"),
             tooltip="Set the gain to torch's calculate_gain for this activation",
@@ -208,8 +245,12 @@ class DepthExplorer:
             tooltip="Independent networks (weights, inputs) drawn from PCG32 seeds 0, 1, ...: "
             "the band shows their spread",
         )  # fmt: skip
-        self.readout = widgets.HTML()
+        self.readout = widgets.HTML(
+            tooltip="Where the signal arrives: the last layer's mean square, measured and in theory"
+        )
         self.readout.add_class("tinyinit-readout")
+        self.caption = widgets.HTML(tooltip="What the figure shows: settings and legend")
+        self.caption.add_class("tinyinit-caption")
         self._controls = widgets.VBox(
             [
                 widgets.HBox([self.initializer, self.activation, self.direction]),
@@ -229,7 +270,7 @@ class DepthExplorer:
             figure.canvas.header_visible = False
             figure.canvas.footer_visible = False
             figure.canvas.toolbar_visible = False
-        self.plot = DepthPlot(figure, figsize=figsize)
+        self.plot = DepthPlot(figure, figsize=figsize, decorated=False)
         self.figure = self.plot.figure
         self._image = None
         if isinstance(self.figure.canvas, widgets.DOMWidget):
@@ -285,6 +326,7 @@ class DepthExplorer:
         )  # fmt: skip
         self.plot.update(self.result)
         self.readout.value = "<br>".join(html.escape(line) for line in readout_lines(self.result))
+        self.caption.value = caption_html(self.result)
         if self._image is not None:
             self._image.value = png_bytes(self.figure)
         self.updates += 1
@@ -312,6 +354,6 @@ def depth_explorer(**defaults) -> DepthExplorer:
     >>> round(ex.gain.value, 4)                # Kaiming starts at calculate_gain("relu")
     1.4142
     >>> print(ex.readout_text.splitlines()[0])
-    layer 3: measured 0.55, theory 1
+    layer 3: measured 1.03, theory 1
     """
     return DepthExplorer(**defaults)

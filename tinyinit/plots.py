@@ -44,6 +44,12 @@ def quantity_label(direction: str) -> str:
     return "mean square of the gradient ∂loss/∂hℓ"
 
 
+def legend_labels(result: DepthResult) -> list[str]:
+    """The legend's words for `result`: median, band, theory, reference level."""
+    level = "input" if result.direction == "forward" else "upstream gradient"
+    return [f"median of {len(result.seeds)} seeds", "min to max", "theory", f"{level}: 1"]
+
+
 def _positive(values: np.ndarray) -> np.ndarray:
     """values with inf, nan and 0 (not drawable on a log axis) replaced by nan."""
     v = np.asarray(values, dtype=float)
@@ -104,12 +110,14 @@ class DepthPlot:
     np.True_
     """
 
-    def __init__(self, figure: Figure | None = None, figsize=(7.5, 4.6)):
+    def __init__(self, figure: Figure | None = None, figsize=(7.5, 4.6), decorated: bool = True):
         if figure is None:
             figure = Figure(figsize=figsize, dpi=100)
             FigureCanvasAgg(figure)  # draw_idle then renders, as a live canvas would
         self.figure = figure
-        self.figure.subplots_adjust(left=0.1, right=0.97, top=0.92, bottom=0.27)
+        # Room for the title, the legend and the note below the x label.
+        top, bottom, left = (0.92, 0.27, 0.1) if decorated else (0.97, 0.2, 0.08)
+        self.figure.subplots_adjust(left=left, right=0.97, top=top, bottom=bottom)
         ax = self.ax = self.figure.add_subplot()
         ax.set_yscale("log")
         # Minor ticks on a log axis cost more to draw than everything else together;
@@ -119,7 +127,11 @@ class DepthPlot:
         ax.yaxis.set_minor_locator(ticker.NullLocator())
         ax.xaxis.set_major_locator(ticker.MaxNLocator(nbins=6, integer=True))
         ax.set_xlabel("layer ℓ")
-        ax.grid(True, which="major", alpha=0.25)
+        # One collection of horizontal lines at the decades: a single path to draw,
+        # where a grid draws one line per tick.
+        self.decades = ax.hlines(
+            [], 0, 1, transform=ax.get_yaxis_transform(), color="0.85", lw=0.8, zorder=0
+        )
 
         nothing = np.array([0.0, 1.0])
         self.band = ax.fill_between(nothing, 1, 1, color="C0", alpha=0.25, lw=0)
@@ -131,12 +143,17 @@ class DepthPlot:
         (self.underflow_marks,) = ax.plot([], [], "v", color=UNDERFLOW_COLOR, **marks)
         # Between the axis label and the legend: never on top of a curve.
         self.note = self.figure.text(0.01, 0.105, "", va="center", fontsize=9, color=OVERFLOW_COLOR)
-        # A legend below the axes never covers data, and a fixed place is cheap to draw.
-        self.legend = self.figure.legend(
-            [self.median_line, self.band, self.theory_line, self.reference],
-            ["median of seeds", "min to max", "theory", "input: 1"],
-            loc="lower center", ncols=4, fontsize=9, frameon=False,
-        )  # fmt: skip
+        # Title, legend and y label are text drawn anew on every update: most of the
+        # cost of a redraw. A live explorer shows them as HTML instead (decorated=False).
+        self.decorated = decorated
+        self.legend = None
+        if decorated:
+            # A legend below the axes never covers data, and a fixed place is cheap to draw.
+            self.legend = self.figure.legend(
+                [self.median_line, self.band, self.theory_line, self.reference],
+                ["median of seeds", "min to max", "theory", "input: 1"],
+                loc="lower center", ncols=4, fontsize=9, frameon=False,
+            )  # fmt: skip
 
     def update(self, result: DepthResult, draw: bool = True) -> None:
         """Show `result`: new data in the same artists, new limits, one redraw."""
@@ -158,11 +175,12 @@ class DepthPlot:
         ax.set_xlim(-0.02 * result.depth - 0.1, result.depth * 1.02 + 0.1)
         ax.set_ylim(bottom, top)
         self.yticks.locs = decade_ticks(bottom, top)
-        ax.set_ylabel(quantity_label(result.direction))
-        level = "input" if result.direction == "forward" else "upstream gradient"
-        self.legend.get_texts()[0].set_text(f"median of {len(result.seeds)} seeds")
-        self.legend.get_texts()[3].set_text(f"{level}: 1")
-        ax.set_title(settings_title(result), fontsize=10)
+        self.decades.set_segments([[(0, y), (1, y)] for y in self.yticks.locs])
+        if self.decorated:
+            ax.set_ylabel(quantity_label(result.direction))
+            for text, label in zip(self.legend.get_texts(), legend_labels(result)):
+                text.set_text(label)
+            ax.set_title(settings_title(result), fontsize=10)
         if draw:
             self.figure.canvas.draw_idle()
 
