@@ -333,6 +333,17 @@ class DepthExplorer:
 
     # --- showing ---------------------------------------------------------------------------
 
+    def snapshot(self, dpi: int = 100) -> bytes:
+        """The current plot as PNG bytes, with its title and legend drawn in (a static picture).
+
+        >>> ex = DepthExplorer(depth=3, width=16, seeds=1)
+        >>> ex.snapshot()[:4]
+        b'\\x89PNG'
+        """
+        plot = DepthPlot(figsize=tuple(self.figure.get_size_inches()), decorated=True)
+        plot.update(self.result, draw=False)
+        return png_bytes(plot.figure, dpi=dpi)
+
     @property
     def readout_text(self) -> str:
         """The readout as plain text, one line per line."""

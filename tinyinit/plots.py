@@ -141,8 +141,9 @@ class DepthPlot:
         marks = dict(ls="none", ms=8, clip_on=False, zorder=5)
         (self.overflow_marks,) = ax.plot([], [], "^", color=OVERFLOW_COLOR, **marks)
         (self.underflow_marks,) = ax.plot([], [], "v", color=UNDERFLOW_COLOR, **marks)
-        # Between the axis label and the legend: never on top of a curve.
-        self.note = self.figure.text(0.01, 0.105, "", va="center", fontsize=9, color=OVERFLOW_COLOR)
+        # Below the x label (and above the legend, if any): never on top of a curve.
+        y = 0.105 if decorated else 0.04
+        self.note = self.figure.text(0.01, y, "", va="center", fontsize=9, color=OVERFLOW_COLOR)
         # Title, legend and y label are text drawn anew on every update: most of the
         # cost of a redraw. A live explorer shows them as HTML instead (decorated=False).
         self.decorated = decorated
