@@ -21,8 +21,11 @@ $(VENV)/.test: pyproject.toml
 	$(PY) -m pip install --quiet -e '.[test]'
 	touch $@ $(VENV)/.runtime
 
+# Jupyter refuses to run as root unless told; containers and fresh VMs often are root.
+ALLOW_ROOT := $(if $(filter 0,$(shell id -u)),--allow-root)
+
 lab: $(VENV)/.runtime
-	$(VENV)/bin/jupyter lab --notebook-dir=notebooks --port=$(PORT)
+	$(VENV)/bin/jupyter lab --notebook-dir=notebooks --port=$(PORT) $(ALLOW_ROOT)
 
 # Everything: lint, unit and property tests, doctests, strict nbval on every
 # notebook, and the browser tests (skipped, with a note, where Chromium is absent).
