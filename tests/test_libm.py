@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 import math
+from decimal import Decimal, localcontext
+from fractions import Fraction
 
 import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from tinyinit import libm
 from tinyinit.libm import log
 
 
@@ -52,3 +55,55 @@ def test_one_gives_exactly_zero():
 def test_equals_the_c_library_on_any_positive_double(values):
     x = np.array(values)
     assert np.array_equal(log(x), c_log(x))
+
+
+# --- the argument of tinyinit/libm.py's docstring, checked step by step -----------------
+
+
+def test_the_table_makes_r_exact_and_the_first_sum_error_free():
+    """Per interval: g has 9 bits, |r| < 2**-8, and |w| >= |r| where k = 0 and g != 1."""
+    for i, g in enumerate(libm.G.tolist()):
+        assert math.ldexp(math.frexp(g)[0], 9).is_integer(), f"g = {g!r} has more than 9 bits"
+        lo, hi = libm._interval(i)
+        largest_r = max(abs(Fraction(lo) * Fraction(g) - 1), abs(Fraction(hi) * Fraction(g) - 1))
+        assert largest_r < Fraction(1, 2**8), i
+        if g != 1.0:
+            assert abs(Fraction(libm.MINUS_LN_G_HI[i])) >= largest_r, i
+        assert (Fraction(libm.MINUS_LN_G_HI[i]) * 2**43).denominator == 1
+    assert (Fraction(libm.LN2_HI) * 2**42).denominator == 1  # k * LN2_HI exact for |k| < 2**11
+
+
+def sample_of_every_kind(n: int) -> np.ndarray:
+    """Box-Muller arguments, values near 1, both ends of every table interval, wide values."""
+    rng = np.random.default_rng(3)
+    ends = np.array([v for i in range(256) for v in libm._interval(i)])
+    return np.concatenate(
+        [
+            spec_arguments(rng, n),
+            1.0 + rng.integers(-(2**44), 2**44, n) / 2.0**52,
+            ends,
+            ends * 2.0 ** rng.integers(-60, 60, ends.size),
+            np.exp(rng.uniform(-700, 700, n)),
+        ]
+    )
+
+
+def test_the_reduction_is_exact():
+    x = sample_of_every_kind(2_000)
+    k, i, r = libm._reduce(x.copy())
+    for xv, kv, iv, rv in zip(x.tolist(), k.tolist(), i.tolist(), r.tolist()):
+        z = Fraction(xv) / Fraction(2) ** kv
+        assert Fraction(0.6875) <= z < Fraction(1.375)
+        assert z * Fraction(libm.G[iv]) - 1 == Fraction(rv)
+
+
+def test_the_estimate_is_within_a_hundredth_of_an_ulp():
+    """|y + t - ln x| <= 0.01 |ln x| 2**-53, which is 0.01 of the gap on either side of y."""
+    x = sample_of_every_kind(4_000)
+    y, t = libm.log_estimate(x.copy())
+    with localcontext() as ctx:
+        ctx.prec = 60
+        for xv, yv, tv in zip(x.tolist(), y.tolist(), t.tolist()):
+            exact = Decimal(xv).ln()
+            error = abs(Decimal(yv) + Decimal(tv) - exact)
+            assert error <= Decimal("0.01") * abs(exact) / 2**53, (xv, float(error / abs(exact)))

@@ -14,13 +14,26 @@ library must return the nearest double. Our estimate y + t of ln(x) is good
 to better than 0.01 ulp, so whenever |t| < 0.45 ulp(y), y is what the C
 library returns. The other ~10% go to math.log.
 
-How the 60 bits come (the classic table method):
-    x = 2**k * m            with m in [sqrt(1/2), sqrt(2))
-    m = c * (1 + r)         with c = 1 + i/256 the nearest grid point, |r| <= 2**-9
-    ln x = k ln 2 + ln c + ln(1 + r)
-ln 2 and the 182 values ln c are stored as pairs of doubles (hi + lo, about
-106 bits, from `decimal`); r is an exact pair r_hi + r_lo; ln(1 + r) is its
-Taylor series, which needs only 8 terms when |r| <= 2**-9.
+How the 60 bits come (the table method of glibc's own log, without its FMA):
+    x = 2**k * z            z in [0.6875, 1.375), cut out of x's bits
+    z * g = 1 + r           g ~ 1/z from a table of 256, with only 9 bits
+    ln x = k ln 2 - ln g + ln(1 + r)
+The bits of x after subtracting those of 0.6875 give k (the top 12) and the
+table index i (the next 8), with no floating-point work. g has 9 significant
+bits, so r = z * g - 1 is exact (see `_reduce`), and |r| < 2**-8. ln 2 and
+the 256 values -ln g are stored as hi + lo pairs (about 97 bits); hi is cut
+short so that w = k ln2_hi - ln g_hi is exact, and w + r is split exactly
+into a double and its rounding error (Fast2Sum, as |w| >= |r| wherever
+w != 0). ln(1 + r) - r is the Taylor series to r**8 (the next term is below
+2**-75).
+
+Where the 0.01 ulp comes from. Every step is exact except (a) the Taylor
+tail r**2 * P(r), computed to 3 roundings of itself, |tail| <= r**2/2 <= 2**-17,
+(b) the few additions of the small parts, and (c) the 2**-97 of the tables.
+Near x = 1 (g = 1, k = 0) ln x ~ r and (a) is at most 1.5 * 2**-53 * r**2,
+that is 1.5 * 2**-61 |ln x| at |r| < 2**-8: under 0.006 ulp. Elsewhere
+|ln x| >= 2**-9 and (a) + (b) stay below 2**-68, again under 0.01 ulp.
+tests/test_libm.py measures the estimate against 40-digit logs.
 """
 
 from __future__ import annotations
@@ -30,49 +43,119 @@ from decimal import Decimal, localcontext
 
 import numpy as np
 
-GRID = 256
-_I_MIN, _I_MAX = -76, 107  # c = 1 + i/256 covers [sqrt(1/2), sqrt(2)) with |m - c| <= 1/512
+TABLE_BITS = 8
+_OFF = 0x3FE6000000000000  # the bits of 0.6875: z in [0.6875, 1.375), 1.0 starts an interval
+_SHIFT = 52 - TABLE_BITS
 _MARGIN = 0.45  # in ulps: 0.5 - 0.033 (C library) - 0.01 (our estimate) - slack
+_G_BITS = 9  # significant bits of g: z_hi (53 - 9 bits) * g and z_lo (9 bits) * g are exact
+_HI_QUANTUM = 2.0**-43  # ln2_hi and ln_g_hi are multiples of it, so k ln2_hi + ln_g_hi is exact
 
 
-def _log_pair(value: Decimal) -> tuple[float, float]:
-    """ln(value) as hi + lo, two doubles, about 106 bits together."""
+def _ln(value) -> Decimal:
     with localcontext() as ctx:
         ctx.prec = 50
-        exact = value.ln()
-        hi = float(exact)
+        return Decimal(value).ln()
+
+
+def _hi_lo(exact: Decimal, quantum: float) -> tuple[float, float]:
+    """exact = hi + lo: hi a multiple of quantum, lo the nearest double to the rest."""
+    hi = float(round(exact / Decimal(quantum))) * quantum
+    with localcontext() as ctx:
+        ctx.prec = 50
         return hi, float(exact - Decimal(hi))
 
 
+def _short(value: float, bits: int) -> float:
+    """value rounded to `bits` significant bits."""
+    m, e = math.frexp(value)
+    return math.ldexp(round(math.ldexp(m, bits)), e - bits)
+
+
+def _interval(i: int) -> tuple[float, float]:
+    """The smallest and largest z of table interval i."""
+    start = _OFF + (i << _SHIFT)
+    bits = np.array([start, start + (1 << _SHIFT) - 1], dtype=np.int64)
+    lo, hi = bits.view(np.float64).tolist()
+    return lo, hi
+
+
+def _choose_g(lo: float, hi: float) -> float:
+    """The 9-bit g with the smallest |z * g - 1| over [lo, hi]; 1 next to z = 1."""
+    if lo <= 1.0 <= hi or hi == math.nextafter(1.0, 0.0):
+        return 1.0  # so that ln x = ln(1 + r) with nothing to cancel near x = 1
+    centre = _short(2.0 / (lo + hi), _G_BITS)
+    candidates = [_short(centre * (1 + s * 2.0**-_G_BITS), _G_BITS) for s in (-1, 0, 1)]
+    return min(candidates, key=lambda g: max(abs(lo * g - 1), abs(hi * g - 1)))
+
+
 def _tables():
-    i = np.arange(_I_MIN, _I_MAX + 1)
-    pairs = [_log_pair(Decimal(1) + Decimal(int(k)) / GRID) for k in i]
-    ln_c_hi, ln_c_lo = (np.array(col) for col in zip(*pairs))
-    # ln 2 cut to 40 bits, so that k * LN2_HI is exact for every |k| < 2**13.
-    ln2 = _log_pair(Decimal(2))[0]
-    ln2_hi = math.ldexp(math.floor(math.ldexp(ln2, 40)), -40)
-    with localcontext() as ctx:
-        ctx.prec = 50
-        ln2_lo = float(Decimal(2).ln() - Decimal(ln2_hi))
-    return ln_c_hi, ln_c_lo, ln2_hi, ln2_lo
+    g = np.array([_choose_g(*_interval(i)) for i in range(1 << TABLE_BITS)])
+    pairs = [_hi_lo(-_ln(v), _HI_QUANTUM) for v in g.tolist()]
+    ln_g_hi, ln_g_lo = (np.array(col) for col in zip(*pairs))  # of -ln g
+    ln2_hi, ln2_lo = _hi_lo(_ln(2), 2 * _HI_QUANTUM)  # 42 bits: k * ln2_hi exact for |k| < 2**11
+    return g, ln_g_hi, ln_g_lo, ln2_hi, ln2_lo
 
 
-LN_C_HI, LN_C_LO, LN2_HI, LN2_LO = _tables()
-_SQRT_HALF = math.sqrt(0.5)
+G, MINUS_LN_G_HI, MINUS_LN_G_LO, LN2_HI, LN2_LO = _tables()
 
 
-def _split(a: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Veltkamp: a = hi + lo exactly, hi with 26 significant bits."""
-    t = a * 134217729.0  # 2**27 + 1
-    hi = t - (t - a)
-    return hi, a - hi
+def _reduce(x: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(k, i, r) with x = 2**k * z and z * G[i] = 1 + r exactly, from the bits of x.
+
+    Micro-optimized: integer work on the bits and in-place updates. Why r is
+    exact without a fused multiply-add: z_hi (z with its last 9 bits cleared)
+    has 44 bits and g 9, so z_hi * g is exact, and so are z_hi * g - 1
+    (Sterbenz) and z_lo * g. z is a multiple of 2**-53 (2**-52 when z >= 1,
+    where g < 1 is a multiple of 2**-9; when z < 1, g >= 1 is a multiple of
+    2**-8), so all three are multiples of 2**-61; with |r| < 2**-8 their sum
+    r fits in 53 bits: exact too.
+    """
+    ix = x.view(np.int64)
+    tmp = ix - _OFF
+    i = (tmp >> _SHIFT) & ((1 << TABLE_BITS) - 1)
+    tmp >>= 52  # k: the exponent, counted from z's binade
+    k = tmp
+    iz = ix - (k << 52)
+    z = iz.view(np.float64)
+    iz_hi = iz & -(1 << _G_BITS)
+    z_hi = iz_hi.view(np.float64)
+    g = G[i]
+    r = z_hi * g
+    r -= 1.0
+    z_lo = z - z_hi
+    z_lo *= g
+    r += z_lo
+    return k, i, r
 
 
-def _two_sum(a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """s + e == a + b exactly, s = fl(a + b) (Knuth)."""
-    s = a + b
-    bb = s - a
-    return s, (a - (s - bb)) + (b - bb)
+def _log1p_tail(r: np.ndarray) -> np.ndarray:
+    """ln(1 + r) - r for |r| < 2**-8: the Taylor series -r**2/2 + r**3/3 - ... + ... - r**8/8."""
+    p = r * (-1 / 8)
+    for n in (7, 6, 5, 4, 3, 2):
+        p += (-1) ** (n + 1) / n
+        p *= r
+    p *= r  # r**2 * (-1/2 + r/3 - ...)
+    return p
+
+
+def log_estimate(x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(y, t): y = fl(ln x) and y + t = ln x to better than 0.01 ulp, for positive normal x."""
+    k, i, r = _reduce(x)
+    kf = k.astype(np.float64)
+    w = kf * LN2_HI
+    w += MINUS_LN_G_HI[i]  # exact: both are multiples of 2**-43 and |w| < 2**10
+    hi = w + r
+    w -= hi
+    w += r  # the rounding error of hi = w + r, exact since |w| >= |r| or w = 0 (Fast2Sum)
+    lo = kf
+    lo *= LN2_LO
+    lo += MINUS_LN_G_LO[i]
+    lo += _log1p_tail(r)
+    lo += w
+    y = hi + lo
+    hi -= y
+    hi += lo  # t: y + t = hi + lo exactly (Fast2Sum)
+    return y, hi
 
 
 def log(x: np.ndarray) -> np.ndarray:
@@ -83,34 +166,14 @@ def log(x: np.ndarray) -> np.ndarray:
     >>> bool(np.all(log(x) == [math.log(v) for v in x]))
     True
     """
-    x = np.asarray(x, dtype=np.float64)
-    f, e = np.frexp(x)  # x = f * 2**e, f in [0.5, 1)
-    low = f < _SQRT_HALF
-    m = np.where(low, 2.0 * f, f)
-    k = (e - low).astype(np.float64)
-
-    i = np.rint((m - 1.0) * GRID)
-    c = 1.0 + i / GRID
-    d = m - c  # exact: m and c are within a factor 2 of each other
-    r_hi = d / c
-    a_hi, a_lo = _split(r_hi)  # c has <= 9 bits, so a_hi * c and a_lo * c are exact
-    r_lo = ((d - a_hi * c) - a_lo * c) / c  # d - r_hi * c, exactly, then / c
-
-    # ln(1 + r) - r for r = r_hi + r_lo: Taylor to r**8 (next term < 2**-72 |r|).
-    r = r_hi
-    poly = -0.5 + r * (1 / 3 + r * (-0.25 + r * (0.2 + r * (-1 / 6 + r * (1 / 7 - r / 8)))))
-    tail = r * r * poly - r_hi * r_lo
-
-    j = i.astype(np.intp) - _I_MIN
-    s, e1 = _two_sum(k * LN2_HI, LN_C_HI[j])
-    hi, e2 = _two_sum(s, r_hi)
-    lo = e1 + e2 + (k * LN2_LO + LN_C_LO[j] + r_lo + tail)
-    y = hi + lo
-    t = lo - (y - hi)  # y + t == hi + lo to about 2**-106 |y|
-
-    # Too close to a rounding midpoint (or at a binade edge, where ulp changes): ask math.log.
-    unsure = np.flatnonzero(
-        (np.abs(t) >= _MARGIN * np.spacing(np.abs(y))) | (np.abs(np.frexp(y)[0]) == 0.5)
-    )
+    x = np.ascontiguousarray(x, dtype=np.float64)
+    y, t = log_estimate(x)
+    # Sure: y + t/0.9 rounds back to y, that is |t| <= 0.45 of the gap to y's neighbour on
+    # t's side (at a power of two that is the smaller gap, so binade edges need no care).
+    t *= 0.5 / _MARGIN
+    t += y
+    unsure = t != y
+    unsure |= x < 2.2250738585072014e-308  # subnormal (or not positive): outside the table's reach
+    unsure = np.flatnonzero(unsure)
     y[unsure] = np.fromiter(map(math.log, x[unsure].tolist()), np.float64, len(unsure))
     return y
