@@ -22,11 +22,12 @@ from concurrent.futures import ThreadPoolExecutor
 import numpy as np
 
 from .libm import log
-from .pcg32 import PCG32, _count
+from .pcg32 import PCG32, TABLE_SIZE, _count, uniforms_at
 
-# Normal pairs per block: 2**14 pairs are 2**15 uniforms (256 KiB of float64),
-# small enough for the cache, large enough that numpy's per-call cost vanishes.
-PAIRS_PER_BLOCK = 1 << 14
+# Normal pairs per block: 2**13 pairs are 2**14 uniforms, 64 KiB per float64
+# column, small enough for the cache and for malloc's fast path, large enough
+# that numpy's per-call cost (about a microsecond) is a few percent.
+PAIRS_PER_BLOCK = TABLE_SIZE
 
 _pool: ThreadPoolExecutor | None = None
 
@@ -46,24 +47,30 @@ def _check_rng(rng) -> None:
         )
 
 
-def _draw(rng, n: int, transform, dtype=np.float64) -> np.ndarray:
-    """transform(u) for the next n uniforms u, block by block, into one new array.
+def _draw(rng, n: int, transform, dtype=np.float64, every: int = 1) -> np.ndarray:
+    """transform(...) of the next n uniforms, block by block, into one new array.
 
-    transform maps a block of uniforms to as many values. A PCG32 is never
-    touched by the workers: each block draws from a copy of it advanced to the
-    block's start (two words per uniform), and the generator itself jumps over
-    all n uniforms at the end, exactly where n calls of uniform() leave it.
-    Memory beyond the output is a few blocks, whatever n is.
+    transform takes `every` columns of a block of uniforms u: u[0::every],
+    u[1::every], ... (so Box-Muller gets its u0 and u1 apart) and returns as
+    many values as the block holds. A PCG32 is never touched by the workers:
+    each column is computed from the generator's state jumped to its first
+    word (two words per uniform), and the generator itself jumps over all n
+    uniforms at the end, exactly where n calls of uniform() leave it. Memory
+    beyond the output is a few blocks, whatever n is.
     """
     out = np.empty(n, dtype=dtype)
-    block = 2 * PAIRS_PER_BLOCK
+    block = every * PAIRS_PER_BLOCK
     starts = range(0, n, block)
     if isinstance(rng, PCG32):
 
         def fill(start: int) -> None:
             size = min(block, n - start)
-            u = rng.copy().advance(2 * start).uniforms(size)
-            out[start : start + size] = transform(u)
+            first = rng.copy().advance(2 * start)
+            columns = [
+                uniforms_at(first.copy().advance(2 * j).state, rng.inc, size // every, every)
+                for j in range(every)
+            ]
+            out[start : start + size] = transform(*columns)
 
         if len(starts) > 1:
             list(_workers().map(fill, starts))
@@ -74,7 +81,7 @@ def _draw(rng, n: int, transform, dtype=np.float64) -> np.ndarray:
         for start in starts:
             size = min(block, n - start)
             u = np.fromiter((rng.uniform() for _ in range(size)), np.float64, size)
-            out[start : start + size] = transform(u)
+            out[start : start + size] = transform(*(u[j::every] for j in range(every)))
     return out
 
 
@@ -94,18 +101,22 @@ def scaled_uniform_float32(rng, n: int, a: float) -> np.ndarray:
     return _draw(rng, _count("n", n), lambda u: -a + 2.0 * a * u, np.float32)
 
 
-def box_muller(u: np.ndarray) -> np.ndarray:
-    """Standard normals from an even number of uniforms, spec section 3.
+def box_muller(u0: np.ndarray, u1: np.ndarray) -> np.ndarray:
+    """Standard normals from pairs of uniforms (u0, u1), spec section 3.
 
-    Each pair (u0, u1) gives r cos(t), then r sin(t), with
-    r = sqrt(-2 ln(1 - u0)) and t = 2 pi u1. 1 - u0 is in (0, 1]: the log is finite.
+    Each pair gives r cos(t), then r sin(t), with r = sqrt(-2 ln(1 - u0)) and
+    t = 2 pi u1. 1 - u0 is in (0, 1] and exact: the log is finite.
+
+    >>> box_muller(np.array([0.2803122753265841]), np.array([0.4892241428740438]))
+    array([-0.809237  ,  0.05487465])
     """
-    u0, u1 = u[0::2], u[1::2]
-    r = np.sqrt(-2.0 * log(1.0 - u0))
-    t = 2.0 * math.pi * u1
-    z = np.empty_like(u)
-    z[0::2] = r * np.cos(t)
-    z[1::2] = r * np.sin(t)
+    r = log(1.0 - u0)
+    r *= -2.0
+    np.sqrt(r, out=r)
+    t = (2.0 * math.pi) * u1
+    z = np.empty(2 * len(u0))
+    np.multiply(r, np.cos(t), out=z[0::2])
+    np.multiply(r, np.sin(t, out=t), out=z[1::2])
     return z
 
 
@@ -121,7 +132,7 @@ def normal(rng, n: int) -> np.ndarray:
     """
     _check_rng(rng)
     n = _count("n", n)
-    return _draw(rng, 2 * ((n + 1) // 2), box_muller)[:n]
+    return _draw(rng, 2 * ((n + 1) // 2), box_muller, every=2)[:n]
 
 
 def scaled_normal_float32(rng, n: int, std: float) -> np.ndarray:
@@ -129,7 +140,9 @@ def scaled_normal_float32(rng, n: int, std: float) -> np.ndarray:
     _check_rng(rng)
     n = _count("n", n)
 
-    def weights(u):
-        return (std * box_muller(u)).astype(np.float32)
+    def weights(u0, u1):
+        z = box_muller(u0, u1)
+        z *= std
+        return z.astype(np.float32)
 
-    return _draw(rng, 2 * ((n + 1) // 2), weights, np.float32)[:n]
+    return _draw(rng, 2 * ((n + 1) // 2), weights, np.float32, every=2)[:n]

@@ -29,6 +29,9 @@ DEFAULT_STREAM = 54
 # Words computed per vectorized block: 2**14 uint64 states are 128 KiB, so the
 # temporaries of one block stay in cache and memory stays flat at any size.
 BLOCK_WORDS = 1 << 14
+# Entries of a strided jump table (see `uniforms_at`): 2**13 uniforms are 64 KiB
+# of float64, below the size at which malloc hands each temporary a fresh mmap.
+TABLE_SIZE = BLOCK_WORDS // 2
 
 
 def _as_uint(name: str, value, bits: int = 64) -> int:
@@ -69,21 +72,69 @@ def _jump(k: int, inc: int) -> tuple[int, int]:
     return acc_mult, acc_plus
 
 
-@lru_cache(maxsize=8)
-def _block_tables(inc: int) -> tuple[np.ndarray, np.ndarray, int, int]:
-    """A_k and C_k for k = 0 .. BLOCK_WORDS - 1, and the jump over a whole block.
+@lru_cache(maxsize=16)
+def _jump_tables(inc: int, stride: int, size: int) -> tuple[np.ndarray, np.ndarray]:
+    """A_k and C_k for k = 0, stride, 2 * stride, ... (size of them).
 
     numpy's uint64 multiply and add wrap mod 2**64, which is exactly the LCG's
     arithmetic, so `A * s + C` is the state k steps after s for every k at once.
+    A stride of 2 gives the first word of each uniform, 4 of every other one.
     """
-    mult = np.full(BLOCK_WORDS, MULT, dtype=np.uint64)
+    step_mult, step_plus = _jump(stride, inc)
+    mult = np.full(size, step_mult, dtype=np.uint64)
     mult[0] = 1
-    a = np.multiply.accumulate(mult)  # A_k = MULT**k
-    c = np.zeros(BLOCK_WORDS, dtype=np.uint64)
-    c[1:] = np.add.accumulate(a[:-1]) * np.uint64(inc)  # C_k = inc * (1 + ... + MULT**(k-1))
+    a = np.multiply.accumulate(mult)  # A_(stride j) = A_stride**j
+    c = np.zeros(size, dtype=np.uint64)
+    c[1:] = np.add.accumulate(a[:-1]) * np.uint64(step_plus)  # C_stride * (1 + ... + A**(j-1))
     a.setflags(write=False)
     c.setflags(write=False)
-    return (a, c, *_jump(BLOCK_WORDS, inc))
+    return a, c
+
+
+def _uniforms_from_first_words(first: np.ndarray, inc: int) -> np.ndarray:
+    """The uniforms whose first words come from the uint64 states `first`, as float64.
+
+    Micro-optimized, as it runs for every value drawn: each uniform is the
+    integer (a >> 5) * 2**26 + (b >> 6) < 2**53, so its float64 and the scaling by
+    2**-53 are exact, and equal the spec's division. The states are overwritten.
+    """
+    second = first * np.uint64(MULT)
+    second += np.uint64(inc)
+    high = _xsh_rr_shifted(first, 5)
+    high <<= np.uint64(26)
+    high |= _xsh_rr_shifted(second, 6)
+    u = high.view(np.int64).astype(np.float64)  # int64 converts faster than uint64
+    u *= 2.0**-53
+    return u
+
+
+def _xsh_rr_shifted(old: np.ndarray, shift: int) -> np.ndarray:
+    """`_output(old) >> shift` for an array of states, in uint64.
+
+    The 32-bit rotation is done in 64 bits: x * (2**32 + 1) holds two copies of
+    x side by side, and shifting that right by rot leaves x rotated in the low
+    32 bits, with no second shift and no negation for the left part.
+    """
+    x = old >> np.uint64(18)
+    x ^= old
+    x >>= np.uint64(27)
+    x &= np.uint64(0xFFFFFFFF)
+    x *= np.uint64(0x100000001)
+    x >>= old >> np.uint64(59)
+    x >>= np.uint64(shift)
+    x &= np.uint64(0xFFFFFFFF >> shift)
+    return x
+
+
+def uniforms_at(state: int, inc: int, count: int, every: int = 1) -> np.ndarray:
+    """Uniforms number 0, every, 2 * every, ... of a generator at `state`; count <= TABLE_SIZE.
+
+    A pure function of the state, so threads can each compute their own block.
+    """
+    a, c = _jump_tables(inc, 2 * every, TABLE_SIZE)
+    first = a[:count] * np.uint64(state)
+    first += c[:count]
+    return _uniforms_from_first_words(first, inc)
 
 
 class PCG32:
@@ -143,7 +194,8 @@ class PCG32:
         """The next n words as uint32, equal to n calls of `next_u32()`."""
         n = _count("n", n)
         out = np.empty(n, dtype=np.uint32)
-        a, c, block_mult, block_plus = _block_tables(self.inc)
+        a, c = _jump_tables(self.inc, 1, BLOCK_WORDS)
+        block_mult, block_plus = _jump(BLOCK_WORDS, self.inc)
         for start in range(0, n, BLOCK_WORDS):
             k = min(BLOCK_WORDS, n - start)
             states = a[:k] * np.uint64(self.state) + c[:k]
@@ -157,9 +209,12 @@ class PCG32:
     def uniforms(self, n: int) -> np.ndarray:
         """The next n uniforms as float64, equal to n calls of `uniform()`."""
         n = _count("n", n)
-        w = self.words(2 * n).astype(np.uint64)
-        high, low = w[0::2] >> np.uint64(5), w[1::2] >> np.uint64(6)
-        return (high * np.uint64(67108864) + low).astype(np.float64) / 9007199254740992.0
+        out = np.empty(n, dtype=np.float64)
+        for start in range(0, n, TABLE_SIZE):
+            k = min(TABLE_SIZE, n - start)
+            out[start : start + k] = uniforms_at(self.state, self.inc, k)
+            self.advance(2 * k)
+        return out
 
     # --- snapshots --------------------------------------------------------------
 
