@@ -50,9 +50,10 @@ def _check_rng(rng) -> None:
 def _draw(rng, n: int, transform, dtype=np.float64, every: int = 1) -> np.ndarray:
     """transform(...) of the next n uniforms, block by block, into one new array.
 
-    transform takes `every` columns of a block of uniforms u: u[0::every],
-    u[1::every], ... (so Box-Muller gets its u0 and u1 apart) and returns as
-    many values as the block holds. A PCG32 is never touched by the workers:
+    transform(*columns, out) takes `every` columns of a block of uniforms u:
+    u[0::every], u[1::every], ... (so Box-Muller gets its u0 and u1 apart) and
+    writes as many values into out, the block's slice of the result (no
+    temporary as big as a block, and no second copy). A PCG32 is never touched by the workers:
     each column is computed from the generator's state jumped to its first
     word (two words per uniform), and the generator itself jumps over all n
     uniforms at the end, exactly where n calls of uniform() leave it. Memory
@@ -70,7 +71,7 @@ def _draw(rng, n: int, transform, dtype=np.float64, every: int = 1) -> np.ndarra
                 uniforms_at(first.copy().advance(2 * j).state, rng.inc, size // every, every)
                 for j in range(every)
             ]
-            out[start : start + size] = transform(*columns)
+            transform(*columns, out=out[start : start + size])
 
         if len(starts) > 1:
             list(_workers().map(fill, starts))
@@ -81,7 +82,7 @@ def _draw(rng, n: int, transform, dtype=np.float64, every: int = 1) -> np.ndarra
         for start in starts:
             size = min(block, n - start)
             u = np.fromiter((rng.uniform() for _ in range(size)), np.float64, size)
-            out[start : start + size] = transform(*(u[j::every] for j in range(every)))
+            transform(*(u[j::every] for j in range(every)), out=out[start : start + size])
     return out
 
 
@@ -92,32 +93,45 @@ def uniforms(rng, n: int) -> np.ndarray:
     array([0.28031228, 0.48922414])
     """
     _check_rng(rng)
-    return _draw(rng, _count("n", n), lambda u: u)
+    return _draw(rng, _count("n", n), lambda u, out: np.copyto(out, u))
 
 
 def scaled_uniform_float32(rng, n: int, a: float) -> np.ndarray:
     """float32(-a + 2a * u_k) for the next n uniforms u_k: U(-a, a), spec section 4."""
     _check_rng(rng)
-    return _draw(rng, _count("n", n), lambda u: -a + 2.0 * a * u, np.float32)
+
+    def weights(u, out):
+        out[:] = -a + 2.0 * a * u  # in float64, rounded to float32 once
+
+    return _draw(rng, _count("n", n), weights, np.float32)
 
 
-def box_muller(u0: np.ndarray, u1: np.ndarray) -> np.ndarray:
+def _cos_and_sin_terms(u0: np.ndarray, u1: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(r cos t, r sin t) for each pair, r = sqrt(-2 ln(1 - u0)), t = 2 pi u1, in float64."""
+    r = log(1.0 - u0)  # 1 - u0 is exact and in (0, 1]: the log is finite
+    r *= -2.0
+    np.sqrt(r, out=r)
+    t = (2.0 * math.pi) * u1
+    cos_t = np.cos(t)
+    cos_t *= r
+    sin_t = np.sin(t, out=t)
+    sin_t *= r
+    return cos_t, sin_t
+
+
+def box_muller(u0: np.ndarray, u1: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
     """Standard normals from pairs of uniforms (u0, u1), spec section 3.
 
     Each pair gives r cos(t), then r sin(t), with r = sqrt(-2 ln(1 - u0)) and
-    t = 2 pi u1. 1 - u0 is in (0, 1] and exact: the log is finite.
+    t = 2 pi u1: 2 * len(u0) values, into `out` if given.
 
     >>> box_muller(np.array([0.2803122753265841]), np.array([0.4892241428740438]))
     array([-0.809237  ,  0.05487465])
     """
-    r = log(1.0 - u0)
-    r *= -2.0
-    np.sqrt(r, out=r)
-    t = (2.0 * math.pi) * u1
-    z = np.empty(2 * len(u0))
-    np.multiply(r, np.cos(t), out=z[0::2])
-    np.multiply(r, np.sin(t, out=t), out=z[1::2])
-    return z
+    if out is None:
+        out = np.empty(2 * len(u0))
+    out[0::2], out[1::2] = _cos_and_sin_terms(u0, u1)
+    return out
 
 
 def normal(rng, n: int) -> np.ndarray:
@@ -140,9 +154,9 @@ def scaled_normal_float32(rng, n: int, std: float) -> np.ndarray:
     _check_rng(rng)
     n = _count("n", n)
 
-    def weights(u0, u1):
-        z = box_muller(u0, u1)
-        z *= std
-        return z.astype(np.float32)
+    def weights(u0, u1, out):
+        for j, z in enumerate(_cos_and_sin_terms(u0, u1)):
+            z *= std
+            out[j::2] = z  # rounded to float32 once
 
     return _draw(rng, 2 * ((n + 1) // 2), weights, np.float32, every=2)[:n]
