@@ -24,9 +24,8 @@ import numpy as np
 from .libm import log
 from .pcg32 import PCG32, TABLE_SIZE, _count, uniforms_at
 
-# Normal pairs per block: 2**13 pairs are 2**14 uniforms, 64 KiB per float64
-# column, small enough for the cache and for malloc's fast path, large enough
-# that numpy's per-call cost (about a microsecond) is a few percent.
+# Normal pairs per block, one block per task of the thread pool: 2**16 pairs,
+# 512 KiB per float64 column (see pcg32.TABLE_SIZE for why not smaller).
 PAIRS_PER_BLOCK = TABLE_SIZE
 
 _pool: ThreadPoolExecutor | None = None
