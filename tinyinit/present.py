@@ -23,7 +23,6 @@ import dataclasses
 import html
 import math
 import sys
-from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -233,32 +232,11 @@ class LargeDepthExplorer(DepthExplorer):
     """The depth explorer with presentation fonts and a figure sized for a projector."""
 
     def __init__(self, **settings):
-        self._holds = 0
         settings.setdefault("figsize", (11.0, 5.4))
         super().__init__(**settings)
-        # A slider with a step snaps in the browser and sends the snapped value back:
-        # sqrt(2) would come back as 1.41, and "Kaiming keeps the signal at 1" would
-        # read 0.887 after 20 layers. Without a step, the exact gain a preset sets stays.
-        self.gain.step = None
-        # Room below the axes for a legend and a note in large type.
-        self.figure.subplots_adjust(left=0.1, right=0.98, top=0.92, bottom=0.3)
-
-    @contextmanager
-    def hold(self):
-        """As DepthExplorer.hold, but nested holds update once, at the outermost end.
-
-        A preset sets the initializer (whose own handler holds and updates) and
-        then the gain: one redraw for the whole preset, not one per control.
-        """
-        self._holds += 1
-        self._holding = True
-        try:
-            yield
-        finally:
-            self._holds -= 1
-            if self._holds == 0:
-                self._holding = False
-                self.update()
+        # Room below the axes for the x label and a note in large type (the title
+        # and legend are HTML above the canvas).
+        self.figure.subplots_adjust(left=0.1, right=0.98, top=0.95, bottom=0.22)
 
     def update(self, change=None) -> None:
         if self._holding:
