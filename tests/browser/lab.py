@@ -261,7 +261,6 @@ def start_lab(root: Path, *, home: Path | None = None, timeout: float = 90.0) ->
         path.write_text(json.dumps(settings))
 
     port = free_port()
-    log_path = home / "jupyter-lab.log"
     command = [
         sys.executable,
         "-m",
@@ -275,6 +274,29 @@ def start_lab(root: Path, *, home: Path | None = None, timeout: float = 90.0) ->
     ]
     if hasattr(os, "geteuid") and os.geteuid() == 0:
         command.append("--allow-root")  # containers and CI runners are often root
+
+    def answers(server: LabServer) -> bool:
+        try:
+            if server.api("api/status", timeout=2.0) is None:
+                return False
+            urllib.request.urlopen(server.url + "lab", timeout=10.0).close()
+            return True
+        except (OSError, ValueError, urllib.error.URLError):
+            return False
+
+    return spawn_server(
+        command, name="jupyter lab", root=root, home=home, port=port, ready=answers,
+        timeout=timeout,
+    )  # fmt: skip
+
+
+def spawn_server(command, *, name, root, home, port, ready, timeout: float) -> LabServer:
+    """Run a server `command` in its own process group; return it once ready(server) is true.
+
+    Its output goes to home/<name>.log. Raises RuntimeError with the end of that
+    log if the server exits, or is not ready within `timeout` seconds.
+    """
+    log_path = home / f"{name.replace(' ', '-')}.log"
     with open(log_path, "wb") as log:
         process = subprocess.Popen(
             command,
@@ -292,18 +314,12 @@ def start_lab(root: Path, *, home: Path | None = None, timeout: float = 90.0) ->
     while True:
         if process.poll() is not None:
             server.stop()
-            log = server.log_tail()
-            raise RuntimeError(f"jupyter lab exited with {process.returncode}:\n{log}")
-        try:
-            if server.api("api/status", timeout=2.0) is not None:
-                urllib.request.urlopen(server.url + "lab", timeout=10.0).close()
-                return server
-        except (OSError, ValueError, urllib.error.URLError):
-            pass
+            raise RuntimeError(f"{name} exited with {process.returncode}:\n{server.log_tail()}")
+        if ready(server):
+            return server
         if time.monotonic() > deadline:
             server.stop()
-            log = server.log_tail()
-            raise RuntimeError(f"jupyter lab did not answer in {timeout:.0f} s:\n{log}")
+            raise RuntimeError(f"{name} did not start in {timeout:.0f} s:\n{server.log_tail()}")
         time.sleep(0.25)
 
 

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import re
 import socket
-import subprocess
 import time
 from pathlib import Path
 
@@ -21,9 +20,9 @@ from tests.browser.lab import (
     ConsoleLog,
     LabServer,
     free_port,
-    lab_environment,
     mpl_canvas,
     press_on_slider,
+    spawn_server,
     wait_for_screenshot_change,
     wait_for_stable_screenshot,
 )
@@ -45,33 +44,15 @@ def start_voila(home: Path, timeout: float = 90.0) -> LabServer:
     """Voila on 127.0.0.1, a free port, no token, no browser; returned once it takes connections."""
     home.mkdir(parents=True, exist_ok=True)
     port = free_port()
-    command = voila_command(app_path(), port=port, browser=False)
-    log_path = home / "voila.log"
-    with open(log_path, "wb") as log:
-        process = subprocess.Popen(
-            command,
-            cwd=home,
-            env=lab_environment(home),
-            stdin=subprocess.DEVNULL,
-            stdout=log,
-            stderr=subprocess.STDOUT,
-            start_new_session=True,  # its own process group: stop() reaches all of it
-        )
-    server = LabServer(
-        url=f"http://127.0.0.1:{port}/", root=home, home=home, process=process, log_path=log_path
-    )
-    deadline = time.monotonic() + timeout
-    while True:
-        if process.poll() is not None:
-            server.stop()
-            raise RuntimeError(f"voila exited with {process.returncode}:\n{server.log_tail()}")
+
+    def running(server: LabServer) -> bool:
         # GET / would start a kernel; "running at" in the log and an open port do not.
-        if "running at" in server.log_tail() and _port_open(port):
-            return server
-        if time.monotonic() > deadline:
-            server.stop()
-            raise RuntimeError(f"voila did not start in {timeout:.0f} s:\n{server.log_tail()}")
-        time.sleep(0.25)
+        return "running at" in server.log_tail() and _port_open(port)
+
+    command = voila_command(app_path(), port=port, browser=False)
+    return spawn_server(
+        command, name="voila", root=home, home=home, port=port, ready=running, timeout=timeout
+    )
 
 
 def _port_open(port: int) -> bool:
