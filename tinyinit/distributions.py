@@ -6,11 +6,12 @@ takes the fast path: blocks of uniforms computed with vector arithmetic, spread
 over the machine's cores, each block starting where the previous one ends
 thanks to jump-ahead. Both paths give the same numbers, bit for bit.
 
-About the last bit of a normal. The spec computes r = sqrt(-2 ln(1 - u0)) in
-float64 with the C library's log, as C, Rust and Python's `math` do; numpy's
-own `np.log` rounds differently in about one value in 300. `tinyinit.libm.log`
-gives the C library's result for a whole array, so the normals here are the
-same doubles as in any other implementation of the spec.
+About the last bit of a normal. The spec computes r = sqrt(-2 ln(1 - u0)),
+cos(2 pi u1) and sin(2 pi u1) in float64 with the C library's functions, as
+C, Rust and Python's `math` do; numpy's own `np.log` rounds differently in
+about one value in 300. `tinyinit.libm` gives the C library's results for
+whole arrays, so the normals here are the same doubles as in any other
+implementation of the spec.
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 
-from .libm import log
+from . import libm
 from .pcg32 import PCG32, TABLE_SIZE, _count, uniforms_at
 
 # Normal pairs per block, one block per task of the thread pool: 2**16 pairs,
@@ -107,13 +108,13 @@ def scaled_uniform_float32(rng, n: int, a: float) -> np.ndarray:
 
 def _cos_and_sin_terms(u0: np.ndarray, u1: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """(r cos t, r sin t) for each pair, r = sqrt(-2 ln(1 - u0)), t = 2 pi u1, in float64."""
-    r = log(1.0 - u0)  # 1 - u0 is exact and in (0, 1]: the log is finite
+    r = libm.log(1.0 - u0)  # 1 - u0 is exact and in (0, 1]: the log is finite
     r *= -2.0
     np.sqrt(r, out=r)
     t = (2.0 * math.pi) * u1
-    cos_t = np.cos(t)
+    cos_t = libm.cos(t)
     cos_t *= r
-    sin_t = np.sin(t, out=t)
+    sin_t = libm.sin(t)
     sin_t *= r
     return cos_t, sin_t
 

@@ -1,179 +1,111 @@
-"""The C library's natural log, bit for bit, for a whole numpy array at once.
+"""The C library's log, cos and sin over whole numpy arrays, bit for bit.
 
-Why this exists: the spec's Box-Muller takes ln(1 - u0) in float64, and C, Rust
-and Python's `math.log` all call the C library's `log`. numpy's `np.log` is
-faster but rounds differently in about one value in 300, and calling
-`math.log` once per element costs a Python call each. So we compute the log
-to about 60 bits ourselves, round it, and ask `math.log` only where rounding
-is too close to call.
+Why this exists: the spec's Box-Muller takes ln(1 - u0), cos(2 pi u1) and
+sin(2 pi u1) in float64 with the C library's functions, as C, Rust and
+Python's `math` do. `math.log` costs a Python call per element (about 60 ns);
+numpy's `np.log` loops in C, but on CPUs with AVX-512 it runs numpy's own
+vector log, which rounds differently from the C library in about one value
+in 300. One different last bit in r changes a weight.
 
-The argument: glibc's log errs by at most 0.533 units in the last place (ulp,
-from its own error analysis, worst for |ln x| just above 1/32). So if ln(x)
-lies farther than 0.033 ulp from the midpoint between two doubles, the C
-library must return the nearest double. Our estimate y + t of ln(x) is good
-to better than 0.01 ulp, so whenever |t| < 0.45 ulp(y), y is what the C
-library returns. The other ~10% go to math.log.
+numpy takes that vector loop only when it reads the input forwards. Handed
+the array backwards, x[::-1], it calls the C library's function once per
+element, still in C (about 4 ns each for log). So
 
-How the 60 bits come (the table method of glibc's own log, without its FMA):
-    x = 2**k * z            z in [0.6875, 1.375), cut out of x's bits
-    z * g = 1 + r           g ~ 1/z from a table of 256, with only 9 bits
-    ln x = k ln 2 - ln g + ln(1 + r)
-The bits of x after subtracting those of 0.6875 give k (the top 12) and the
-table index i (the next 8), with no floating-point work. g has 9 significant
-bits, so r = z * g - 1 is exact (see `_reduce`), and |r| < 2**-8. ln 2 and
-the 256 values -ln g are stored as hi + lo pairs (about 97 bits); hi is cut
-short so that w = k ln2_hi - ln g_hi is exact, and w + r is split exactly
-into a double and its rounding error (Fast2Sum, as |w| >= |r| wherever
-w != 0). ln(1 + r) - r is the Taylor series to r**8 (the next term is below
-2**-75).
+    log(x) = np.log(x[::-1])[::-1]
 
-Where the 0.01 ulp comes from. Every step is exact except (a) the Taylor
-tail r**2 * P(r), computed to 3 roundings of itself, |tail| <= r**2/2 <= 2**-17,
-(b) the few additions of the small parts, and (c) the 2**-97 of the tables.
-Near x = 1 (g = 1, k = 0) ln x ~ r and (a) is at most 1.5 * 2**-53 * r**2,
-that is 1.5 * 2**-61 |ln x| at |r| < 2**-8: under 0.006 ulp. Elsewhere
-|ln x| >= 2**-9 and (a) + (b) stay below 2**-68, again under 0.01 ulp.
-tests/test_libm.py measures the estimate against 40-digit logs.
+is the C library's log of every element of x, at array speed. The same holds
+for cos and sin, which numpy builds today take from the C library in either
+direction; reading backwards keeps them exact if a later numpy vectorizes them.
+
+This is how numpy is built, not something it promises. So each function is
+checked once, on first use, against `math` on 2**16 values (a vector log
+differs on some 200 of them); where the check fails, that function falls back
+to `math` element by element: still exact, about 15 times slower.
+`backwards_is_exact()` tells which way you get.
 """
 
 from __future__ import annotations
 
 import math
-from decimal import Decimal, localcontext
+from functools import cache
 
 import numpy as np
 
-TABLE_BITS = 8
-_OFF = 0x3FE6000000000000  # the bits of 0.6875: z in [0.6875, 1.375), 1.0 starts an interval
-_SHIFT = 52 - TABLE_BITS
-_MARGIN = 0.45  # in ulps: 0.5 - 0.033 (C library) - 0.01 (our estimate) - slack
-_G_BITS = 9  # significant bits of g: z_hi (53 - 9 bits) * g and z_lo (9 bits) * g are exact
-_HI_QUANTUM = 2.0**-43  # ln2_hi and ln_g_hi are multiples of it, so k ln2_hi + ln_g_hi is exact
+PROBE_SIZE = 1 << 16
+
+# name: (numpy's ufunc, the C library's function as Python exposes it, what to check it on)
+_FUNCTIONS = {
+    "log": (np.log, math.log, lambda u: 1.0 - u),  # Box-Muller's arguments, in (0, 1]
+    "cos": (np.cos, math.cos, lambda u: 2.0 * math.pi * u),  # and its angles, in [0, 2 pi)
+    "sin": (np.sin, math.sin, lambda u: 2.0 * math.pi * u),
+}
 
 
-def _ln(value) -> Decimal:
-    with localcontext() as ctx:
-        ctx.prec = 50
-        return Decimal(value).ln()
+def _backwards(ufunc, x: np.ndarray) -> np.ndarray:
+    """ufunc(x), computed by walking x from its last element to its first."""
+    out = np.empty_like(x)
+    ufunc(x[::-1], out=out)  # out[j] = f(x[n - 1 - j]): the output is written forwards
+    return out[::-1]
 
 
-def _hi_lo(exact: Decimal, quantum: float) -> tuple[float, float]:
-    """exact = hi + lo: hi a multiple of quantum, lo the nearest double to the rest."""
-    hi = float(round(exact / Decimal(quantum))) * quantum
-    with localcontext() as ctx:
-        ctx.prec = 50
-        return hi, float(exact - Decimal(hi))
+def _one_by_one(scalar, x: np.ndarray) -> np.ndarray:
+    return np.fromiter(map(scalar, x.tolist()), np.float64, x.size)
 
 
-def _short(value: float, bits: int) -> float:
-    """value rounded to `bits` significant bits."""
-    m, e = math.frexp(value)
-    return math.ldexp(round(math.ldexp(m, bits)), e - bits)
+def agrees(vectorized, scalar, x: np.ndarray) -> bool:
+    """Whether vectorized(x) equals scalar(v) for every element v of x, bit for bit."""
+    return np.array_equal(vectorized(x), _one_by_one(scalar, x))
 
 
-def _interval(i: int) -> tuple[float, float]:
-    """The smallest and largest z of table interval i."""
-    start = _OFF + (i << _SHIFT)
-    bits = np.array([start, start + (1 << _SHIFT) - 1], dtype=np.int64)
-    lo, hi = bits.view(np.float64).tolist()
-    return lo, hi
+@cache
+def backwards_is_exact(name: str) -> bool:
+    """Whether numpy's backward loop gives the C library's `name` on this machine.
 
-
-def _choose_g(lo: float, hi: float) -> float:
-    """The 9-bit g with the smallest |z * g - 1| over [lo, hi]; 1 next to z = 1."""
-    if lo <= 1.0 <= hi or hi == math.nextafter(1.0, 0.0):
-        return 1.0  # so that ln x = ln(1 + r) with nothing to cancel near x = 1
-    centre = _short(2.0 / (lo + hi), _G_BITS)
-    candidates = [_short(centre * (1 + s * 2.0**-_G_BITS), _G_BITS) for s in (-1, 0, 1)]
-    return min(candidates, key=lambda g: max(abs(lo * g - 1), abs(hi * g - 1)))
-
-
-def _tables():
-    g = np.array([_choose_g(*_interval(i)) for i in range(1 << TABLE_BITS)])
-    pairs = [_hi_lo(-_ln(v), _HI_QUANTUM) for v in g.tolist()]
-    ln_g_hi, ln_g_lo = (np.array(col) for col in zip(*pairs))  # of -ln g
-    ln2_hi, ln2_lo = _hi_lo(_ln(2), 2 * _HI_QUANTUM)  # 42 bits: k * ln2_hi exact for |k| < 2**11
-    return g, ln_g_hi, ln_g_lo, ln2_hi, ln2_lo
-
-
-G, MINUS_LN_G_HI, MINUS_LN_G_LO, LN2_HI, LN2_LO = _tables()
-
-
-def _reduce(x: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """(k, i, r) with x = 2**k * z and z * G[i] = 1 + r exactly, from the bits of x.
-
-    Micro-optimized: integer work on the bits and in-place updates. Why r is
-    exact without a fused multiply-add: z_hi (z with its last 9 bits cleared)
-    has 44 bits and g 9, so z_hi * g is exact, and so are z_hi * g - 1
-    (Sterbenz) and z_lo * g. z is a multiple of 2**-53 (2**-52 when z >= 1,
-    where g < 1 is a multiple of 2**-9; when z < 1, g >= 1 is a multiple of
-    2**-8), so all three are multiples of 2**-61; with |r| < 2**-8 their sum
-    r fits in 53 bits: exact too.
+    >>> backwards_is_exact("log")
+    True
     """
-    ix = x.view(np.int64)
-    tmp = ix - _OFF
-    i = (tmp >> _SHIFT) & ((1 << TABLE_BITS) - 1)
-    tmp >>= 52  # k: the exponent, counted from z's binade
-    k = tmp
-    iz = ix - (k << 52)
-    z = iz.view(np.float64)
-    iz_hi = iz & -(1 << _G_BITS)
-    z_hi = iz_hi.view(np.float64)
-    g = G[i]
-    r = z_hi * g
-    r -= 1.0
-    z_lo = z - z_hi
-    z_lo *= g
-    r += z_lo
-    return k, i, r
+    ufunc, scalar, arguments = _FUNCTIONS[name]
+    probe = arguments(np.random.default_rng(0).random(PROBE_SIZE))
+    return agrees(lambda x: _backwards(ufunc, x), scalar, probe)
 
 
-def _log1p_tail(r: np.ndarray) -> np.ndarray:
-    """ln(1 + r) - r for |r| < 2**-8: the Taylor series -r**2/2 + r**3/3 - ... + ... - r**8/8."""
-    p = r * (-1 / 8)
-    for n in (7, 6, 5, 4, 3, 2):
-        p += (-1) ** (n + 1) / n
-        p *= r
-    p *= r  # r**2 * (-1/2 + r/3 - ...)
-    return p
+def _apply(name: str, x) -> np.ndarray:
+    x = np.asarray(x, dtype=np.float64)
+    flat = np.ascontiguousarray(x).reshape(-1)  # forwards in memory, so flat[::-1] is backwards
+    if backwards_is_exact(name):
+        y = _backwards(_FUNCTIONS[name][0], flat)
+    else:
+        y = _one_by_one(_FUNCTIONS[name][1], flat)
+    return y.reshape(x.shape)
 
 
-def log_estimate(x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """(y, t): y = fl(ln x) and y + t = ln x to better than 0.01 ulp, for positive normal x."""
-    k, i, r = _reduce(x)
-    kf = k.astype(np.float64)
-    w = kf * LN2_HI
-    w += MINUS_LN_G_HI[i]  # exact: both are multiples of 2**-43 and |w| < 2**10
-    hi = w + r
-    w -= hi
-    w += r  # the rounding error of hi = w + r, exact since |w| >= |r| or w = 0 (Fast2Sum)
-    lo = kf
-    lo *= LN2_LO
-    lo += MINUS_LN_G_LO[i]
-    lo += _log1p_tail(r)
-    lo += w
-    y = hi + lo
-    hi -= y
-    hi += lo  # t: y + t = hi + lo exactly (Fast2Sum)
-    return y, hi
+def log(x) -> np.ndarray:
+    """ln(x) of positive float64 x, equal to math.log element by element.
 
-
-def log(x: np.ndarray) -> np.ndarray:
-    """ln(x) for positive finite float64 x, equal to math.log element by element.
-
-    >>> import math
     >>> x = np.array([0.5, 0.3823075195178809, 1.0])
     >>> bool(np.all(log(x) == [math.log(v) for v in x]))
     True
     """
-    x = np.ascontiguousarray(x, dtype=np.float64)
-    y, t = log_estimate(x)
-    # Sure: y + t/0.9 rounds back to y, that is |t| <= 0.45 of the gap to y's neighbour on
-    # t's side (at a power of two that is the smaller gap, so binade edges need no care).
-    t *= 0.5 / _MARGIN
-    t += y
-    unsure = t != y
-    unsure |= x < 2.2250738585072014e-308  # subnormal (or not positive): outside the table's reach
-    unsure = np.flatnonzero(unsure)
-    y[unsure] = np.fromiter(map(math.log, x[unsure].tolist()), np.float64, len(unsure))
-    return y
+    x = np.asarray(x, dtype=np.float64)
+    if x.size and not x.min() > 0:  # `not >` also catches NaN
+        bad = float(x.reshape(-1)[~(x.reshape(-1) > 0)][0])
+        raise ValueError(f"x must hold positive numbers only (log's domain), got {bad!r}")
+    return _apply("log", x)
+
+
+def cos(x) -> np.ndarray:
+    """cos(x) of finite float64 x, equal to math.cos element by element.
+
+    >>> bool(cos(np.array([2.0]))[0] == math.cos(2.0))
+    True
+    """
+    return _apply("cos", x)
+
+
+def sin(x) -> np.ndarray:
+    """sin(x) of finite float64 x, equal to math.sin element by element.
+
+    >>> bool(sin(np.array([2.0]))[0] == math.sin(2.0))
+    True
+    """
+    return _apply("sin", x)
