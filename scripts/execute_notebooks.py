@@ -17,6 +17,23 @@ import nbformat
 from nbclient import NotebookClient
 
 
+def coalesce_streams(cell) -> None:
+    """Join consecutive stdout (or stderr) pieces: how a kernel flushes a print is timing."""
+    merged = []
+    for output in cell.get("outputs", []):
+        previous = merged[-1] if merged else None
+        if (
+            output.output_type == "stream"
+            and previous is not None
+            and previous.output_type == "stream"
+            and previous.name == output.name
+        ):
+            previous.text += output.text
+        else:
+            merged.append(output)
+    cell.outputs = merged
+
+
 def execute(path: Path) -> None:
     nb = nbformat.read(path, as_version=4)
     for cell in nb.cells:  # no timestamps: a re-run that computes the same changes nothing
@@ -30,6 +47,9 @@ def execute(path: Path) -> None:
         record_timing=False,
     )
     client.execute()
+    for cell in nb.cells:
+        if cell.cell_type == "code":
+            coalesce_streams(cell)
     nbformat.write(nb, path)
 
 
