@@ -13,9 +13,10 @@ element, still in C (about 4 ns each for log). So
 
     log(x) = np.log(x[::-1])[::-1]
 
-is the C library's log of every element of x, at array speed. cos and sin
-go the same way: numpy 2.4 takes them from the C library in either direction,
-and reading backwards keeps them so if a later numpy vectorizes them forwards.
+is the C library's log of every element of x, at array speed (numpy 2.1 and
+later; numpy 2.0 and 1.x vectorize backward reads too). cos and sin go the
+same way: numpy takes them from the C library in either direction today, and
+reading backwards keeps them so if a later numpy vectorizes them forwards.
 
 This is how numpy is built, not something it promises. So each function is
 checked once, on first use, against `math` on 2**16 values (a vector log
