@@ -4,14 +4,15 @@
 
 A move is the widget's callback end to end: simulate over the seeds (matrix
 products on cached unit weights), theory (cached unless its inputs change), the
-artists moved in place, the readout rewritten, and one draw of the Agg canvas
-(what ipympl renders before it sends the picture). The one-time draw of the unit
+artists moved in place, the readout rewritten, and the Agg canvas drawn (what
+ipympl renders before it sends the picture): the whole figure when the axes
+change, else only the data over the kept frame. The one-time draw of the unit
 matrices is excluded from the moves and reported on its own.
 
 Each control is moved `--moves` times through values that change the result;
 the table gives the median and 90th percentile of the wall time, the median
-CPU time of this process (steadier on a shared machine), and how the median
-splits between the simulation and the figure.
+CPU time of this process (steadier on a shared machine), how the time splits
+between the simulation and the figure, and how many moves drew the whole figure.
 
 The floor row calibrates the machine: one Agg draw of an axes with a single
 line and no text, the least any matplotlib figure costs here.
@@ -73,14 +74,6 @@ def moves(ex, depth: int) -> dict[str, tuple]:
     }
 
 
-def settings(ex) -> dict:
-    return dict(
-        activation=ex.activation.value, initializer=ex.initializer.value, gain=ex.gain.value,
-        std=ex.std.value, depth=ex.depth.value, width=ex.width.value, seeds=ex.seeds.value,
-        batch=ex.batch, direction=ex.direction.value, cache=ex.cache,
-    )  # fmt: skip
-
-
 def draw_floor(n: int = 30) -> float:
     """Median CPU ms of one Agg draw of a single line, no text: this machine's floor."""
     from matplotlib.backends.backend_agg import FigureCanvasAgg
@@ -98,27 +91,49 @@ def draw_floor(n: int = 30) -> float:
 
 
 def bench_control(ex, widget, values, n: int) -> dict[str, float]:
-    from tinyinit.propagation import simulate
+    import tinyinit.explorer as explorer_module
 
-    walls, cpus, sims, figs = [], [], [], []
-    for _ in range(3):  # warm up: theory and glyph caches, the memo of each setting
-        widget.value = next(values)
-    for _ in range(n):
-        value = next(values)
-        wall, cpu = timed(setattr, widget, "value", value)
-        walls.append(wall)
-        cpus.append(cpu)
-        # The same move's two halves, timed again on their own.
-        ex.cache.forward_memo.clear()  # else the forward pass just computed is reused
-        sims.append(timed(simulate, **settings(ex))[0])
-        figs.append(timed(ex.plot.update, ex.result)[0])
+    halves = {"simulate": [], "figure": []}
+
+    def timing(name, fn):
+        def timed_half(*args, **kwargs):
+            start = time.perf_counter()
+            try:
+                return fn(*args, **kwargs)
+            finally:
+                halves[name].append(time.perf_counter() - start)
+
+        return timed_half
+
+    full_draws = []
+    connection = ex.figure.canvas.mpl_connect("draw_event", lambda event: full_draws.append(1))
+    simulate, update = explorer_module.simulate, ex.plot.update
+    walls, cpus = [], []
+    try:
+        for _ in range(3):  # warm up: theory and glyph caches, the memo of each setting
+            widget.value = next(values)
+        # The move's own two halves, timed inside it: the simulation, and the figure
+        # (a full draw when the axes change, else the data alone over the kept frame).
+        explorer_module.simulate = timing("simulate", simulate)
+        ex.plot.update = timing("figure", update)
+        full_draws.clear()
+        for _ in range(n):
+            value = next(values)
+            wall, cpu = timed(setattr, widget, "value", value)
+            walls.append(wall)
+            cpus.append(cpu)
+    finally:
+        explorer_module.simulate = simulate
+        del ex.plot.update  # back to the method
+        ex.figure.canvas.mpl_disconnect(connection)
     ms = 1e3
     return {
         "median": statistics.median(walls) * ms,
         "p90": statistics.quantiles(walls, n=10)[-1] * ms,
         "cpu": statistics.median(cpus) * ms,
-        "simulate": statistics.median(sims) * ms,
-        "figure": statistics.median(figs) * ms,
+        "simulate": statistics.median(halves["simulate"]) * ms,
+        "figure": statistics.median(halves["figure"]) * ms,
+        "full": 100 * len(full_draws) / n,
     }
 
 
@@ -172,17 +187,19 @@ def main() -> None:
 
     print(f"\nOne slider move, end to end ({args.moves} moves per row, milliseconds):")
     head = f"  {'control':<12}{'direction':<10}{'median':>8}{'p90':>8}{'cpu':>8}"
-    print(head + f"{'simulate':>10}{'figure':>8}  target <= {TARGET_MS:.0f} ms")
+    print(head + f"{'simulate':>10}{'figure':>8}{'full draws':>12}  target <= {TARGET_MS:.0f} ms")
     for control, direction, r in rows:
         verdict = "ok" if r["median"] <= TARGET_MS else "over"
         print(
             f"  {control:<12}{direction:<10}{r['median']:8.1f}{r['p90']:8.1f}{r['cpu']:8.1f}"
-            f"{r['simulate']:10.1f}{r['figure']:8.1f}  {verdict}"
+            f"{r['simulate']:10.1f}{r['figure']:8.1f}{r['full']:11.0f}%  {verdict}"
         )
     print(f"  {'floor':<22}{'':>16}{draw_floor():8.1f}  (one line, no text: matplotlib's least)")
     print(
         "\nmedian/p90: wall time of the whole callback; cpu: this process's CPU time;"
-        "\nsimulate / figure: the two halves timed alone (figure = artists + Agg draw)."
+        "\nsimulate / figure: the two halves of the same moves (figure = artists and drawing);"
+        "\nfull draws: moves that changed the axes, so drew the whole figure; the others"
+        "\nredrew only the data over the kept frame (blitting)."
     )
 
 

@@ -3,6 +3,7 @@ the readout says what the figure shows, and extreme settings stay on screen, lab
 
 from __future__ import annotations
 
+import io
 import math
 import subprocess
 import sys
@@ -15,6 +16,7 @@ matplotlib.use("Agg")
 import ipywidgets as widgets  # noqa: E402
 import numpy as np  # noqa: E402
 import pytest  # noqa: E402
+from PIL import Image  # noqa: E402
 
 from tinyinit import calculate_gain  # noqa: E402
 from tinyinit.explorer import DepthExplorer, depth_explorer, readout_lines  # noqa: E402
@@ -48,6 +50,7 @@ def test_css_classes_for_the_browser_tests(ex):
     assert "tinyinit-explorer" in ex.app._dom_classes
     assert "tinyinit-depth" in ex.depth._dom_classes
     assert "tinyinit-activation" in ex.activation._dom_classes
+    assert "tinyinit-gain" in ex.gain._dom_classes
     assert "tinyinit-readout" in ex.readout._dom_classes
 
 
@@ -224,6 +227,38 @@ def test_static_figures():
     plot = DepthPlot()
     plot.update(simulate("relu", depth=4, width=16, seeds=1), draw=False)
     assert plot.ax.get_title().startswith("Xavier uniform + relu")
+
+
+def canvas_pixels(plot: DepthPlot) -> np.ndarray:
+    return np.asarray(plot.figure.canvas.buffer_rgba()).copy()
+
+
+def test_an_update_that_keeps_the_axes_redraws_only_the_data_and_looks_the_same():
+    """Blitting: the kept frame plus the data gives the very pixels of a full draw."""
+    plot = DepthPlot(decorated=False)
+    full_draws = []
+    plot.figure.canvas.mpl_connect("draw_event", lambda event: full_draws.append(event))
+    tanh = {"activation": "tanh", "depth": 30, "width": 32, "seeds": 2}
+    plot.update(simulate(gain=1.2, **tanh))
+    assert len(full_draws) == 1
+    plot.update(simulate(gain=1.201, **tanh))  # same limits, ticks and note
+    assert len(full_draws) == 1
+    blitted = canvas_pixels(plot)
+    plot.figure.canvas.draw()
+    assert np.array_equal(blitted, canvas_pixels(plot))
+    plot.update(simulate(gain=1.2, **{**tanh, "depth": 31}))  # a new x axis
+    assert len(full_draws) == 3
+
+
+def test_the_data_is_in_every_picture_of_a_blitting_plot():
+    """Animated artists are left out of a plain draw: check the data reaches every output."""
+    plot = DepthPlot(decorated=False)
+    plot.update(simulate("relu", depth=6, width=16, seeds=2))
+    saved = Image.open(io.BytesIO(png_bytes(plot.figure))).convert("RGB")
+    for picture in (canvas_pixels(plot), saved):
+        rgb = np.asarray(picture)[..., :3].astype(int)
+        median_colour = np.abs(rgb - (31, 119, 180)).sum(axis=-1) < 40  # matplotlib's C0
+        assert median_colour.sum() > 50
 
 
 def test_live_canvas_under_ipympl():

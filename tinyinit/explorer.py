@@ -214,6 +214,7 @@ class DepthExplorer:
             tooltip="Multiplies the std of Xavier and Kaiming. Kaiming starts at "
             "calculate_gain(activation); Xavier at 1, as in torch",
         )  # fmt: skip
+        self.gain.add_class("tinyinit-gain")
         self.gain_hint = widgets.HTML(
             tooltip="torch's gain for the chosen activation (1 for Xavier's own assumption)"
         )

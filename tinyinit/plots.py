@@ -156,6 +156,19 @@ class DepthPlot:
                 loc="lower center", ncols=4, fontsize=9, frameon=False,
             )  # fmt: skip
 
+        # Blitting, as matplotlib's animations do. The data artists are "animated": a
+        # full draw leaves them out and `_on_draw` draws them on top, keeping the pixels
+        # of the rest (axes, ticks, labels: the frame). While the frame stays the same,
+        # an update puts those pixels back and draws the data alone, a tenth of the
+        # cost. A saved picture (savefig) draws everything as usual.
+        self._moving = [self.band, self.median_line, self.theory_line]
+        self._moving += [self.overflow_marks, self.underflow_marks]
+        self._frame = None  # (what the frame showed, its pixels), from the last full draw
+        if self.figure.canvas.supports_blit:
+            for artist in self._moving:
+                artist.set_animated(True)
+            self.figure.canvas.mpl_connect("draw_event", self._on_draw)
+
     def update(self, result: DepthResult, draw: bool = True) -> None:
         """Show `result`: new data in the same artists, new limits, one redraw."""
         ax, layers = self.ax, result.layers
@@ -183,7 +196,35 @@ class DepthPlot:
                 text.set_text(label)
             ax.set_title(settings_title(result), fontsize=10)
         if draw:
-            self.figure.canvas.draw_idle()
+            self._show()
+
+    def _frame_state(self) -> tuple:
+        """Everything the frame shows; when it changes, the frame is drawn anew."""
+        texts = [self.note.get_text(), self.ax.get_ylabel(), self.ax.get_title()]
+        if self.legend is not None:
+            texts += [text.get_text() for text in self.legend.get_texts()]
+        limits = (self.ax.get_xlim(), self.ax.get_ylim(), tuple(self.yticks.locs))
+        return limits, tuple(self.figure.bbox.bounds), tuple(texts)
+
+    def _show(self) -> None:
+        canvas = self.figure.canvas
+        if self._frame is None or self._frame[0] != self._frame_state():
+            canvas.draw_idle()  # a full draw; _on_draw then adds the data
+            return
+        canvas.restore_region(self._frame[1])
+        self._draw_moving()
+        canvas.blit(self.figure.bbox)
+
+    def _on_draw(self, event) -> None:
+        """After each full draw on screen: keep the frame's pixels, then draw the data."""
+        if event.canvas.is_saving():
+            return  # savefig draws the animated artists itself
+        self._frame = (self._frame_state(), event.canvas.copy_from_bbox(self.figure.bbox))
+        self._draw_moving()
+
+    def _draw_moving(self) -> None:
+        for artist in self._moving:  # in z order: band, lines, marks
+            self.ax.draw_artist(artist)
 
 
 def compare_figure(

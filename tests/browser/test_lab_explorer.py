@@ -1,16 +1,22 @@
 """The depth explorer of notebook 03 works in a real JupyterLab, under a real keyboard.
 
-A student opens the notebook, runs all cells, moves the depth slider and picks
-another activation: the figure must redraw, the readout must follow, and
-nothing may go wrong on the way (no traceback, no stderr, no widget that
-fails to render, no uncaught error in the page).
+A student opens the notebook, runs all cells, moves the depth slider, picks
+another activation and types gains: the figure must redraw with its data on it,
+the readout must follow, and nothing may go wrong on the way (no traceback, no
+stderr, no widget that fails to render, no uncaught error in the page).
+
+Depth and activation move the axes (a full redraw); a gain a hair away keeps
+them, so only the data is redrawn over the kept frame (blitting).
 """
 
 from __future__ import annotations
 
+import io
 import re
 
+import numpy as np
 import pytest
+from PIL import Image
 from playwright.sync_api import expect
 
 from .lab import (
@@ -35,6 +41,21 @@ TIMEOUT_MS = 30_000
 
 def depth_value(page) -> int:
     return int(float(slider_handle(page, "tinyinit-depth").get_attribute("aria-valuenow")))
+
+
+def median_line_pixels(png: bytes) -> int:
+    """Pixels of the measured median's colour (matplotlib's C0) in a screenshot."""
+    rgb = np.asarray(Image.open(io.BytesIO(png)).convert("RGB"), dtype=int)
+    return int((np.abs(rgb - (31, 119, 180)).sum(axis=-1) < 40).sum())
+
+
+def type_gain(page, value: str) -> None:
+    """Type a gain into the slider's readout, as a student fine-tunes it."""
+    readout = page.locator(".tinyinit-gain .widget-readout").first
+    readout.click()
+    page.keyboard.press("Control+A")
+    page.keyboard.type(value)
+    page.keyboard.press("Enter")
 
 
 def assert_no_errors(page, console):
@@ -75,6 +96,8 @@ def test_depth_explorer_redraws_on_keyboard_and_dropdown(
         )
         expect(readout).not_to_have_text(text, timeout=TIMEOUT_MS)
         wait_for_screenshot_change(canvas, picture, timeout=TIMEOUT_MS / 1000)
+        drawn = wait_for_stable_screenshot(canvas)
+        assert median_line_pixels(drawn) > 100, "the figure redrew without its data"
 
     # Later cells of the notebook drive the explorer too, so the run leaves the
     # depth anywhere: Home first gives the keys below a known start.
@@ -88,6 +111,8 @@ def test_depth_explorer_redraws_on_keyboard_and_dropdown(
     after = "tanh" if before != "tanh" else "relu"
     changes(lambda: activation.select_option(after), 100)
     assert activation.input_value() == after
+    changes(lambda: type_gain(page, "1.2"), 100)
+    changes(lambda: type_gain(page, "1.201"), 100)  # same axes: the blitted update
 
     assert_no_errors(page, console)
     assert kernel_status(page) == "idle"
