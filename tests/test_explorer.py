@@ -259,6 +259,9 @@ def test_the_data_is_in_every_picture_of_a_blitting_plot():
         rgb = np.asarray(picture)[..., :3].astype(int)
         median_colour = np.abs(rgb - (31, 119, 180)).sum(axis=-1) < 40  # matplotlib's C0
         assert median_colour.sum() > 50
+    svg = io.BytesIO()
+    plot.figure.savefig(svg, format="svg")  # a vector format draws through another canvas
+    assert b"#1f77b4" in svg.getvalue()
 
 
 def test_live_canvas_under_ipympl():
