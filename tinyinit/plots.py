@@ -113,7 +113,7 @@ class DepthPlot:
     def __init__(self, figure: Figure | None = None, figsize=(7.5, 4.6), decorated: bool = True):
         if figure is None:
             figure = Figure(figsize=figsize, dpi=100)
-            FigureCanvasAgg(figure)  # draw_idle then renders, as a live canvas would
+            FigureCanvasAgg(figure)  # so that update() renders, as a live canvas would
         self.figure = figure
         # Room for the title, the legend and the note below the x label.
         top, bottom, left = (0.92, 0.27, 0.1) if decorated else (0.97, 0.2, 0.08)
@@ -207,13 +207,18 @@ class DepthPlot:
         return limits, tuple(self.figure.bbox.bounds), tuple(texts)
 
     def _show(self) -> None:
-        canvas = self.figure.canvas
         if self._frame is None or self._frame[0] != self._frame_state():
-            canvas.draw_idle()  # a full draw; _on_draw then adds the data
+            self.redraw_all()
             return
+        canvas = self.figure.canvas
         canvas.restore_region(self._frame[1])
         self._draw_moving()
         canvas.blit(self.figure.bbox)
+
+    def redraw_all(self) -> None:
+        """Draw the whole figure anew; call it after changing the figure outside `update`."""
+        self._frame = None
+        self.figure.canvas.draw_idle()  # _on_draw then keeps the new frame and adds the data
 
     def _on_draw(self, event) -> None:
         """After each full draw on screen: keep the frame's pixels, then draw the data."""

@@ -237,13 +237,8 @@ class LargeDepthExplorer(DepthExplorer):
         # Room below the axes for the x label and a note in large type (the title
         # and legend are HTML above the canvas).
         self.figure.subplots_adjust(left=0.1, right=0.98, top=0.95, bottom=0.22)
-
-    def update(self, change=None) -> None:
-        if self._holding:
-            return
-        super().update(change)
-        style_figure(self.figure)
-        self.figure.canvas.draw_idle()
+        style_figure(self.figure)  # sizes set once hold through every update
+        self.plot.redraw_all()
 
     def apply(self, settings: dict) -> None:
         """Set the controls named in `settings` (initializer, gain, depth, ...); one update."""
