@@ -1,8 +1,10 @@
 """Figures of the mean square per layer: one live figure updated in place, and static ones.
 
-`DepthPlot` builds its artists once; `update(result)` moves their data and asks
-the canvas for a redraw. A slider never rebuilds the figure, which is what keeps
-a live explorer smooth (and what lets a test hold on to the same Line2D objects).
+`DepthPlot` builds its artists once; `update(result)` moves their data and
+redraws: the whole figure when the axes change, else only the data over the
+kept pixels of the axes (blitting). A slider never rebuilds the figure, which is
+what keeps a live explorer smooth (and what lets a test hold on to the same
+Line2D objects).
 
 The y axis is logarithmic: the interesting behaviour is geometric, a factor per
 layer. Values a float64 cannot hold (inf after overflow, exactly 0 after
