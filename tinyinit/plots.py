@@ -161,7 +161,7 @@ class DepthPlot:
         # Blitting, as matplotlib's animations do. The data artists are "animated": a
         # full draw leaves them out and `_on_draw` draws them on top, keeping the pixels
         # of the rest (axes, ticks, labels: the frame). While the frame stays the same,
-        # an update puts those pixels back and draws the data alone, a tenth of the
+        # an update puts those pixels back and draws the data alone, a sixth of the
         # cost. A saved picture (savefig) draws everything as usual.
         self._moving = [self.band, self.median_line, self.theory_line]
         self._moving += [self.overflow_marks, self.underflow_marks]
