@@ -4,11 +4,15 @@
 
 Each notebook runs top to bottom in a fresh kernel of this Python, with the
 notebook's folder as working directory, exactly as nbval will rerun it. Widget
-state is stored too, so sliders and live figures show in a static rendering.
+state is stored too, so sliders and live figures show in a static rendering,
+with its model ids renumbered in reading order: a re-run of an unchanged
+notebook changes no byte.
 """
 
 from __future__ import annotations
 
+import json
+import re
 import sys
 import time
 from pathlib import Path
@@ -34,6 +38,58 @@ def coalesce_streams(cell) -> None:
     cell.outputs = merged
 
 
+WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
+WIDGET_STATE = "application/vnd.jupyter.widget-state+json"
+MODEL_REF = re.compile(r"IPY_MODEL_([0-9a-f]{32})")
+
+
+def widget_ids_in_reading_order(nb) -> list[str]:
+    """Model ids as a reader meets them: each displayed widget, then what it refers to.
+
+    A kernel names its widget models with random uuids. Walking from the displayed
+    views (cells in order) through the IPY_MODEL_ references of each stored model
+    (keys sorted) gives every reachable model a place that depends only on the
+    notebook's content; unreachable models follow in the order they were created.
+    """
+    state = nb.metadata.get("widgets", {}).get(WIDGET_STATE, {}).get("state", {})
+    order: list[str] = []
+    seen: set[str] = set()
+
+    def visit(model_id: str) -> None:
+        stack = [model_id]
+        while stack:
+            current = stack.pop()
+            if current in seen:
+                continue
+            seen.add(current)
+            order.append(current)
+            refs = MODEL_REF.findall(json.dumps(state.get(current, {}), sort_keys=True))
+            stack.extend(reversed(refs))
+
+    for cell in nb.cells:
+        for output in cell.get("outputs", []):
+            view = output.get("data", {}).get(WIDGET_VIEW)
+            if view:
+                visit(view["model_id"])
+    for model_id in state:
+        visit(model_id)
+    return order
+
+
+def renumber_widget_ids(nb):
+    """The same notebook with model ids 0000...0001, 0000...0002, ... in reading order."""
+    order = widget_ids_in_reading_order(nb)
+    if not order:
+        return nb
+    new = {old: f"{i:032x}" for i, old in enumerate(order, start=1)}
+    text = re.sub(r"[0-9a-f]{32}", lambda m: new.get(m.group(0), m.group(0)), nbformat.writes(nb))
+    renumbered = nbformat.reads(text, as_version=4)
+    widgets = renumbered.metadata.get("widgets", {}).get(WIDGET_STATE)
+    if widgets:
+        widgets["state"] = dict(sorted(widgets["state"].items()))
+    return renumbered
+
+
 def execute(path: Path) -> None:
     nb = nbformat.read(path, as_version=4)
     for cell in nb.cells:  # no timestamps: a re-run that computes the same changes nothing
@@ -50,7 +106,7 @@ def execute(path: Path) -> None:
     for cell in nb.cells:
         if cell.cell_type == "code":
             coalesce_streams(cell)
-    nbformat.write(nb, path)
+    nbformat.write(renumber_widget_ids(nb), path)
 
 
 def main(paths: list[str]) -> int:

@@ -303,7 +303,7 @@ class Presentation:
 
     def __init__(self, residual_blocks: int = 64):
         self.depth = LargeDepthExplorer()
-        # Notebook 05's stack (the same draws from PCG32(0), as many blocks as the slider
+        # Notebook 06's stack (the same draws from PCG32(0), as many blocks as the slider
         # needs), kept in float64: the same numbers, and a slider move is twice as fast.
         drawn = draw_residual_stack(residual_blocks, 128, 128, 128, PCG32(0))
         stack = ResidualStack(*(np.asarray(a, dtype=np.float64) for a in astuple_shallow(drawn)))

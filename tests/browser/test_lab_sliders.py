@@ -28,7 +28,7 @@ TIMEOUT_MS = 30_000
 
 # notebook -> (the app's container class, its slider's class, its toggle's class)
 SLIDER_APPS = {
-    "05_residual_stream.ipynb": ("tinyinit-residual", "tinyinit-blocks", "tinyinit-scaling"),
+    "06_residual_stream.ipynb": ("tinyinit-residual", "tinyinit-blocks", "tinyinit-scaling"),
 }
 
 
