@@ -96,14 +96,27 @@ def uniforms(rng, n: int) -> np.ndarray:
     return _draw(rng, _count("n", n), lambda u, out: np.copyto(out, u))
 
 
-def scaled_uniform_float32(rng, n: int, a: float) -> np.ndarray:
-    """float32(-a + 2a * u_k) for the next n uniforms u_k: U(-a, a), spec section 4."""
+def uniform_float32(rng, n: int, low: float, high: float) -> np.ndarray:
+    """float32(low + (high - low) * u_k) for the next n uniforms u_k: U(low, high).
+
+    >>> uniform_float32(PCG32(0), 2, -1.0, 1.0)
+    array([-0.43937546, -0.02155171], dtype=float32)
+    """
     _check_rng(rng)
+    width = high - low
 
     def weights(u, out):
-        out[:] = -a + 2.0 * a * u  # in float64, rounded to float32 once
+        out[:] = low + width * u  # in float64, rounded to float32 once
 
     return _draw(rng, _count("n", n), weights, np.float32)
+
+
+def scaled_uniform_float32(rng, n: int, a: float) -> np.ndarray:
+    """float32(-a + 2a * u_k) for the next n uniforms u_k: U(-a, a), spec section 4.
+
+    a - (-a) is 2a exactly, so this is uniform_float32(rng, n, -a, a).
+    """
+    return uniform_float32(rng, n, -a, a)
 
 
 def _cos_and_sin_terms(u0: np.ndarray, u1: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
