@@ -7,7 +7,7 @@
  * would round once and change last bits. Output: one value a line, as the hex of
  * its bits (uint32 words, float64 uniforms and normals, float32 weights).
  * Usage: KIND SEED STREAM ARGS..., with ARGS by KIND (dims = d0 d1 ...):
- *   words|uniforms|normals n     uniform_init low high dims    normal_init std dims
+ *   words|uniforms|normals n     uniform_init low high dims    normal_init std mean dims
  *   xavier_uniform gain dims     xavier_normal gain dims       trunc_normal std mean a b dims
  *   kaiming_uniform|kaiming_normal fan_out(0|1) gain dims      sparse sparsity std rows cols */
 #include <math.h>
@@ -56,7 +56,8 @@ int main(int argc, char **argv) {
     if (argc < 5) { fprintf(stderr, "usage: see the top of tinyinit_ref.c\n"); return 2; }
     const char *kind = argv[1];
     pcg32 g = seeded(strtoull(argv[2], NULL, 10), strtoull(argv[3], NULL, 10));
-    int np = !strcmp(kind, "trunc_normal") ? 4 : !strcmp(kind, "uniform_init") ? 2
+    int np = !strcmp(kind, "trunc_normal") ? 4
+           : !strcmp(kind, "uniform_init") || !strcmp(kind, "normal_init") ? 2
            : !strncmp(kind, "kaiming", 7) || !strcmp(kind, "sparse") ? 2
            : !strcmp(kind, "words") || !strcmp(kind, "uniforms") || !strcmp(kind, "normals") ? 0 : 1;
     double p[4] = {0};
@@ -109,8 +110,9 @@ int main(int argc, char **argv) {
     } else {  /* the normal initializers: std * z */
         double std = !strcmp(kind, "xavier_normal") ? p[0] * sqrt(2.0 / (fan_in + fan_out))
                    : !strcmp(kind, "kaiming_normal") ? p[1] / sqrt(p[0] ? fan_out : fan_in) : p[0];
+        double mean = !strcmp(kind, "normal_init") ? p[1] : 0.0;
         normals(&g, n, z);
-        for (size_t k = 0; k < n; k++) put32((float)(z[k] * std));
+        for (size_t k = 0; k < n; k++) put32((float)(mean ? z[k] * std + mean : z[k] * std));
     }
     return 0;
 }

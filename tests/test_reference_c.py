@@ -92,7 +92,14 @@ INITIALIZERS = {
         lambda: ("kaiming_uniform", 0, ti.calculate_gain("leaky_relu", 5**0.5)),
         ti.torch_default_init,
     ),
-    "normal_init": (lambda: ("normal_init", 0.02), lambda s, rng: ti.normal_init(s, 0.02, rng)),
+    "normal_init": (
+        lambda: ("normal_init", 0.02, 0.0),
+        lambda s, rng: ti.normal_init(s, 0.02, rng),
+    ),
+    "normal_init mean": (
+        lambda: ("normal_init", 0.3, -1.25),
+        lambda s, rng: ti.normal_init(s, 0.3, rng, mean=-1.25),
+    ),
     "uniform_init": (
         lambda: ("uniform_init", -0.3, 1.7),
         lambda s, rng: ti.uniform_init(s, -0.3, 1.7, rng),

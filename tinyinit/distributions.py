@@ -162,14 +162,19 @@ def normal(rng, n: int) -> np.ndarray:
     return _draw(rng, 2 * ((n + 1) // 2), box_muller, every=2)[:n]
 
 
-def scaled_normal_float32(rng, n: int, std: float) -> np.ndarray:
-    """float32(std * normal(rng, n)): a normal weight, computed in float64, cast once."""
+def scaled_normal_float32(rng, n: int, std: float, mean: float = 0.0) -> np.ndarray:
+    """float32(normal(rng, n) * std + mean): a normal weight, computed in float64, cast once.
+
+    A mean of 0 is not added (so that -0.0 stays -0.0, as in the spec).
+    """
     _check_rng(rng)
     n = _count("n", n)
 
     def weights(u0, u1, out):
         for j, z in enumerate(_cos_and_sin_terms(u0, u1)):
             z *= std
+            if mean:
+                z += mean
             out[j::2] = z  # rounded to float32 once
 
     return _draw(rng, 2 * ((n + 1) // 2), weights, np.float32, every=2)[:n]

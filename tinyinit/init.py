@@ -198,8 +198,8 @@ def uniform_bound(std: float) -> float:
 # --- initializers ----------------------------------------------------------------------
 
 
-def _scaled_normal(shape: tuple[int, ...], std: float, rng) -> np.ndarray:
-    return scaled_normal_float32(rng, math.prod(shape), std).reshape(shape)
+def _scaled_normal(shape: tuple[int, ...], std: float, rng, mean: float = 0.0) -> np.ndarray:
+    return scaled_normal_float32(rng, math.prod(shape), std, mean).reshape(shape)
 
 
 def xavier_uniform(shape, gain: float, rng) -> np.ndarray:
@@ -258,17 +258,22 @@ def _kaiming(shape, fan_mode, nonlinearity, param, rng) -> float:
     return kaiming_std(fan_in if fan_mode == "fan_in" else fan_out, gain)
 
 
-def normal_init(shape, std: float, rng) -> np.ndarray:
-    """W ~ N(0, std**2) for any shape, 1-D included (embeddings, GPT-2's 0.02).
+def normal_init(shape, std: float, rng, *, mean: float = 0.0) -> np.ndarray:
+    """W ~ N(mean, std**2) for any shape, 1-D included (embeddings, GPT-2's 0.02).
+
+    Element k is z_k * std + mean (mean 0 is not added), z = normal(rng, prod(shape)).
 
     >>> from tinyinit import PCG32
     >>> normal_init((3,), 0.02, PCG32(0))
     array([-0.01618474,  0.00109749, -0.01491485], dtype=float32)
+    >>> normal_init((2,), 0.02, PCG32(0), mean=1.0)
+    array([0.98381525, 1.0010974 ], dtype=float32)
     """
     dims = _shape(shape)
     std = _non_negative("std", std)
+    mean = _real("mean", mean)
     _check_rng(rng)
-    return _scaled_normal(dims, std, rng)
+    return _scaled_normal(dims, std, rng, mean)
 
 
 def scaled_residual_std(base_std: float, n_layers: int) -> float:
