@@ -28,6 +28,7 @@ import ipywidgets as widgets
 import matplotlib
 from matplotlib.colors import to_hex, to_rgba
 
+from .activations import ACTIVATIONS
 from .plots import (
     DepthPlot,
     edge_note,
@@ -37,7 +38,6 @@ from .plots import (
     settings_title,
 )
 from .propagation import (
-    ACTIVATIONS,
     INITIALIZERS,
     UNIT_WEIGHTS,
     DepthResult,

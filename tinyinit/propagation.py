@@ -45,61 +45,16 @@ from collections import OrderedDict
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import NamedTuple
 
 import numpy as np
 
+from .activations import activation
 from .distributions import normal, uniforms
+from .gaussian import activation_mean_square, slope_mean_square
 from .init import calculate_gain
 from .pcg32 import PCG32
 
-# --- activations and their derivatives -------------------------------------------
-
-LEAKY_RELU_SLOPE = 0.01
-# Klambauer et al. (2017), "Self-Normalizing Neural Networks", the exact constants.
-SELU_ALPHA = 1.6732632423543772848170429916717
-SELU_SCALE = 1.0507009873554804934193349852946
-
-
-class Activation(NamedTuple):
-    """An activation phi and its derivative phi', both elementwise on arrays."""
-
-    phi: Callable[[np.ndarray], np.ndarray]
-    dphi: Callable[[np.ndarray], np.ndarray]
-
-
-def _sigmoid(z):
-    # exp(-log(1 + e^-z)) never overflows, whatever the sign of z.
-    return np.exp(-np.logaddexp(0.0, -z))
-
-
-def _selu(z):
-    return SELU_SCALE * np.where(z > 0, z, SELU_ALPHA * np.expm1(np.minimum(z, 0.0)))
-
-
-# To add an activation (gelu, silu, ...), add an entry: the simulation, the
-# theory and the explorer's dropdown all read this table.
-ACTIVATIONS: dict[str, Activation] = {
-    "linear": Activation(lambda z: z, lambda z: np.ones_like(z)),
-    "relu": Activation(lambda z: np.maximum(z, 0.0), lambda z: (z > 0).astype(z.dtype)),
-    "leaky_relu": Activation(
-        lambda z: np.where(z > 0, z, LEAKY_RELU_SLOPE * z),
-        lambda z: np.where(z > 0, 1.0, LEAKY_RELU_SLOPE),
-    ),
-    "tanh": Activation(np.tanh, lambda z: 1.0 - np.tanh(z) ** 2),
-    "sigmoid": Activation(_sigmoid, lambda z: _sigmoid(z) * _sigmoid(-z)),
-    "selu": Activation(
-        _selu,
-        lambda z: SELU_SCALE * np.where(z > 0, 1.0, SELU_ALPHA * np.exp(np.minimum(z, 0.0))),
-    ),
-}
-
-
-def activation(name: str) -> Activation:
-    """The entry of ACTIVATIONS called `name`, or a ValueError listing them."""
-    if name not in ACTIVATIONS:
-        raise ValueError(f"activation must be one of {', '.join(ACTIVATIONS)}; got {name!r}")
-    return ACTIVATIONS[name]
+# --- activations: the package's table, and torch's gain where it has one ----------------
 
 
 def default_gain(name: str) -> float:
@@ -371,56 +326,26 @@ def _forward_memoized(cache, kind, scale, activation_name, width, seed, batch, d
     return squares[: depth + 1]
 
 
-# --- theory: Gaussian integrals by quadrature ------------------------------------------
-
-QUADRATURE_NODES = 96  # per half line
-QUADRATURE_CUTOFF = 12.0  # the normal density at 12 is 6e-33 of its peak
-
-
-@lru_cache(maxsize=1)
-def _normal_quadrature() -> tuple[np.ndarray, np.ndarray]:
-    """Nodes x and weights w with sum(w * f(x)) = E[f(X)], X ~ N(0, 1).
-
-    Each half line [0, 12] and [-12, 0] separately: relu, leaky_relu and selu bend
-    at 0, and a Gauss rule converges fast only on a smooth integrand; each half is
-    smooth. On a half, x = 12 s**2 with Gauss-Legendre in s on [0, 1]: the square
-    crowds nodes near 0, where tanh(sqrt(q) x) turns sharply when q is large.
-    Relu's E = q / 2 comes out to 1e-15 relative, tanh's to 1e-14 for q <= 100.
-    """
-    t, w = np.polynomial.legendre.leggauss(QUADRATURE_NODES)
-    s, ws = (t + 1.0) / 2.0, w / 2.0
-    x = QUADRATURE_CUTOFF * s * s
-    wx = ws * 2.0 * QUADRATURE_CUTOFF * s  # dx = 2 * 12 * s ds
-    x = np.concatenate([-x[::-1], x])
-    weights = np.concatenate([wx[::-1], wx]) * np.exp(-0.5 * x * x)
-    return x, weights / weights.sum()  # E[1] = 1: a constant activation is exact
-
-
-def gaussian_expectation(f: Callable[[np.ndarray], np.ndarray], q: float) -> float:
-    """E[f(z)] for z ~ N(0, q), by quadrature (no node at 0, so q = inf is safe).
-
-    >>> round(gaussian_expectation(lambda z: np.maximum(z, 0) ** 2, 3.0), 12)  # relu: q / 2
-    1.5
-    """
-    x, w = _normal_quadrature()
-    with np.errstate(all="ignore"):
-        return float(np.sum(w * f(math.sqrt(q) * x)))
+# --- theory: the mean-field recursion (Gaussian integrals from tinyinit.gaussian) ----------
 
 
 @lru_cache(maxsize=512)
 def _mean_field(activation_name: str, fan_var: float, depth: int, direction: str):
-    act = activation(activation_name)
     m = [1.0]  # the input's mean square
     q = [math.nan]  # layer 0 has no pre-activation
-    for _ in range(depth):
-        q.append(fan_var * m[-1])
-        m.append(gaussian_expectation(lambda z: act.phi(z) ** 2, q[-1]))
+    with np.errstate(all="ignore"):  # overflow is inf, and stays inf
+        for _ in range(depth):
+            q.append(fan_var * m[-1])
+            m_l = activation_mean_square(activation_name, q[-1])
+            # inf * 0 inside phi (gelu at -inf) is nan: the stack has overflowed
+            m.append(math.inf if math.isnan(m_l) else m_l)
     if direction == "forward":
         out = np.array(m)
     else:
         g = [1.0]  # the upstream gradient's mean square at layer depth
-        for layer in range(depth, 0, -1):
-            g.append(fan_var * gaussian_expectation(lambda z: act.dphi(z) ** 2, q[layer]) * g[-1])
+        with np.errstate(all="ignore"):
+            for layer in range(depth, 0, -1):
+                g.append(fan_var * slope_mean_square(activation_name, q[layer]) * g[-1])
         out = np.array(g[::-1])
     out[np.isnan(out)] = math.inf
     out.setflags(write=False)
