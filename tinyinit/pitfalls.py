@@ -577,7 +577,7 @@ def stack_mean_squares(
     """
     from .activations import activation as activation_of
     from .distributions import normal
-    from .gains import forward
+    from .layouts import forward
 
     phi = activation_of(activation).phi
     kernel = tuple(kernel_size)
