@@ -44,7 +44,6 @@ from .plots import (
 )
 from .propagation import (
     INITIALIZERS,
-    UNIT_WEIGHTS,
     DepthResult,
     UnitWeights,
     default_gain,
@@ -139,7 +138,8 @@ class DepthExplorer:
     depth, width, seeds, direction (widgets); readout (HTML); figure, plot
     (DepthPlot); result (the latest DepthResult); app (the whole layout).
 
-    batch: samples per seed. cache: where unit matrices live (default: shared).
+    batch: samples per seed. cache: where unit matrices live (default: the
+    explorer's own UnitWeights, kept as long as the explorer).
     png_fallback: without a live canvas, show each update as a PNG (False: leave
     the figure to the caller, e.g. a benchmark timing the canvas draw alone).
 
@@ -170,7 +170,7 @@ class DepthExplorer:
     ):
         self.batch = batch
         self.png_fallback = png_fallback
-        self.cache = UNIT_WEIGHTS if cache is None else cache
+        self.cache = UnitWeights() if cache is None else cache
         self.result: DepthResult | None = None
         self.updates = 0
         self._holding = 0  # open hold() blocks; updates wait for the last to close

@@ -178,9 +178,11 @@ class UnitWeights:
     leaves it unchanged. Least recently used entries are dropped when the cache
     holds more than `max_bytes` (the ones asked for now are always kept).
 
-    It also remembers the last forward passes over its matrices (`forward_memo`,
-    see `simulate`): a deeper stack then only adds layers, a shallower one is a
-    slice, and the depth slider costs almost nothing.
+    It also keeps the unit batches (`batch`) and remembers the last forward
+    passes over its matrices (`forward_mean_squares`, kept in `forward_memo`):
+    a deeper stack then only adds layers, a shallower one is a slice, and the
+    depth slider costs almost nothing. An explorer owns one; `simulate` without
+    a cache makes a fresh one for the call.
 
     >>> cache = UnitWeights()
     >>> r = simulate("tanh", "xavier_normal", gain=1.0, depth=5, width=16, seeds=1, cache=cache)
@@ -199,6 +201,7 @@ class UnitWeights:
         self._layers: OrderedDict[tuple[str, int, int], list[np.ndarray]] = OrderedDict()
         self.memo_size = memo_size
         self.forward_memo: OrderedDict = OrderedDict()
+        self._batches: OrderedDict[tuple[int, int, int, int], np.ndarray] = OrderedDict()
 
     def get(self, kind: str, width: int, seed: int, depth: int) -> list[np.ndarray]:
         """Layers 1 .. depth of (kind, width, seed), drawing only the missing ones."""
@@ -210,6 +213,31 @@ class UnitWeights:
             self.draws += 1
         self._evict(keep=key)
         return layers[:depth]
+
+    def batch(self, width: int, batch: int, seed: int, stream: int) -> np.ndarray:
+        """unit_batch(width, batch, seed, stream), drawn once (the last memo_size kept)."""
+        key = (width, batch, seed, stream)
+        if key not in self._batches:
+            self._batches[key] = unit_batch(width, batch, seed, stream)
+        self._batches.move_to_end(key)
+        while len(self._batches) > self.memo_size:
+            self._batches.popitem(last=False)
+        return self._batches[key]
+
+    def forward_mean_squares(self, kind, scale, activation_name, width, seed, batch, depth):
+        """Forward mean squares 0 .. depth, continuing the last pass with these settings."""
+        memo = self.forward_memo
+        x = self.batch(width, batch, seed, INPUT_STREAM)
+        key = (kind, scale, activation_name, width, seed, batch)
+        squares, h = memo.pop(key, None) or ([mean_square(x)], x)
+        if len(squares) <= depth:
+            units = self.get(kind, width, seed, depth)[len(squares) - 1 :]
+            more, h = forward_pass(units, scale, activation_name, h)
+            squares = squares + more
+        memo[key] = (squares, h)
+        while len(memo) > self.memo_size:
+            memo.popitem(last=False)
+        return squares[: depth + 1]
 
     @property
     def nbytes(self) -> int:
@@ -223,8 +251,6 @@ class UnitWeights:
             del self._layers[oldest]
 
 
-UNIT_WEIGHTS = UnitWeights()
-
 # --- the batch that goes in, and the gradient that comes back ------------------------
 
 # Streams other than the weights' 54, so inputs never share numbers with weights.
@@ -232,11 +258,11 @@ INPUT_STREAM = 1
 GRADIENT_STREAM = 2
 
 
-@lru_cache(maxsize=64)
 def unit_batch(width: int, batch: int, seed: int, stream: int) -> np.ndarray:
     """A (width, batch) standard normal batch scaled to mean square exactly 1.
 
-    Drawn from PCG32(seed, stream); one column per sample. Read-only (cached).
+    Drawn from PCG32(seed, stream); one column per sample. Read-only, so that a
+    cache (UnitWeights.batch) can hand the same array out again.
     """
     x = normal(PCG32(seed, stream), width * batch).reshape(width, batch)
     x /= math.sqrt(np.mean(x * x))
@@ -308,22 +334,6 @@ def propagate(
         return forward
     backward = backward_pass(units, scale, slopes, upstream)
     return forward, backward[::-1] + [mean_square(upstream)]
-
-
-def _forward_memoized(cache, kind, scale, activation_name, width, seed, batch, depth):
-    """Forward mean squares 0 .. depth, continuing the cache's last pass with these settings."""
-    memo = cache.forward_memo
-    x = unit_batch(width, batch, seed, INPUT_STREAM)
-    key = (kind, scale, activation_name, width, seed, batch)
-    squares, h = memo.pop(key, None) or ([mean_square(x)], x)
-    if len(squares) <= depth:
-        units = cache.get(kind, width, seed, depth)[len(squares) - 1 :]
-        more, h = forward_pass(units, scale, activation_name, h)
-        squares = squares + more
-    memo[key] = (squares, h)
-    while len(memo) > cache.memo_size:
-        memo.popitem(last=False)
-    return squares[: depth + 1]
 
 
 # --- theory: the mean-field recursion (Gaussian integrals from tinyinit.gaussian) ----------
@@ -473,7 +483,8 @@ def simulate(
 
     seeds: a count n (seeds 0 .. n-1) or the seeds themselves. Each seed has its
     own weights (PCG32(seed), stream 54), inputs and upstream gradient (streams
-    1 and 2). cache: where unit matrices are kept (default: one module-wide cache).
+    1 and 2). cache: where unit matrices, batches and forward passes are kept
+    (an explorer passes its own; default: a fresh UnitWeights for this call).
 
     >>> r = simulate("relu", "kaiming_fan_in", gain=2**0.5, depth=5, width=64, seeds=1)
     >>> r.per_seed.shape, round(r.theory_end, 12)    # Kaiming keeps relu's signal
@@ -482,18 +493,18 @@ def simulate(
     seeds = tuple(range(seeds)) if isinstance(seeds, int) else tuple(seeds)
     if direction not in DIRECTIONS:
         raise ValueError(f"direction must be 'forward' or 'backward', got {direction!r}")
-    cache = UNIT_WEIGHTS if cache is None else cache
+    cache = UnitWeights() if cache is None else cache
     kind, scale = unit_scale(initializer, width, width, gain, std)
     std_w = weight_std(initializer, width, width, gain, std)
     rows = []
     for seed in seeds:
         if direction == "forward":
-            args = (cache, kind, scale, activation, width, seed, batch, depth)
-            rows.append(_forward_memoized(*args))
+            args = (kind, scale, activation, width, seed, batch, depth)
+            rows.append(cache.forward_mean_squares(*args))
         else:
             units = cache.get(kind, width, seed, depth)
-            x = unit_batch(width, batch, seed, INPUT_STREAM)
-            upstream = unit_batch(width, batch, seed, GRADIENT_STREAM)
+            x = cache.batch(width, batch, seed, INPUT_STREAM)
+            upstream = cache.batch(width, batch, seed, GRADIENT_STREAM)
             rows.append(propagate(units, scale, activation, x, upstream)[1])
     theory = mean_field(activation, width * std_w**2, depth, direction)
     return DepthResult(
