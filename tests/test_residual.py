@@ -11,9 +11,9 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from tinyinit import PCG32, kaiming_normal, normal, normal_init, scaled_residual_std
+from tinyinit.explorer import ResidualStreamExplorer
 from tinyinit.residual import (
     LLAMA_PATTERNS,
-    ResidualStreamExplorer,
     check_residual_scaling,
     compounded,
     draw_residual_stack,

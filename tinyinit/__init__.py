@@ -11,8 +11,10 @@ docs/spec.md.
 dtype('float32')
 """
 
+from .activations import ACTIVATIONS
 from .distributions import normal, uniforms
-from .gains import fixed_point, single_layer_gain
+from .gains import single_layer_gain
+from .gaussian import fixed_point
 from .init import (
     calculate_gain,
     constant_init,
@@ -40,7 +42,7 @@ from .init import (
 from .mup import coordinate_check, init_mlp, layer_learning_rates, lr_sweep
 from .pcg32 import PCG32
 from .pitfalls import Diagnosis, check_initializer
-from .propagation import ACTIVATIONS, DepthResult, UnitWeights, layer_weights, mean_field, simulate
+from .propagation import DepthResult, UnitWeights, layer_weights, mean_field, simulate
 from .residual import ResidualScalingReport, check_residual_scaling
 from .transformer import GPTConfig, TinyGPT
 from .variance import predicted_variance, sample_sums, variance_of

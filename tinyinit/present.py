@@ -13,7 +13,7 @@ explorer it needs; a demonstration told in two steps ("gain 1", then "gain
 "and at depth 50?" and the slider answers.
 
 The explorers are the suite's own (`tinyinit.explorer.DepthExplorer`,
-`tinyinit.residual.ResidualStreamExplorer`) with larger fonts: what the class
+`tinyinit.explorer.ResidualStreamExplorer`) with larger fonts: what the class
 sees is what the notebooks show.
 """
 
@@ -29,9 +29,9 @@ from pathlib import Path
 import ipywidgets as widgets
 import numpy as np
 
-from .explorer import DepthExplorer
+from .explorer import DepthExplorer, ResidualStreamExplorer
 from .pcg32 import PCG32
-from .residual import ResidualStack, ResidualStreamExplorer, draw_residual_stack
+from .residual import ResidualStack, draw_residual_stack
 
 __all__ = [
     "PRESETS",
