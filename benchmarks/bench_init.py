@@ -137,7 +137,8 @@ def main() -> None:
         rate = count / t_ours
         if name.startswith("xavier_uniform"):
             xavier_rate = rate
-        versus = f"{rate / xavier_rate:8.2f}x" if "uniform" in name and xavier_rate else ""
+        uniform = name.split()[0] in ("kaiming_uniform", "torch_default_init", "uniform_init")
+        versus = f"{rate / xavier_rate:8.2f}x" if (uniform or rate == xavier_rate) else ""
         print(
             f"{name:38s} {rate / 1e6:10.1f} {peer_name:36s} {count / t_peer / 1e6:10.1f} "
             f"{t_peer / t_ours:5.2f}x {extra:9.1f} {versus:>9s}"
