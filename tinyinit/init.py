@@ -308,7 +308,8 @@ def kaiming_uniform(
     np.float32(-0.62137073)
     """
     a = uniform_bound(_kaiming(shape, fan_mode, nonlinearity, param, rng))
-    return scaled_uniform_float32(rng, math.prod(_shape(shape)), a).reshape(_shape(shape))
+    dims = _shape(shape)
+    return scaled_uniform_float32(rng, math.prod(dims), a).reshape(dims)
 
 
 TORCH_DEFAULT_SLOPE = math.sqrt(5.0)
