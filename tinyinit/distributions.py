@@ -162,10 +162,14 @@ def normal(rng, n: int) -> np.ndarray:
     return _draw(rng, 2 * ((n + 1) // 2), box_muller, every=2)[:n]
 
 
-def scaled_normal_float32(rng, n: int, std: float, mean: float = 0.0) -> np.ndarray:
+def scaled_normal_float32(
+    rng, n: int, std: float, mean: float = 0.0, bounds: tuple[float, float] | None = None
+) -> np.ndarray:
     """float32(normal(rng, n) * std + mean): a normal weight, computed in float64, cast once.
 
-    A mean of 0 is not added (so that -0.0 stays -0.0, as in the spec).
+    A mean of 0 is not added (so that -0.0 stays -0.0, as in the spec). With
+    bounds (a, b), the mean is always added, and a value outside [a, b], as
+    tested in float64, comes out as NaN: the truncated normal's rejections.
     """
     _check_rng(rng)
     n = _count("n", n)
@@ -173,8 +177,10 @@ def scaled_normal_float32(rng, n: int, std: float, mean: float = 0.0) -> np.ndar
     def weights(u0, u1, out):
         for j, z in enumerate(_cos_and_sin_terms(u0, u1)):
             z *= std
-            if mean:
+            if mean or bounds is not None:
                 z += mean
+            if bounds is not None:
+                z[(z < bounds[0]) | (z > bounds[1])] = np.nan
             out[j::2] = z  # rounded to float32 once
 
     return _draw(rng, 2 * ((n + 1) // 2), weights, np.float32, every=2)[:n]
