@@ -114,7 +114,7 @@ def app_widgets():
     from tinyinit.quiz import predict
     from tinyinit.residual import draw_residual_stack
 
-    residual = ResidualStreamExplorer(draw_residual_stack(4, 16, 16, 8, PCG32(0)), n_blocks=2)
+    residual = ResidualStreamExplorer(draw_residual_stack(4, 16, 16, 8, PCG32(0)), n_layers=2)
     return {
         "depth explorer": depth_explorer(depth=3, width=16, seeds=1).app,
         "residual explorer": residual.widget,

@@ -9,9 +9,6 @@ import pytest
 
 from tinyinit import (
     PCG32,
-    GPTConfig,
-    TinyGPT,
-    check_residual_scaling,
     kaiming_normal,
     normal,
     normal_init,
@@ -20,7 +17,10 @@ from tinyinit import (
 )
 from tinyinit.activations import gelu
 from tinyinit.gaussian import gaussian_expectation
+from tinyinit.residual import check_residual_scaling
 from tinyinit.transformer import (
+    GPTConfig,
+    TinyGPT,
     cross_entropy,
     gelu_mean_square,
     init_params,

@@ -398,7 +398,7 @@ class ResidualStreamExplorer:
     tinyinit-scaling, readout tinyinit-readout.
     """
 
-    def __init__(self, stack: ResidualStack, n_blocks: int = 12, scaled: bool = True):
+    def __init__(self, stack: ResidualStack, n_layers: int = 12, scaled: bool = True):
         import ipywidgets as widgets
         import matplotlib.pyplot as plt
 
@@ -412,15 +412,15 @@ class ResidualStreamExplorer:
         (self.measured_line,) = self.ax.plot([], [], "o-", ms=3, color="C0", label="measured")
         self.ax.set_xlabel("block b")
         self.ax.set_ylabel("Var(stream) after block b")
-        self.ax.set_xlim(0, stack.max_blocks)
+        self.ax.set_xlim(0, stack.max_layers)
         self.ax.legend(loc="upper left")
         self.ax.grid(alpha=0.3)
         self.fig.tight_layout()
 
         self.blocks = widgets.IntSlider(
-            value=n_blocks,
+            value=n_layers,
             min=1,
-            max=stack.max_blocks,
+            max=stack.max_layers,
             description="blocks N",
             tooltip="number of Transformer blocks (2 residual additions each)",
             continuous_update=True,
@@ -452,13 +452,13 @@ class ResidualStreamExplorer:
     def _on_change(self, _change) -> None:
         self.update()
 
-    def curves(self, n_blocks: int, scaled: bool) -> tuple[np.ndarray, np.ndarray]:
+    def curves(self, n_layers: int, scaled: bool) -> tuple[np.ndarray, np.ndarray]:
         """(measured, theory) stream variance after each block 0 .. N, shape (N + 1,)."""
-        key = (n_blocks, scaled)
+        key = (n_layers, scaled)
         if key not in self._cache:
-            measured = stream_variances(self.stack, n_blocks, out_scale(n_blocks, scaled))
+            measured = stream_variances(self.stack, n_layers, out_scale(n_layers, scaled))
             x0_var = stream_variance(self.stack.x0)
-            theory = residual_variance_theory(n_blocks, scaled=scaled, x0_var=x0_var)
+            theory = residual_variance_theory(n_layers, scaled=scaled, x0_var=x0_var)
             self._cache[key] = (measured[::2], theory[::2])
         return self._cache[key]
 

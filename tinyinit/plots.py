@@ -285,8 +285,8 @@ def png_bytes(fig: Figure, dpi: int = 100) -> bytes:
 # --- the residual stream (tinyinit.residual) ---------------------------------------------
 
 
-def residual_figure(stack: ResidualStack, n_blocks: int, depths: Iterable[int]):
-    """Two panels: the stream after each block for n_blocks, and the final variance vs N.
+def residual_figure(stack: ResidualStack, n_layers: int, depths: Iterable[int]):
+    """Two panels: the stream after each block for n_layers, and the final variance vs N.
 
     Measured (markers) against theory (lines), without and with the 1/sqrt(2N) scaling.
     """
@@ -294,14 +294,14 @@ def residual_figure(stack: ResidualStack, n_blocks: int, depths: Iterable[int]):
 
     fig, (left, right) = plt.subplots(1, 2, figsize=(10, 3.8))
     x0_var = stream_variance(stack.x0)
-    b = np.arange(n_blocks + 1)
+    b = np.arange(n_layers + 1)
     for scaled, color in ((False, "C3"), (True, "C0")):
         label = "scaled 1/√(2N)" if scaled else "unscaled"
-        measured = stream_variances(stack, n_blocks, out_scale(n_blocks, scaled))[::2]
-        theory = residual_variance_theory(n_blocks, scaled=scaled, x0_var=x0_var)[::2]
+        measured = stream_variances(stack, n_layers, out_scale(n_layers, scaled))[::2]
+        theory = residual_variance_theory(n_layers, scaled=scaled, x0_var=x0_var)[::2]
         left.plot(b, measured, "o", ms=3, color=color, label=f"{label}, measured")
         left.plot(b, theory, "-", color=color, lw=1, label=f"{label}, theory")
-    left.set(xlabel="block b", ylabel="Var(stream)", yscale="log", title=f"N = {n_blocks} blocks")
+    left.set(xlabel="block b", ylabel="Var(stream)", yscale="log", title=f"N = {n_layers} blocks")
     depths = np.array(sorted(depths))
     for scaled, color in ((False, "C3"), (True, "C0")):
         finals = [stream_variances(stack, n, out_scale(n, scaled))[-1] for n in depths]

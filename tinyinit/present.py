@@ -255,8 +255,8 @@ class LargeDepthExplorer(DepthExplorer):
 class LargeResidualExplorer(ResidualStreamExplorer):
     """The residual-stream explorer with presentation fonts and a projector-sized figure."""
 
-    def __init__(self, stack, n_blocks: int = 12, scaled: bool = True):
-        super().__init__(stack, n_blocks=n_blocks, scaled=scaled)
+    def __init__(self, stack, n_layers: int = 12, scaled: bool = True):
+        super().__init__(stack, n_layers=n_layers, scaled=scaled)
         self.fig.set_size_inches(11.0, 5.4)
         self.fig.subplots_adjust(left=0.1, right=0.98, top=0.95, bottom=0.14)
         self.update()
@@ -307,7 +307,7 @@ class Presentation:
         # needs), kept in float64: the same numbers, and a slider move is twice as fast.
         drawn = draw_residual_stack(residual_blocks, 128, 128, 128, PCG32(0))
         stack = ResidualStack(*(np.asarray(a, dtype=np.float64) for a in astuple_shallow(drawn)))
-        self.residual = LargeResidualExplorer(stack, n_blocks=12, scaled=True)
+        self.residual = LargeResidualExplorer(stack, n_layers=12, scaled=True)
         self.preset = widgets.Dropdown(
             options=[CHOOSE, *PRESETS],
             value=CHOOSE,

@@ -4,9 +4,11 @@ A pre-LN block adds two sublayer outputs to a running stream,
 
     x <- x + attn(LN(x)),    x <- x + mlp(LN(x)),
 
-2N additions for N blocks. LN gives every sublayer the same unit-size input,
-so each addition has the same variance s**2 whatever the stream holds; if they
-are roughly independent, the variances add:
+2N additions for N blocks. (N is `n_layers` throughout the package, as in
+`scaled_residual_std(base_std, n_layers)`: a block, attention and MLP, is one
+layer.) LN gives every sublayer the same unit-size input, so each addition
+has the same variance s**2 whatever the stream holds; if they are roughly
+independent, the variances add:
 
     Var(x_k) = Var(x_0) + k * s**2,     k = 0 .. 2N.
 
@@ -50,10 +52,10 @@ def normalize(x: np.ndarray, eps: float = 1e-5) -> np.ndarray:
 
 @dataclass(frozen=True)
 class ResidualStack:
-    """2 * max_blocks two-layer sublayers f(x) = W_out relu(W_in x), and an input x_0.
+    """2 * max_layers two-layer sublayers f(x) = W_out relu(W_in x), and an input x_0.
 
-    w_in:  (2 * max_blocks, hidden, width), Kaiming (ReLU, fan_in): std sqrt(2 / width)
-    w_out: (2 * max_blocks, width, hidden), N(0, 1 / hidden): variance preserving,
+    w_in:  (2 * max_layers, hidden, width), Kaiming (ReLU, fan_in): std sqrt(2 / width)
+    w_out: (2 * max_layers, width, hidden), N(0, 1 / hidden): variance preserving,
            so each sublayer adds variance 1 before any residual scaling
     x0:    (tokens, width), standard normals: Var(x_0) = 1
 
@@ -65,12 +67,12 @@ class ResidualStack:
     x0: np.ndarray
 
     @property
-    def max_blocks(self) -> int:
+    def max_layers(self) -> int:
         return self.w_in.shape[0] // 2
 
 
 def draw_residual_stack(
-    max_blocks: int, width: int, hidden: int, tokens: int, rng
+    max_layers: int, width: int, hidden: int, tokens: int, rng
 ) -> ResidualStack:
     """Draw a ResidualStack from rng, in this order: x_0, then W_in, W_out per sublayer.
 
@@ -78,13 +80,13 @@ def draw_residual_stack(
     >>> draw_residual_stack(2, 8, 16, 4, PCG32(0)).w_in.shape
     (4, 16, 8)
     """
-    if isinstance(max_blocks, bool) or not isinstance(max_blocks, (int, np.integer)):
-        raise ValueError(f"max_blocks must be an integer >= 1, got {max_blocks!r}")
-    if max_blocks < 1:
-        raise ValueError(f"max_blocks must be an integer >= 1, got {max_blocks!r}")
+    if isinstance(max_layers, bool) or not isinstance(max_layers, (int, np.integer)):
+        raise ValueError(f"max_layers must be an integer >= 1, got {max_layers!r}")
+    if max_layers < 1:
+        raise ValueError(f"max_layers must be an integer >= 1, got {max_layers!r}")
     x0 = normal(rng, tokens * width).reshape(tokens, width)
     w_in, w_out = [], []
-    for _ in range(2 * max_blocks):
+    for _ in range(2 * max_layers):
         w_in.append(kaiming_normal((hidden, width), "fan_in", "relu", rng))
         w_out.append(normal_init((width, hidden), 1.0 / math.sqrt(hidden), rng))
     return ResidualStack(np.stack(w_in), np.stack(w_out), x0)
@@ -96,7 +98,7 @@ def stream_variance(x: np.ndarray) -> float:
 
 
 def stream_variances(
-    stack: ResidualStack, n_blocks: int, out_scale: float = 1.0, *, pre_norm: bool = True
+    stack: ResidualStack, n_layers: int, out_scale: float = 1.0, *, pre_norm: bool = True
 ) -> np.ndarray:
     """Var(x_k) after each of the 2N additions x <- x + out_scale * f(LN(x)); shape (2N + 1,).
 
@@ -110,11 +112,11 @@ def stream_variances(
     >>> stream_variances(stack, 2).round(1)         # theory 1, 2, 3, 4, 5
     array([1. , 2. , 3. , 3.8, 4.7])
     """
-    if not 1 <= n_blocks <= stack.max_blocks:
-        raise ValueError(f"n_blocks must be in 1 .. {stack.max_blocks}, got {n_blocks!r}")
+    if not 1 <= n_layers <= stack.max_layers:
+        raise ValueError(f"n_layers must be in 1 .. {stack.max_layers}, got {n_layers!r}")
     x = stack.x0.astype(np.float64)
     variances = [stream_variance(x)]
-    for k in range(2 * n_blocks):
+    for k in range(2 * n_layers):
         h = np.maximum((normalize(x) if pre_norm else x) @ stack.w_in[k].T, 0.0)
         x = x + out_scale * (h @ stack.w_out[k].T)
         variances.append(stream_variance(x))
@@ -122,7 +124,7 @@ def stream_variances(
 
 
 def residual_variance_theory(
-    n_blocks: int, *, scaled: bool, x0_var: float = 1.0, addition_var: float = 1.0
+    n_layers: int, *, scaled: bool, x0_var: float = 1.0, addition_var: float = 1.0
 ) -> np.ndarray:
     """Var(x_k) = Var(x_0) + k * s**2 for k = 0 .. 2N; shape (2N + 1,).
 
@@ -134,39 +136,39 @@ def residual_variance_theory(
     >>> residual_variance_theory(2, scaled=True)
     array([1.  , 1.25, 1.5 , 1.75, 2.  ])
     """
-    s2 = addition_var / (2 * n_blocks) if scaled else addition_var
-    return x0_var + s2 * np.arange(2 * n_blocks + 1)
+    s2 = addition_var / (2 * n_layers) if scaled else addition_var
+    return x0_var + s2 * np.arange(2 * n_layers + 1)
 
 
-def out_scale(n_blocks: int, scaled: bool) -> float:
+def out_scale(n_layers: int, scaled: bool) -> float:
     """The factor on every output projection's std: 1/sqrt(2N) if scaled, else 1."""
-    return scaled_residual_std(1.0, n_blocks) if scaled else 1.0
+    return scaled_residual_std(1.0, n_layers) if scaled else 1.0
 
 
 # --- compounding: a small error per layer, raised to the depth -------------------------
 
 
-def compounded(per_layer: float, depth: int) -> np.ndarray:
-    """per_layer ** k for k = 0 .. depth: what a constant per-layer factor does.
+def compounded(per_layer: float, n_layers: int) -> np.ndarray:
+    """per_layer ** k for k = 0 .. n_layers: what a constant per-layer factor does.
 
     >>> float(compounded(0.95, 48)[-1].round(4))
     0.0853
     """
-    return float(per_layer) ** np.arange(depth + 1)
+    return float(per_layer) ** np.arange(n_layers + 1)
 
 
 def relu_stack_mean_squares(
-    width: int, depth: int, variance_factor: float, rng, tokens: int = 256
+    width: int, n_layers: int, variance_factor: float, rng, tokens: int = 256
 ) -> np.ndarray:
-    """E[x**2] after each of `depth` ReLU layers with Var(W) = variance_factor * 2 / width.
+    """E[x**2] after each of `n_layers` ReLU layers with Var(W) = variance_factor * 2 / width.
 
     E[relu(z)**2] = Var(z) / 2 = variance_factor * E[x**2]: each layer multiplies
-    the mean square by variance_factor (1 is Kaiming). Shape (depth + 1,).
+    the mean square by variance_factor (1 is Kaiming). Shape (n_layers + 1,).
     """
     x = normal(rng, tokens * width).reshape(tokens, width)
     std = kaiming_std(width, calculate_gain("relu")) * math.sqrt(variance_factor)
     mean_squares = [float(np.mean(x**2))]
-    for _ in range(depth):
+    for _ in range(n_layers):
         x = np.maximum(x @ normal_init((width, width), std, rng).T.astype(np.float64), 0.0)
         mean_squares.append(float(np.mean(x**2)))
     return np.array(mean_squares)
