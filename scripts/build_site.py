@@ -142,6 +142,15 @@ def title_and_goal(nb) -> tuple[str, str]:
     return title, goal
 
 
+def link_pages(markup: str) -> str:
+    """Links between notebooks (`02_x.ipynb`) point at their pages (`02_x.html`).
+
+    >>> link_pages('<a href="02_hand.ipynb#top">02</a> <a href="https://x.org/a.ipynb">x</a>')
+    '<a href="02_hand.html#top">02</a> <a href="https://x.org/a.ipynb">x</a>'
+    """
+    return re.sub(r'href="([\w.-]+)\.ipynb(#[^"]*)?"', r'href="\1.html\2"', markup)
+
+
 def _installed(*parts: str) -> Path:
     """The first installed Jupyter data file share/jupyter/<parts>."""
     for folder in jupyter_path(*parts):
@@ -192,7 +201,7 @@ def export_notebook(source: Path, destination: Path) -> None:
     require = '<script src="static/require.min.js"></script>'
     if require in body:
         body = body.replace(require, require + "\n" + REQUIRE_PATHS, 1)
-    destination.write_text(body, encoding="utf-8")
+    destination.write_text(link_pages(body), encoding="utf-8")
 
 
 def build_site(
@@ -214,7 +223,7 @@ def build_site(
         export_notebook(source, output / href)
         nb = nbformat.read(source, as_version=4)
         title, goal = title_and_goal(nb)
-        goal_html = markdown2html_mistune(goal) if goal else ""
+        goal_html = link_pages(markdown2html_mistune(goal)) if goal else ""
         part, minutes = course_time.part(source), course_time.estimate_minutes(nb)
         pages.append(Page(source, href, title or source.stem, goal_html, part, minutes))
     sections = []
