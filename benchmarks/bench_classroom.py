@@ -820,7 +820,7 @@ def main(argv=None) -> int:
     if proxy is None:
         print(f"no configurable-http-proxy at {args.proxy}: `make bench-classroom` installs it")
         return 2
-    args.proxy = proxy
+    args.proxy = str(Path(proxy).resolve())  # the proxy runs in a scratch folder
     if not os.path.exists(chromium_path()):
         print(f"no Chromium at {chromium_path()}: `apt-get install -y chromium`")
         return 2
