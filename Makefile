@@ -9,7 +9,7 @@ SITE_JS := build/site-js/node_modules/@jupyter-widgets/html-manager/dist/embed-a
 
 NBVAL := --nbval --nbval-current-env --nbval-sanitize-with tests/nbval_sanitize.cfg
 
-.PHONY: lab test unit notebooks bench lint clean site present student mutation
+.PHONY: lab test unit notebooks bench bench-classroom lint clean site present student mutation
 
 # One stamp per install, redone when pyproject.toml changes.
 $(VENV)/.runtime: pyproject.toml
@@ -76,6 +76,24 @@ mutation: $(VENV)/.test
 	$(PY) -m pip install --quiet -e '.[test,mutation]'
 	$(VENV)/bin/mutmut run --max-children $(shell $(PY) -c "import os; print(len(os.sched_getaffinity(0)))")
 	$(VENV)/bin/mutmut results
+
+# How many students one server holds: a real JupyterHub on 127.0.0.1 with simulated students
+# in Chromium, class sizes 1, 5, 10 and on while it holds (about 40 minutes; not part of
+# `make test`). Options: make bench-classroom CLASSROOM_ARGS="--students 1,5 --duration 20".
+# The proxy comes from npm into build/chp (git-ignored); jupyterhub from the `classroom` extra.
+CHP := build/chp/node_modules/.bin/configurable-http-proxy
+CLASSROOM_ARGS ?= --markdown build/classroom.md
+
+$(VENV)/.classroom: pyproject.toml $(VENV)/.test
+	$(PY) -m pip install --quiet -e '.[test,classroom]'
+	touch $@
+
+$(CHP):
+	npm install --prefix build/chp --no-audit --no-fund --loglevel=error configurable-http-proxy@5
+	test -x $@
+
+bench-classroom: $(VENV)/.classroom $(CHP)
+	$(PY) benchmarks/bench_classroom.py --proxy $(CHP) $(CLASSROOM_ARGS)
 
 lint: $(VENV)/.test
 	$(VENV)/bin/ruff check .
