@@ -140,3 +140,9 @@ def test_mean_field_takes_direction_forward_by_default():
     assert np.allclose(forward, [1.0, 0.5, 0.25, 0.125], rtol=1e-12)
     assert forward.tolist() == mean_field("relu", 1.0, 3, "forward").tolist()
     assert np.allclose(mean_field("relu", 1.0, 2, "backward"), [0.25, 0.5, 1.0], rtol=1e-12)
+
+
+@pytest.mark.usefixtures("warnings_are_errors")
+def test_constant_init_refuses_a_value_beyond_float32_without_a_warning():
+    with pytest.raises(ValueError, match=r"^value must fit in float32"):
+        ti.constant_init((2,), 1e39)

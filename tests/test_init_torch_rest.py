@@ -302,3 +302,21 @@ def test_trunc_normal_refuses_cutoffs_just_below_the_acceptance_threshold():
 def test_uniform_init_refuses_a_width_beyond_float64():
     with pytest.raises(ValueError, match=r"^high must be >= low and high - low finite"):
         ti.uniform_init((3,), -1e308, 1e308, PCG32(0))
+
+
+def test_the_initializers_that_draw_nothing_return_float32_too():
+    for w in [
+        ti.eye_init((3, 5)),
+        ti.dirac_init((4, 2, 3)),
+        ti.dirac_init((6, 4, 3, 3), 2),
+        ti.constant_init((2, 2), 0.5),
+        ti.zeros_init((2,)),
+        ti.ones_init((2,)),
+    ]:
+        assert w.dtype == np.float32 and w.flags.c_contiguous and w.flags.writeable
+
+
+def test_dirac_init_has_one_group_by_default():
+    w = ti.dirac_init((4, 4, 3))
+    assert w.tolist() == ti.dirac_init((4, 4, 3), 1).tolist()
+    assert [tuple(i) for i in np.argwhere(w)] == [(d, d, 1) for d in range(4)]
