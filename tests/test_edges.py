@@ -146,3 +146,23 @@ def test_mean_field_takes_direction_forward_by_default():
 def test_constant_init_refuses_a_value_beyond_float32_without_a_warning():
     with pytest.raises(ValueError, match=r"^value must fit in float32"):
         ti.constant_init((2,), 1e39)
+
+
+def test_layer_weights_are_the_spec_formula_in_float64_with_the_default_std():
+    from tinyinit.propagation import UnitWeights, layer_weights, simulate
+
+    width, seed = 5, 3
+    scalar = ref.PCG32(seed)
+    u = np.array([scalar.uniform() for _ in range(width * width)]).reshape(width, width)
+    a = ti.xavier_bound(width, width)
+    assert layer_weights("xavier_uniform", width, 1, seed).tolist() == (-a + 2.0 * a * u).tolist()
+    z = np.array(ref.normal(ref.PCG32(seed), width * width)).reshape(width, width)
+    assert layer_weights("normal", width, 1, seed).tolist() == (0.02 * z).tolist()
+    std = ti.xavier_std(width, width)
+    assert layer_weights("xavier_normal", width, 1, seed).tolist() == (std * z).tolist()
+
+    # the forward memo of a cache holds at most memo_size passes, 64 by default
+    cache = UnitWeights()
+    for k in range(66):
+        simulate("tanh", "normal", std=0.1 + k / 100, depth=1, width=4, seeds=1, cache=cache)
+    assert len(cache.forward_memo) == 64
