@@ -166,3 +166,15 @@ def test_layer_weights_are_the_spec_formula_in_float64_with_the_default_std():
     for k in range(66):
         simulate("tanh", "normal", std=0.1 + k / 100, depth=1, width=4, seeds=1, cache=cache)
     assert len(cache.forward_memo) == 64
+
+
+@pytest.mark.usefixtures("warnings_are_errors")
+def test_depth_result_ratio_is_last_over_first_layer_without_a_warning():
+    from tinyinit.propagation import simulate
+
+    r = simulate("relu", "xavier_normal", depth=4, width=8, seeds=3)
+    expected = np.median(r.per_seed[:, -1] / r.per_seed[:, 1])
+    assert r.ratio() == float(expected)
+    assert r.ratio(2) == float(np.median(r.per_seed[:, -1] / r.per_seed[:, 2]))
+    dead = simulate("relu", "normal", std=0.0, depth=3, width=8, seeds=2)  # 0 / 0
+    assert math.isnan(dead.ratio())

@@ -59,6 +59,7 @@ CASES = {
     "sparse_init std": (lambda rng: ti.sparse_init((4, 3), 0.5, None, rng), "std must be"),
     "sparse_init sparsity": (lambda rng: ti.sparse_init((4, 3), 1.5, 0.1, rng), "sparsity must"),
     "trunc_normal_init std": (lambda rng: ti.trunc_normal_init((3,), 0.0, rng), "std must be"),
+    "trunc_normal_init std < 0": (lambda rng: ti.trunc_normal_init((3,), -1.0, rng), "std must"),
     "trunc_normal_init mean": (
         lambda rng: ti.trunc_normal_init((3,), 1.0, rng, mean=True),
         "mean must be",
