@@ -140,3 +140,41 @@ def test_mean_field_takes_direction_forward_by_default():
     assert np.allclose(forward, [1.0, 0.5, 0.25, 0.125], rtol=1e-12)
     assert forward.tolist() == mean_field("relu", 1.0, 3, "forward").tolist()
     assert np.allclose(mean_field("relu", 1.0, 2, "backward"), [0.25, 0.5, 1.0], rtol=1e-12)
+
+
+@pytest.mark.usefixtures("warnings_are_errors")
+def test_constant_init_refuses_a_value_beyond_float32_without_a_warning():
+    with pytest.raises(ValueError, match=r"^value must fit in float32"):
+        ti.constant_init((2,), 1e39)
+
+
+def test_layer_weights_are_the_spec_formula_in_float64_with_the_default_std():
+    from tinyinit.propagation import UnitWeights, layer_weights, simulate
+
+    width, seed = 5, 3
+    scalar = ref.PCG32(seed)
+    u = np.array([scalar.uniform() for _ in range(width * width)]).reshape(width, width)
+    a = ti.xavier_bound(width, width)
+    assert layer_weights("xavier_uniform", width, 1, seed).tolist() == (-a + 2.0 * a * u).tolist()
+    z = np.array(ref.normal(ref.PCG32(seed), width * width)).reshape(width, width)
+    assert layer_weights("normal", width, 1, seed).tolist() == (0.02 * z).tolist()
+    std = ti.xavier_std(width, width)
+    assert layer_weights("xavier_normal", width, 1, seed).tolist() == (std * z).tolist()
+
+    # the forward memo of a cache holds at most memo_size passes, 64 by default
+    cache = UnitWeights()
+    for k in range(66):
+        simulate("tanh", "normal", std=0.1 + k / 100, depth=1, width=4, seeds=1, cache=cache)
+    assert len(cache.forward_memo) == 64
+
+
+@pytest.mark.usefixtures("warnings_are_errors")
+def test_depth_result_ratio_is_last_over_first_layer_without_a_warning():
+    from tinyinit.propagation import simulate
+
+    r = simulate("relu", "xavier_normal", depth=4, width=8, seeds=3)
+    expected = np.median(r.per_seed[:, -1] / r.per_seed[:, 1])
+    assert r.ratio() == float(expected)
+    assert r.ratio(2) == float(np.median(r.per_seed[:, -1] / r.per_seed[:, 2]))
+    dead = simulate("relu", "normal", std=0.0, depth=3, width=8, seeds=2)  # 0 / 0
+    assert math.isnan(dead.ratio())

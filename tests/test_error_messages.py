@@ -59,6 +59,7 @@ CASES = {
     "sparse_init std": (lambda rng: ti.sparse_init((4, 3), 0.5, None, rng), "std must be"),
     "sparse_init sparsity": (lambda rng: ti.sparse_init((4, 3), 1.5, 0.1, rng), "sparsity must"),
     "trunc_normal_init std": (lambda rng: ti.trunc_normal_init((3,), 0.0, rng), "std must be"),
+    "trunc_normal_init std < 0": (lambda rng: ti.trunc_normal_init((3,), -1.0, rng), "std must"),
     "trunc_normal_init mean": (
         lambda rng: ti.trunc_normal_init((3,), 1.0, rng, mean=True),
         "mean must be",
@@ -81,7 +82,17 @@ CASES = {
     "scaled_residual_std base_std": (lambda rng: ti.scaled_residual_std(-1, 2), "base_std must"),
     "scaled_residual_std n_layers": (lambda rng: ti.scaled_residual_std(1, 0), "n_layers must"),
     "dirac_init groups": (lambda rng: ti.dirac_init((4, 2, 3), 0), "groups must be an integer"),
-    "dirac_init groups divide": (lambda rng: ti.dirac_init((4, 2, 3), 3), "groups must divide"),
+    "dirac_init groups divide": (
+        lambda rng: ti.dirac_init((4, 2, 3), 3),
+        "groups must divide shape[0] = 4, got 3",
+    ),
+    "dirac_init groups bool": (lambda rng: ti.dirac_init((4, 2, 3), True), "groups must be an"),
+    "dirac_init groups float": (lambda rng: ti.dirac_init((4, 2, 3), 2.0), "groups must be an"),
+    "sparse_init sparsity bool": (
+        lambda rng: ti.sparse_init((4, 3), True, 0.1, rng),
+        "sparsity must be a real number in [0, 1], got True",
+    ),
+    "sparse_init sparsity str": (lambda rng: ti.sparse_init((4, 3), "0.5", 0.1, rng), "sparsity"),
     # names
     "calculate_gain nonlinearity": (lambda rng: ti.calculate_gain("gelu"), "nonlinearity must"),
     "calculate_gain param": (lambda rng: ti.calculate_gain("leaky_relu", "0.1"), "param (the"),

@@ -276,3 +276,47 @@ def test_same_seed_same_weights_and_the_next_layer_differs(name):
     rng = PCG32(7)
     draw(shape, rng)
     assert draw(shape, rng).tobytes() != a.tobytes()
+
+
+def test_trunc_normal_cutoffs_are_inclusive():
+    """A value equal to a or b is kept: [a, b] is closed, on the first draw and on redraws."""
+    z = ti.normal(PCG32(0), 6)  # -0.81, 0.05, -0.75, 1.16, 0.19, -0.39
+    w = ti.trunc_normal_init((4,), 1.0, PCG32(0), a=float(z[2]), b=float(z[3]))
+    # z0 < a is redrawn (from the next pair: z4); z2 == a and z3 == b are kept
+    assert w.tolist() == np.float32([z[4], z[1], z[2], z[3]]).tolist()
+    # the redraw of element 0 that lands exactly on a cutoff is kept too
+    w = ti.trunc_normal_init((4,), 1.0, PCG32(0), a=float(z[4]), b=float(z[3]))
+    assert w[0] == np.float32(z[4]) and w[3] == np.float32(z[3])
+
+
+def test_trunc_normal_refuses_cutoffs_just_below_the_acceptance_threshold():
+    # P(z > 3.0) = 0.00135 is accepted; P(z > 3.2) = 0.00069 < 1e-3 is refused
+    w = ti.trunc_normal_init((3,), 1.0, PCG32(0), a=3.0, b=10.0)
+    assert np.all(w >= 3.0)
+    with pytest.raises(ValueError, match=r"^a and b must leave .* \(chance 0\.000687\)"):
+        ti.trunc_normal_init((3,), 1.0, PCG32(0), a=3.2, b=10.0)
+    # the chance is of N(mean, std**2): shifting everything keeps the verdict
+    assert ti.trunc_normal_init((3,), 2.0, PCG32(0), mean=5.0, a=11.0, b=25.0).min() >= 11.0
+
+
+def test_uniform_init_refuses_a_width_beyond_float64():
+    with pytest.raises(ValueError, match=r"^high must be >= low and high - low finite"):
+        ti.uniform_init((3,), -1e308, 1e308, PCG32(0))
+
+
+def test_the_initializers_that_draw_nothing_return_float32_too():
+    for w in [
+        ti.eye_init((3, 5)),
+        ti.dirac_init((4, 2, 3)),
+        ti.dirac_init((6, 4, 3, 3), 2),
+        ti.constant_init((2, 2), 0.5),
+        ti.zeros_init((2,)),
+        ti.ones_init((2,)),
+    ]:
+        assert w.dtype == np.float32 and w.flags.c_contiguous and w.flags.writeable
+
+
+def test_dirac_init_has_one_group_by_default():
+    w = ti.dirac_init((4, 4, 3))
+    assert w.tolist() == ti.dirac_init((4, 4, 3), 1).tolist()
+    assert [tuple(i) for i in np.argwhere(w)] == [(d, d, 1) for d in range(4)]
