@@ -161,7 +161,9 @@ def test_no_command_is_an_error_that_lists_figure():
 
 
 def test_figure_shows_the_simulated_median_and_theory():
-    settings = dict(activation="tanh", initializer="xavier_normal", gain=5 / 3, depth=8, width=32)
+    settings = dict(
+        activation="tanh", initializer="xavier_normal", gain=5 / 3, n_layers=8, width=32
+    )
     result = simulate(seeds=3, **settings)
     fig = depth_figure(result)
     ax = fig.axes[0]
@@ -173,7 +175,7 @@ def test_figure_shows_the_simulated_median_and_theory():
 
 
 def test_no_theory_hides_the_curve_and_its_legend_entry():
-    result = simulate("relu", depth=4, width=16, seeds=2)
+    result = simulate("relu", n_layers=4, width=16, seeds=2)
     shown = depth_figure(result)
     hidden = depth_figure(result, theory=False)
     legend = [t.get_text() for t in hidden.legends[0].get_texts()]
@@ -189,7 +191,7 @@ def test_no_theory_hides_the_curve_and_its_legend_entry():
 
 def test_seed_by_seed_equals_all_at_once():
     calls = []
-    settings = dict(activation="relu", initializer="xavier_uniform", depth=5, width=16)
+    settings = dict(activation="relu", initializer="xavier_uniform", n_layers=5, width=16)
     stepwise = simulate_with_progress(
         seeds=3, progress=lambda k, n: calls.append((k, n)), **settings
     )

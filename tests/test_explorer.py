@@ -37,7 +37,7 @@ def ex():
 def test_default_shows_the_xavier_relu_collapse():
     explorer = depth_explorer()
     r = explorer.result
-    assert (r.initializer, r.activation, r.gain, r.depth, r.width) == (
+    assert (r.initializer, r.activation, r.gain, r.n_layers, r.width) == (
         "xavier_uniform", "relu", 1.0, 20, 256,
     )  # fmt: skip
     assert r.measured_end < 1e-4
@@ -94,7 +94,7 @@ def test_update_moves_the_same_artists_of_the_same_figure(ex):
 def test_widget_changes_update_the_readout_and_the_result(ex):
     before = ex.readout.value
     ex.depth.value = 7
-    assert ex.result.depth == 7
+    assert ex.result.n_layers == 7
     assert "layer 7: measured" in ex.readout.value and ex.readout.value != before
     np.testing.assert_array_equal(ex.plot.median_line.get_xdata(), np.arange(8))
     np.testing.assert_allclose(ex.plot.theory_line.get_ydata(), ex.result.theory)
@@ -219,13 +219,13 @@ def test_explorer_accepts_every_initializer_and_activation():
 
 def test_static_figures():
     fig = compare_figure(
-        [simulate("relu", init, gain=g, depth=5, width=16, seeds=2)
+        [simulate("relu", init, gain=g, n_layers=5, width=16, seeds=2)
          for init, g in (("xavier_uniform", 1.0), ("kaiming_fan_in", math.sqrt(2)))],
         ["Xavier", "Kaiming"], title="ReLU",
     )  # fmt: skip
     assert png_bytes(fig).startswith(b"\x89PNG")
     plot = DepthPlot()
-    plot.update(simulate("relu", depth=4, width=16, seeds=1), draw=False)
+    plot.update(simulate("relu", n_layers=4, width=16, seeds=1), draw=False)
     assert plot.ax.get_title().startswith("Xavier uniform + relu")
 
 
@@ -238,7 +238,7 @@ def test_an_update_that_keeps_the_axes_redraws_only_the_data_and_looks_the_same(
     plot = DepthPlot(decorated=False)
     full_draws = []
     plot.figure.canvas.mpl_connect("draw_event", lambda event: full_draws.append(event))
-    tanh = {"activation": "tanh", "depth": 30, "width": 32, "seeds": 2}
+    tanh = {"activation": "tanh", "n_layers": 30, "width": 32, "seeds": 2}
     plot.update(simulate(gain=1.2, **tanh))
     assert len(full_draws) == 1
     plot.update(simulate(gain=1.201, **tanh))  # same limits, ticks and note
@@ -246,14 +246,14 @@ def test_an_update_that_keeps_the_axes_redraws_only_the_data_and_looks_the_same(
     blitted = canvas_pixels(plot)
     plot.figure.canvas.draw()
     assert np.array_equal(blitted, canvas_pixels(plot))
-    plot.update(simulate(gain=1.2, **{**tanh, "depth": 31}))  # a new x axis
+    plot.update(simulate(gain=1.2, **{**tanh, "n_layers": 31}))  # a new x axis
     assert len(full_draws) == 3
 
 
 def test_the_data_is_in_every_picture_of_a_blitting_plot():
     """Animated artists are left out of a plain draw: check the data reaches every output."""
     plot = DepthPlot(decorated=False)
-    plot.update(simulate("relu", depth=6, width=16, seeds=2))
+    plot.update(simulate("relu", n_layers=6, width=16, seeds=2))
     saved = Image.open(io.BytesIO(png_bytes(plot.figure))).convert("RGB")
     for picture in (canvas_pixels(plot), saved):
         rgb = np.asarray(picture)[..., :3].astype(int)
@@ -290,7 +290,7 @@ def test_nested_holds_update_once(ex):
         ex.activation.value = "tanh"
         ex.depth.value = 12
     assert ex.updates == before + 1
-    assert (ex.result.depth, ex.result.activation) == (12, "tanh")
+    assert (ex.result.n_layers, ex.result.activation) == (12, "tanh")
 
 
 def test_reset_restores_the_starting_settings(ex):

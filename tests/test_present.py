@@ -89,7 +89,7 @@ def test_one_preset_costs_one_redraw(app):
 def test_controls_stay_live_after_a_preset(app):
     app.choose("Kaiming + ReLU: kept")
     app.depth.depth.value = 50
-    assert app.depth.result.depth == 50
+    assert app.depth.result.n_layers == 50
     assert app.depth.readout.value.startswith("layer 50:")
 
 

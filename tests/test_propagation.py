@@ -137,14 +137,14 @@ def test_selu_uses_the_exact_constants():
 
 
 def test_kaiming_keeps_a_20_layer_relu_stack_within_a_factor_16():
-    r = simulate("relu", "kaiming_fan_in", gain=RELU_GAIN, depth=20, width=256, seeds=3)
+    r = simulate("relu", "kaiming_fan_in", gain=RELU_GAIN, n_layers=20, width=256, seeds=3)
     ratios = r.per_seed[:, 20] / r.per_seed[:, 1]
     assert np.all((ratios > 1 / 16) & (ratios < 16)), ratios
     assert np.all((r.per_seed[:, 20] > 1 / 16) & (r.per_seed[:, 20] < 16))
 
 
 def test_xavier_collapses_a_20_layer_relu_stack_by_about_2_to_the_19():
-    r = simulate("relu", "xavier_uniform", gain=1.0, depth=20, width=256, seeds=3)
+    r = simulate("relu", "xavier_uniform", gain=1.0, n_layers=20, width=256, seeds=3)
     ratios = r.per_seed[:, 20] / r.per_seed[:, 1]
     assert np.all(ratios < 1e-4), ratios
     assert abs(math.log2(r.ratio(start=1)) + 19) < 1.0
@@ -152,8 +152,8 @@ def test_xavier_collapses_a_20_layer_relu_stack_by_about_2_to_the_19():
 
 
 def test_tanh_settles_near_042_with_gain_5_3_and_drains_with_gain_1():
-    settled = simulate("tanh", "xavier_uniform", gain=5 / 3, depth=20, width=256, seeds=3)
-    drained = simulate("tanh", "xavier_uniform", gain=1.0, depth=20, width=256, seeds=3)
+    settled = simulate("tanh", "xavier_uniform", gain=5 / 3, n_layers=20, width=256, seeds=3)
+    drained = simulate("tanh", "xavier_uniform", gain=1.0, n_layers=20, width=256, seeds=3)
     assert 0.1 < settled.measured_end < 1
     assert settled.measured_end == pytest.approx(0.42, abs=0.03)
     assert drained.measured_end < settled.measured_end / 2
@@ -164,7 +164,7 @@ def test_tanh_settles_near_042_with_gain_5_3_and_drains_with_gain_1():
 @pytest.mark.parametrize("direction", ["forward", "backward"])
 def test_measured_follows_theory_at_default_gains(name, direction):
     gain = calculate_gain(name)
-    r = simulate(name, "kaiming_fan_in", gain=gain, depth=10, width=256, seeds=3,
+    r = simulate(name, "kaiming_fan_in", gain=gain, n_layers=10, width=256, seeds=3,
                  direction=direction)  # fmt: skip
     # Finite width: the log of the mean square wanders like a random walk, a few
     # percent per layer; a factor 2 over 10 layers is a loose, safe bound.
@@ -173,7 +173,7 @@ def test_measured_follows_theory_at_default_gains(name, direction):
 
 
 def test_backward_xavier_relu_gradient_halves_per_layer():
-    r = simulate("relu", "xavier_uniform", depth=20, width=256, seeds=3, direction="backward")
+    r = simulate("relu", "xavier_uniform", n_layers=20, width=256, seeds=3, direction="backward")
     assert r.per_seed[0, 20] == pytest.approx(1.0)  # the upstream gradient
     assert abs(math.log2(r.measured_end) + 20) < 1.0
     np.testing.assert_allclose(r.theory, 2.0 ** -np.arange(20, -1, -1), rtol=1e-12)
@@ -183,7 +183,7 @@ def test_layer_zero_is_the_unit_input():
     x = unit_batch(64, 8, 3, prop.INPUT_STREAM)
     assert x.shape == (64, 8)
     assert np.mean(x * x) == pytest.approx(1.0, rel=1e-14)
-    r = simulate("tanh", "xavier_normal", depth=3, width=64, seeds=2)
+    r = simulate("tanh", "xavier_normal", n_layers=3, width=64, seeds=2)
     np.testing.assert_allclose(r.per_seed[:, 0], 1.0, rtol=1e-14)
     assert r.theory[0] == 1.0
 
@@ -194,12 +194,16 @@ def test_layer_zero_is_the_unit_input():
 @pytest.mark.parametrize(
     "settings, overflow, zero",
     [
-        (dict(activation="linear", initializer="xavier_uniform", gain=3.0, depth=100), None, None),
+        (
+            dict(activation="linear", initializer="xavier_uniform", gain=3.0, n_layers=100),
+            None,
+            None,
+        ),
         (dict(activation="relu", initializer="xavier_uniform", gain=0.0), None, 1),
         (dict(activation="relu", initializer="normal", std=0.0), None, 1),
-        (dict(activation="linear", initializer="normal", std=10.0, depth=100), 70, None),
-        (dict(activation="relu", initializer="normal", std=0.001, depth=100), None, 84),
-        (dict(activation="tanh", initializer="normal", std=10.0, depth=100), None, None),
+        (dict(activation="linear", initializer="normal", std=10.0, n_layers=100), 70, None),
+        (dict(activation="relu", initializer="normal", std=0.001, n_layers=100), None, 84),
+        (dict(activation="tanh", initializer="normal", std=10.0, n_layers=100), None, None),
         (dict(activation="sigmoid", initializer="normal", std=0.0), None, None),
     ],
 )
@@ -220,7 +224,7 @@ def test_extreme_settings_give_inf_or_zero_without_warnings(settings, overflow, 
 
 
 def test_sigmoid_with_zero_weights_sits_at_one_quarter():
-    r = simulate("sigmoid", "normal", std=0.0, depth=5, width=16, seeds=1)
+    r = simulate("sigmoid", "normal", std=0.0, n_layers=5, width=16, seeds=1)
     np.testing.assert_array_equal(r.per_seed[0, 1:], 0.25)
     np.testing.assert_allclose(r.theory[1:], 0.25, rtol=1e-15)
 
@@ -286,27 +290,27 @@ def test_simulation_multiplies_by_exactly_those_weights():
 
 def test_unit_matrices_are_drawn_once_and_rescaled():
     cache = UnitWeights()
-    simulate("relu", "xavier_uniform", gain=1.0, depth=10, width=32, seeds=2, cache=cache)
+    simulate("relu", "xavier_uniform", gain=1.0, n_layers=10, width=32, seeds=2, cache=cache)
     assert cache.draws == 20
     for gain in (0.5, 1.5, 2.5):  # a gain slider: rescale only
-        simulate("relu", "xavier_uniform", gain=gain, depth=10, width=32, seeds=2, cache=cache)
-        simulate("tanh", "xavier_uniform", gain=gain, depth=10, width=32, seeds=2, cache=cache,
+        simulate("relu", "xavier_uniform", gain=gain, n_layers=10, width=32, seeds=2, cache=cache)
+        simulate("tanh", "xavier_uniform", gain=gain, n_layers=10, width=32, seeds=2, cache=cache,
                  direction="backward")  # fmt: skip
     assert cache.draws == 20
-    simulate("relu", "xavier_uniform", depth=15, width=32, seeds=2, cache=cache)
+    simulate("relu", "xavier_uniform", n_layers=15, width=32, seeds=2, cache=cache)
     assert cache.draws == 30  # deeper: only the 5 new layers per seed
-    simulate("relu", "xavier_normal", depth=15, width=32, seeds=2, cache=cache)
-    simulate("relu", "kaiming_fan_in", gain=2.0, depth=15, width=32, seeds=2, cache=cache)
-    simulate("relu", "normal", std=0.1, depth=15, width=32, seeds=2, cache=cache)
+    simulate("relu", "xavier_normal", n_layers=15, width=32, seeds=2, cache=cache)
+    simulate("relu", "kaiming_fan_in", gain=2.0, n_layers=15, width=32, seeds=2, cache=cache)
+    simulate("relu", "normal", std=0.1, n_layers=15, width=32, seeds=2, cache=cache)
     assert cache.draws == 60  # every normal initializer shares the standard normals
 
 
 def test_deeper_stack_from_memo_equals_a_fresh_pass():
     cache = UnitWeights()
     for depth in (3, 9, 5, 12):
-        simulate("selu", "xavier_normal", gain=1.1, depth=depth, width=32, seeds=2, cache=cache)
-    memo = simulate("selu", "xavier_normal", gain=1.1, depth=12, width=32, seeds=2, cache=cache)
-    fresh = simulate("selu", "xavier_normal", gain=1.1, depth=12, width=32, seeds=2,
+        simulate("selu", "xavier_normal", gain=1.1, n_layers=depth, width=32, seeds=2, cache=cache)
+    memo = simulate("selu", "xavier_normal", gain=1.1, n_layers=12, width=32, seeds=2, cache=cache)
+    fresh = simulate("selu", "xavier_normal", gain=1.1, n_layers=12, width=32, seeds=2,
                      cache=UnitWeights())  # fmt: skip
     assert len(cache.forward_memo) == 2  # one pass per seed, grown and sliced
     np.testing.assert_array_equal(memo.per_seed, fresh.per_seed)
@@ -322,8 +326,8 @@ def test_cache_drops_least_recently_used_entries_beyond_its_budget():
 
 def test_rejects_unknown_names():
     with pytest.raises(ValueError, match="activation must be one of"):
-        simulate("swish", depth=2, width=8, seeds=1)
+        simulate("swish", n_layers=2, width=8, seeds=1)
     with pytest.raises(ValueError, match="initializer must be one of"):
-        simulate("relu", "orthogonal", depth=2, width=8, seeds=1)
+        simulate("relu", "orthogonal", n_layers=2, width=8, seeds=1)
     with pytest.raises(ValueError, match="direction"):
-        simulate("relu", depth=2, width=8, seeds=1, direction="sideways")
+        simulate("relu", n_layers=2, width=8, seeds=1, direction="sideways")

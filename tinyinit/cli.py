@@ -97,8 +97,8 @@ def simulate_with_progress(
     Each seed's row is what simulate computes for that seed alone (seeds are
     independent), so the result equals simulate(..., seeds=n).
 
-    >>> r = simulate_with_progress(seeds=2, activation="relu", depth=3, width=8)
-    >>> bool((r.per_seed == simulate("relu", depth=3, width=8, seeds=2).per_seed).all())
+    >>> r = simulate_with_progress(seeds=2, activation="relu", n_layers=3, width=8)
+    >>> bool((r.per_seed == simulate("relu", n_layers=3, width=8, seeds=2).per_seed).all())
     True
     """
     rows, result = [], None
@@ -123,7 +123,7 @@ def depth_figure(
     theory=False hides the mean-field curve and its legend entry; title=None
     keeps the explorer's title (the settings), "" removes it.
 
-    >>> fig = depth_figure(simulate("relu", "xavier_uniform", depth=4, width=16, seeds=2))
+    >>> fig = depth_figure(simulate("relu", "xavier_uniform", n_layers=4, width=16, seeds=2))
     >>> fig.get_size_inches().tolist(), fig.axes[0].get_yscale()
     ([7.5, 4.6], 'log')
     """
@@ -392,7 +392,7 @@ def figure_command(args, parser, stderr: TextIO) -> int:
         initializer=args.initializer,
         gain=gain,
         std=args.std,
-        depth=args.depth,
+        n_layers=args.depth,
         width=args.width,
         seeds=args.seeds,
         batch=args.batch,

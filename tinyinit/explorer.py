@@ -79,7 +79,7 @@ def readout_lines(result: DepthResult) -> list[str]:
     """The readout in words: where the signal arrives, measured and in theory.
 
     >>> from tinyinit.propagation import simulate
-    >>> r = simulate("relu", "kaiming_fan_in", gain=2**0.5, depth=3, width=16, seeds=1)
+    >>> r = simulate("relu", "kaiming_fan_in", gain=2**0.5, n_layers=3, width=16, seeds=1)
     >>> readout_lines(r)[0]
     'layer 3: measured 0.55, theory 1'
     """
@@ -107,7 +107,7 @@ def caption_html(result: DepthResult) -> str:
     Text is what costs most in a matplotlib redraw; as HTML it costs nothing.
 
     >>> from tinyinit.propagation import simulate
-    >>> r = simulate("relu", "xavier_uniform", depth=3, width=16, seeds=2)
+    >>> r = simulate("relu", "xavier_uniform", n_layers=3, width=16, seeds=2)
     >>> "median of 2 seeds" in caption_html(r)
     True
     """
@@ -144,8 +144,9 @@ class DepthExplorer:
     the figure to the caller, e.g. a benchmark timing the canvas draw alone).
 
     Every change reruns result = simulate(activation, initializer, gain=..., std=...,
-    depth=..., width=..., seeds=..., direction=...): the mean square m_l of each
-    layer l = 0 .. depth, measured over the seeds and predicted by mean_field.
+    n_layers=depth, width=..., seeds=..., direction=...): the mean square m_l of
+    each layer l = 0 .. depth, measured over the seeds and predicted by mean_field.
+    (`depth` is the slider's name; the number of layers is n_layers everywhere else.)
 
     >>> ex = DepthExplorer(depth=3, width=16, seeds=1)    # Xavier uniform + ReLU
     >>> ex.depth.value = 5                                # as a hand on the slider
@@ -333,7 +334,7 @@ class DepthExplorer:
             return
         self.result = simulate(
             self.activation.value, self.initializer.value,
-            gain=self.gain.value, std=self.std.value, depth=self.depth.value,
+            gain=self.gain.value, std=self.std.value, n_layers=self.depth.value,
             width=self.width.value, seeds=self.seeds.value, batch=self.batch,
             direction=self.direction.value, cache=self.cache,
         )  # fmt: skip

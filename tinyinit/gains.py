@@ -25,14 +25,8 @@ Which dimension of a weight is fan-in, for each layer layout, is
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
 
-import numpy as np
-
-from .gaussian import activation_mean_square
-
-Phi = str | Callable[[np.ndarray], np.ndarray]
-
+from .gaussian import Phi, activation_mean_square
 
 # --- gains from the activation's Gaussian mean square (tinyinit.gaussian) ---------------
 

@@ -119,7 +119,7 @@ class DepthPlot:
 
     >>> from tinyinit.propagation import simulate
     >>> plot = DepthPlot()
-    >>> plot.update(simulate("relu", "xavier_uniform", depth=4, width=16, seeds=2))
+    >>> plot.update(simulate("relu", "xavier_uniform", n_layers=4, width=16, seeds=2))
     >>> plot.median_line.get_ydata()[-1] < 0.2
     np.True_
     """
@@ -200,7 +200,7 @@ class DepthPlot:
         self.underflow_marks.set_data(under, np.full(len(under), bottom))
         self.note.set_text(edge_note(result))
 
-        ax.set_xlim(-0.02 * result.depth - 0.1, result.depth * 1.02 + 0.1)
+        ax.set_xlim(-0.02 * result.n_layers - 0.1, result.n_layers * 1.02 + 0.1)
         ax.set_ylim(bottom, top)
         self.yticks.locs = decade_ticks(bottom, top)
         self.decades.set_segments([[(0, y), (1, y)] for y in self.yticks.locs])

@@ -1,8 +1,9 @@
 """Signal propagation through a deep MLP at initialization: measured and in theory.
 
-The network is a plain stack of `depth` square layers of `width` units, no biases:
+The network is a plain stack of L = `n_layers` square layers of `width` units, no
+biases:
 
-    h_0 = x,    z_l = W_l h_{l-1},    h_l = phi(z_l),    l = 1 .. depth.
+    h_0 = x,    z_l = W_l h_{l-1},    h_l = phi(z_l),    l = 1 .. L.
 
 The quantity followed through the stack is the **mean square of the activations**,
 
@@ -14,11 +15,11 @@ the card's claims are about: with tanh and gain 5/3 it settles near 0.42, with
 gain 1 it drains to about 0.026 after 20 layers; with ReLU, Xavier halves it per
 layer (2**-20 of the input after 20 layers, 2**-19 of the first layer's).
 
-Backward, an upstream gradient g_depth = dloss/dh_depth of mean square 1 flows down,
+Backward, an upstream gradient g_L = dloss/dh_L of mean square 1 flows down,
 
     dloss/dh_{l-1} = W_l^T (phi'(z_l) * dloss/dh_l),
 
-and the mean square of dloss/dh_l is followed from l = depth down to l = 0 (the
+and the mean square of dloss/dh_l is followed from l = L down to l = 0 (the
 gradient with respect to the input).
 
 Theory (mean field): z_l is a sum of many independent terms, so treat it as
@@ -185,13 +186,13 @@ class UnitWeights:
     a cache makes a fresh one for the call.
 
     >>> cache = UnitWeights()
-    >>> r = simulate("tanh", "xavier_normal", gain=1.0, depth=5, width=16, seeds=1, cache=cache)
+    >>> r = simulate("tanh", "xavier_normal", gain=1.0, n_layers=5, width=16, seeds=1, cache=cache)
     >>> cache.draws                                   # layers 1 .. 5 of seed 0
     5
-    >>> r = simulate("tanh", "xavier_normal", gain=1.5, depth=5, width=16, seeds=1, cache=cache)
+    >>> r = simulate("tanh", "xavier_normal", gain=1.5, n_layers=5, width=16, seeds=1, cache=cache)
     >>> cache.draws                                   # another gain: rescaled, nothing drawn
     5
-    >>> len(cache.get("normal", 16, seed=0, depth=8)), cache.draws   # deeper: 3 more
+    >>> len(cache.get("normal", 16, seed=0, n_layers=8)), cache.draws   # deeper: 3 more
     (8, 8)
     """
 
@@ -203,16 +204,16 @@ class UnitWeights:
         self.forward_memo: OrderedDict = OrderedDict()
         self._batches: OrderedDict[tuple[int, int, int, int], np.ndarray] = OrderedDict()
 
-    def get(self, kind: str, width: int, seed: int, depth: int) -> list[np.ndarray]:
-        """Layers 1 .. depth of (kind, width, seed), drawing only the missing ones."""
+    def get(self, kind: str, width: int, seed: int, n_layers: int) -> list[np.ndarray]:
+        """Layers 1 .. n_layers of (kind, width, seed), drawing only the missing ones."""
         key = (kind, width, seed)
         layers = self._layers.setdefault(key, [])
         self._layers.move_to_end(key)
-        while len(layers) < depth:
+        while len(layers) < n_layers:
             layers.append(unit_matrix(kind, width, len(layers) + 1, seed))
             self.draws += 1
         self._evict(keep=key)
-        return layers[:depth]
+        return layers[:n_layers]
 
     def batch(self, width: int, batch: int, seed: int, stream: int) -> np.ndarray:
         """unit_batch(width, batch, seed, stream), drawn once (the last memo_size kept)."""
@@ -224,20 +225,20 @@ class UnitWeights:
             self._batches.popitem(last=False)
         return self._batches[key]
 
-    def forward_mean_squares(self, kind, scale, activation_name, width, seed, batch, depth):
-        """Forward mean squares 0 .. depth, continuing the last pass with these settings."""
+    def forward_mean_squares(self, kind, scale, activation_name, width, seed, batch, n_layers):
+        """Forward mean squares 0 .. n_layers, continuing the last pass with these settings."""
         memo = self.forward_memo
         x = self.batch(width, batch, seed, INPUT_STREAM)
         key = (kind, scale, activation_name, width, seed, batch)
         squares, h = memo.pop(key, None) or ([mean_square(x)], x)
-        if len(squares) <= depth:
-            units = self.get(kind, width, seed, depth)[len(squares) - 1 :]
+        if len(squares) <= n_layers:
+            units = self.get(kind, width, seed, n_layers)[len(squares) - 1 :]
             more, h = forward_pass(units, scale, activation_name, h)
             squares = squares + more
         memo[key] = (squares, h)
         while len(memo) > self.memo_size:
             memo.popitem(last=False)
-        return squares[: depth + 1]
+        return squares[: n_layers + 1]
 
     @property
     def nbytes(self) -> int:
@@ -303,7 +304,7 @@ def forward_pass(units: Sequence[np.ndarray], scale: float, activation_name: str
 def backward_pass(units: Sequence[np.ndarray], scale: float, slopes, g) -> list[float]:
     """dloss/dh_{l-1} = W_l^T (phi'(z_l) * dloss/dh_l), from the top layer down.
 
-    Returns the mean squares of dloss/dh_{depth-1}, ..., dloss/dh_0.
+    Returns the mean squares of dloss/dh_{L-1}, ..., dloss/dh_0.
     """
     out = []
     with np.errstate(all="ignore"):
@@ -322,9 +323,9 @@ def propagate(
 ):
     """Mean square per layer through the stack with weights W_l = scale * units[l-1].
 
-    Forward: [m_0, ..., m_depth], m_l = mean_square(h_l), h_0 = x. With `upstream`
-    (the gradient dloss/dh_depth) returns (forward, backward), backward =
-    [g_0, ..., g_depth], g_l the mean square of dloss/dh_l. Overflow gives inf,
+    Forward: [m_0, ..., m_L], m_l = mean_square(h_l), h_0 = x. With `upstream`
+    (the gradient dloss/dh_L) returns (forward, backward), backward =
+    [g_0, ..., g_L], g_l the mean square of dloss/dh_l. Overflow gives inf,
     underflow 0; nothing raises and no warning escapes.
     """
     slopes = None if upstream is None else []
@@ -340,11 +341,11 @@ def propagate(
 
 
 @lru_cache(maxsize=512)
-def _mean_field(activation_name: str, fan_var: float, depth: int, direction: str):
+def _mean_field(activation_name: str, fan_var: float, n_layers: int, direction: str):
     m = [1.0]  # the input's mean square
     q = [math.nan]  # layer 0 has no pre-activation
     with np.errstate(all="ignore"):  # overflow is inf, and stays inf
-        for _ in range(depth):
+        for _ in range(n_layers):
             q.append(fan_var * m[-1])
             m_l = activation_mean_square(activation_name, q[-1])
             # inf * 0 inside phi (gelu at -inf) is nan: the stack has overflowed
@@ -352,9 +353,9 @@ def _mean_field(activation_name: str, fan_var: float, depth: int, direction: str
     if direction == "forward":
         out = np.array(m)
     else:
-        g = [1.0]  # the upstream gradient's mean square at layer depth
+        g = [1.0]  # the upstream gradient's mean square at layer n_layers
         with np.errstate(all="ignore"):
-            for layer in range(depth, 0, -1):
+            for layer in range(n_layers, 0, -1):
                 g.append(fan_var * slope_mean_square(activation_name, q[layer]) * g[-1])
         out = np.array(g[::-1])
     out[np.isnan(out)] = math.inf
@@ -362,12 +363,12 @@ def _mean_field(activation_name: str, fan_var: float, depth: int, direction: str
     return out
 
 
-def mean_field(activation_name: str, fan_var: float, depth: int, direction: str = "forward"):
-    """Theory for the mean square per layer, l = 0 .. depth (float64 array, read-only).
+def mean_field(activation_name: str, fan_var: float, n_layers: int, direction: str = "forward"):
+    """Theory for the mean square per layer, l = 0 .. n_layers (float64 array, read-only).
 
     fan_var = n * std**2 (fan_in forward, fan_out backward: equal for a square stack).
     Forward: m_0 = 1, q_l = fan_var * m_{l-1}, m_l = E[phi(z)**2], z ~ N(0, q_l).
-    Backward: g_depth = 1, g_{l-1} = fan_var * E[phi'(z)**2] * g_l, z ~ N(0, q_l).
+    Backward: g_L = 1, g_{l-1} = fan_var * E[phi'(z)**2] * g_l, z ~ N(0, q_l).
     Cached: a slider that does not change these inputs costs nothing here.
 
     >>> mean_field("relu", 1.0, 3)                  # Xavier + ReLU halves per layer
@@ -376,7 +377,7 @@ def mean_field(activation_name: str, fan_var: float, depth: int, direction: str 
     activation(activation_name)
     if direction not in DIRECTIONS:
         raise ValueError(f"direction must be 'forward' or 'backward', got {direction!r}")
-    return _mean_field(activation_name, float(fan_var), int(depth), direction)
+    return _mean_field(activation_name, float(fan_var), int(n_layers), direction)
 
 
 # --- one experiment: measured over seeds, and theory --------------------------------------
@@ -386,15 +387,15 @@ DIRECTIONS = ("forward", "backward")
 
 @dataclass(frozen=True)
 class DepthResult:
-    """Mean square per layer l = 0 .. depth: per seed, over seeds, and in theory.
+    """Mean square per layer l = 0 .. n_layers: per seed, over seeds, and in theory.
 
     m_l = mean(h_l**2) over the batch and the width units, one row per seed:
-    per_seed has shape (n_seeds, depth + 1), theory (depth + 1,) from mean_field;
+    per_seed has shape (n_seeds, n_layers + 1), theory (n_layers + 1,) from mean_field;
     inf marks overflow, 0 underflow. Forward, layer 0 is the input (mean square 1);
-    backward, layer depth is the upstream gradient (mean square 1) and layer 0
+    backward, layer n_layers is the upstream gradient (mean square 1) and layer 0
     the gradient at the input.
 
-    >>> r = simulate("relu", "xavier_uniform", depth=3, width=16, seeds=2)
+    >>> r = simulate("relu", "xavier_uniform", n_layers=3, width=16, seeds=2)
     >>> r.per_seed.shape, r.median.shape
     ((2, 4), (4,))
     >>> r.theory                                      # Xavier + ReLU: m_l = 2**-l
@@ -408,7 +409,7 @@ class DepthResult:
     gain: float
     std: float
     width: int
-    depth: int
+    n_layers: int
     seeds: tuple[int, ...]
     batch: int
     direction: str
@@ -417,7 +418,7 @@ class DepthResult:
 
     @property
     def layers(self) -> np.ndarray:
-        return np.arange(self.depth + 1)
+        return np.arange(self.n_layers + 1)
 
     @property
     def median(self) -> np.ndarray:
@@ -433,8 +434,8 @@ class DepthResult:
 
     @property
     def end_layer(self) -> int:
-        """The layer the signal arrives at: depth going forward, 0 going backward."""
-        return self.depth if self.direction == "forward" else 0
+        """The layer the signal arrives at: n_layers going forward, 0 going backward."""
+        return self.n_layers if self.direction == "forward" else 0
 
     @property
     def measured_end(self) -> float:
@@ -445,7 +446,7 @@ class DepthResult:
         return float(self.theory[self.end_layer])
 
     def ratio(self, start: int = 1) -> float:
-        """Median of the per-seed ratios m_depth / m_start (forward)."""
+        """Median of the per-seed ratios m_L / m_start (forward)."""
         with np.errstate(all="ignore"):
             return float(np.median(self.per_seed[:, -1] / self.per_seed[:, start]))
 
@@ -472,21 +473,21 @@ def simulate(
     *,
     gain: float = 1.0,
     std: float = 0.02,
-    depth: int = 20,
+    n_layers: int = 20,
     width: int = 256,
     seeds: int | Sequence[int] = 3,
     batch: int = 32,
     direction: str = "forward",
     cache: UnitWeights | None = None,
 ) -> DepthResult:
-    """Push a unit batch through `depth` layers for each seed; measure and predict.
+    """Push a unit batch through `n_layers` layers for each seed; measure and predict.
 
     seeds: a count n (seeds 0 .. n-1) or the seeds themselves. Each seed has its
     own weights (PCG32(seed), stream 54), inputs and upstream gradient (streams
     1 and 2). cache: where unit matrices, batches and forward passes are kept
     (an explorer passes its own; default: a fresh UnitWeights for this call).
 
-    >>> r = simulate("relu", "kaiming_fan_in", gain=2**0.5, depth=5, width=64, seeds=1)
+    >>> r = simulate("relu", "kaiming_fan_in", gain=2**0.5, n_layers=5, width=64, seeds=1)
     >>> r.per_seed.shape, round(r.theory_end, 12)    # Kaiming keeps relu's signal
     ((1, 6), 1.0)
     """
@@ -499,15 +500,15 @@ def simulate(
     rows = []
     for seed in seeds:
         if direction == "forward":
-            args = (kind, scale, activation, width, seed, batch, depth)
+            args = (kind, scale, activation, width, seed, batch, n_layers)
             rows.append(cache.forward_mean_squares(*args))
         else:
-            units = cache.get(kind, width, seed, depth)
+            units = cache.get(kind, width, seed, n_layers)
             x = cache.batch(width, batch, seed, INPUT_STREAM)
             upstream = cache.batch(width, batch, seed, GRADIENT_STREAM)
             rows.append(propagate(units, scale, activation, x, upstream)[1])
-    theory = mean_field(activation, width * std_w**2, depth, direction)
+    theory = mean_field(activation, width * std_w**2, n_layers, direction)
     return DepthResult(
-        activation, initializer, float(gain), std_w, width, depth, seeds, batch, direction,
+        activation, initializer, float(gain), std_w, width, n_layers, seeds, batch, direction,
         np.array(rows), theory,
     )  # fmt: skip
