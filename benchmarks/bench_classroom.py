@@ -26,10 +26,14 @@ Reported per N: students ready and their setup time (login to notebook run);
 p50/p90 of the move latency over all students, and moves lost (no new plot
 within --press-timeout); per student memory, RSS and USS (what the process
 alone holds, the memory another student adds) of the kernel and the
-single-user server, at the end; CPU over the sliding minute as % of one core:
-hub, proxy, per student (server + kernel), and the simulated browsers (which
-in a real class run on the students' laptops); kernels that died (a kernel
-process gone, or a restart in the logs): must be none.
+single-user server, at the end; the kernel CPU that running the notebook took;
+the server-side CPU (hub, proxy, servers, kernels) per move; CPU over the
+sliding minute as % of one core: hub, proxy, per student (server + kernel),
+the simulated browsers (which in a real class run on the students' laptops)
+and the whole machine (other work included); kernels that died (a kernel
+process gone or replaced, or a restart in the hub's log): must be none.
+On a machine busy with other work, compare a row with the first row of the
+same run (the "p50 / first" column), not with another run.
 
 Class sizes grow (the listed ones, then by --step up to --max-students) while
 the previous one held: every student ready, no kernel died, p90 latency at most
@@ -349,16 +353,19 @@ def attend(student: Student, hub: Hub, cdp_url: str, args, logins, start, stop_a
         if not student.ready:
             return
         keys = itertools.cycle(["ArrowRight"] * SWING + ["ArrowLeft"] * SWING)
-        slider_handle(page, "tinyinit-depth").focus()
-        while time.monotonic() < stop_at[0]:
-            try:
-                student.samples.append(press_and_time(page, next(keys), args.press_timeout))
-            except PlaywrightError:
-                student.lost += 1
-        problems = notebook_errors(page) + console.messages
-        if problems:
-            student.errors.append("after the moves: " + "; ".join(problems))
-        context.close()
+        try:
+            slider_handle(page, "tinyinit-depth").focus()
+            while time.monotonic() < stop_at[0]:
+                try:
+                    student.samples.append(press_and_time(page, next(keys), args.press_timeout))
+                except PlaywrightError:
+                    student.lost += 1
+            problems = notebook_errors(page) + console.messages
+            if problems:
+                student.errors.append("after the moves: " + "; ".join(problems))
+            context.close()
+        except Exception as error:  # a crashed page is a finding, not the end of the run
+            student.errors.append(f"moves: {type(error).__name__}: {str(error).strip()[:400]}")
 
 
 # --- what the machine did ------------------------------------------------------------------
