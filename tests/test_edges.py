@@ -17,11 +17,11 @@ import reference_pcg32 as ref
 import tinyinit as ti
 from tinyinit import PCG32
 from tinyinit.pcg32 import TABLE_SIZE
+from tinyinit.gaussian import gaussian_expectation
 from tinyinit.propagation import (
     backward_pass,
     default_gain,
     forward_pass,
-    gaussian_expectation,
     mean_field,
     mean_square,
     unit_scale,
@@ -164,7 +164,7 @@ def test_layer_weights_are_the_spec_formula_in_float64_with_the_default_std():
     # the forward memo of a cache holds at most memo_size passes, 64 by default
     cache = UnitWeights()
     for k in range(66):
-        simulate("tanh", "normal", std=0.1 + k / 100, depth=1, width=4, seeds=1, cache=cache)
+        simulate("tanh", "normal", std=0.1 + k / 100, n_layers=1, width=4, seeds=1, cache=cache)
     assert len(cache.forward_memo) == 64
 
 
@@ -172,9 +172,9 @@ def test_layer_weights_are_the_spec_formula_in_float64_with_the_default_std():
 def test_depth_result_ratio_is_last_over_first_layer_without_a_warning():
     from tinyinit.propagation import simulate
 
-    r = simulate("relu", "xavier_normal", depth=4, width=8, seeds=3)
+    r = simulate("relu", "xavier_normal", n_layers=4, width=8, seeds=3)
     expected = np.median(r.per_seed[:, -1] / r.per_seed[:, 1])
     assert r.ratio() == float(expected)
     assert r.ratio(2) == float(np.median(r.per_seed[:, -1] / r.per_seed[:, 2]))
-    dead = simulate("relu", "normal", std=0.0, depth=3, width=8, seeds=2)  # 0 / 0
+    dead = simulate("relu", "normal", std=0.0, n_layers=3, width=8, seeds=2)  # 0 / 0
     assert math.isnan(dead.ratio())
