@@ -16,8 +16,8 @@ import reference_pcg32 as ref
 
 import tinyinit as ti
 from tinyinit import PCG32
-from tinyinit.pcg32 import TABLE_SIZE
 from tinyinit.gaussian import gaussian_expectation
+from tinyinit.pcg32 import TABLE_SIZE
 from tinyinit.propagation import (
     backward_pass,
     default_gain,
