@@ -135,7 +135,10 @@ CASES = {
     "mean_field direction": (lambda rng: mean_field("relu", 1.0, 3, "up"), "direction must be"),
     "simulate direction": (lambda rng: simulate(direction="sideways"), "direction must be"),
     "simulate activation": (lambda rng: simulate("swish", n_layers=1, seeds=1), "activation must"),
-    "simulate initializer": (lambda rng: simulate(initializer="he", n_layers=1), "initializer must"),
+    "simulate initializer": (
+        lambda rng: simulate(initializer="he", n_layers=1),
+        "initializer must",
+    ),
 }
 
 INITIALIZERS_WITH_RNG = {
