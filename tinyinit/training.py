@@ -229,15 +229,18 @@ def cross_entropy(logits: np.ndarray, labels: np.ndarray) -> tuple[float, np.nda
 
 
 def _backprop(params: Params, x, labels, act: Activation):
+    """Loss, grads, the forward pass and phi'(z_l) of every hidden layer (the loop's statistics)."""
     fwd = _forward(params, x, act)
     loss, dz = cross_entropy(fwd.logits, labels)
     grads = [None] * len(params)
+    dphis = [None] * len(fwd.z)
     for l in range(len(params) - 1, -1, -1):
         grads[l] = (dz.T @ fwd.h[l], dz.sum(axis=0))
         if l:
             # phi' of a float32 z may come back float64 (a Python constant): keep the dtype.
-            dz = (dz @ params[l][0]) * act.dphi(fwd.z[l - 1]).astype(dz.dtype, copy=False)
-    return loss, grads, fwd
+            dphis[l - 1] = act.dphi(fwd.z[l - 1]).astype(dz.dtype, copy=False)
+            dz = (dz @ params[l][0]) * dphis[l - 1]
+    return loss, grads, fwd, dphis
 
 
 def loss_and_gradients(
@@ -258,7 +261,7 @@ def loss_and_gradients(
     act = _activation(activation)
     _check_params(params)
     _check_batch(params, x, labels)
-    loss, grads, _ = _backprop(params, np.asarray(x), np.asarray(labels), act)
+    loss, grads, _, _ = _backprop(params, np.asarray(x), np.asarray(labels), act)
     return loss, grads
 
 
@@ -474,12 +477,12 @@ def _run(arrays, x, labels, act, batches, optimizer, lrs, state, stats) -> int |
     losses, hidden, per_layer = stats
     n_layers = len(arrays) // 2
     for t, rows in enumerate(batches):
-        loss, grads, fwd = _backprop(_unflat(arrays), x[rows], labels[rows], act)
+        loss, grads, fwd, dphis = _backprop(_unflat(arrays), x[rows], labels[rows], act)
         if not math.isfinite(loss):
             return t
         losses[t] = loss
-        for l, (z, h) in enumerate(zip(fwd.z, fwd.h[1:])):
-            shut = act.dphi(z) < SATURATED_DPHI
+        for l, (dphi, h) in enumerate(zip(dphis, fwd.h[1:])):
+            shut = dphi < SATURATED_DPHI
             hidden[:, t, l] = np.mean(h * h), np.mean(shut), np.mean(shut.all(axis=0))
         flat_grads = _flat(grads)
         if optimizer == "sgd":
