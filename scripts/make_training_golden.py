@@ -35,6 +35,8 @@ ACTIVATIONS = {
     "tanh": torch.tanh,
     "sigmoid": torch.sigmoid,
     "selu": F.selu,
+    "gelu": F.gelu,  # exact, with erf
+    "silu": F.silu,
 }
 
 # (name, layer sizes [d_in, ..., d_out], batch size, weight scale)

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from tinyinit import PCG32, kaiming_normal, mup, normal_init, training, xavier_normal
-from tinyinit.propagation import ACTIVATIONS
+from tinyinit.activations import ACTIVATIONS
 from tinyinit.training import (
     accuracy,
     cross_entropy,
@@ -150,7 +150,7 @@ X, Y = np.ones((5, 4)), np.array([0, 1, 1, 0, 1])
         (GOOD, X, np.array([0, 1, -1, 0, 1]), "relu", "got -1"),
         (GOOD, X, Y[:4], "relu", "labels must have shape (5,), one per row of x, got (4,)"),
         (GOOD, X, Y.astype(float), "relu", "labels must be integers, got dtype float64"),
-        (GOOD, X, Y, "gelu", "activation must be one of linear, relu"),
+        (GOOD, X, Y, "swish", "activation must be one of linear, relu"),
         (GOOD, X, Y, None, "activation must be the name of one (a str), got None"),
     ],
 )

@@ -39,9 +39,9 @@ from typing import NamedTuple
 import numpy as np
 from threadpoolctl import threadpool_limits
 
+from .activations import Activation
+from .activations import activation as _activation_named
 from .pcg32 import PCG32
-from .propagation import Activation
-from .propagation import activation as _activation_named
 
 __all__ = [
     "AdamState",
@@ -183,7 +183,8 @@ def _forward(params: Params, x: np.ndarray, act: Activation) -> Forward:
     z, h = [], [x]
     for W, b in params[:-1]:
         z.append(h[-1] @ W.T + b)
-        h.append(act.phi(z[-1]))
+        # Some activations compute in float64 (gelu's erf): keep the network's dtype.
+        h.append(act.phi(z[-1]).astype(z[-1].dtype, copy=False))
     W, b = params[-1]
     return Forward(h[-1] @ W.T + b, z, h)
 
@@ -237,7 +238,7 @@ def _backprop(params: Params, x, labels, act: Activation):
     for l in range(len(params) - 1, -1, -1):
         grads[l] = (dz.T @ fwd.h[l], dz.sum(axis=0))
         if l:
-            # phi' of a float32 z may come back float64 (a Python constant): keep the dtype.
+            # phi' of a float32 z may come back float64 (a Python constant, gelu's erf).
             dphis[l - 1] = act.dphi(fwd.z[l - 1]).astype(dz.dtype, copy=False)
             dz = (dz @ params[l][0]) * dphis[l - 1]
     return loss, grads, fwd, dphis
