@@ -226,7 +226,7 @@ def test_static_figures():
     assert png_bytes(fig).startswith(b"\x89PNG")
     plot = DepthPlot()
     plot.update(simulate("relu", n_layers=4, width=16, seeds=1), draw=False)
-    assert plot.ax.get_title().startswith("Xavier uniform + relu")
+    assert plot.ax.get_title().startswith("relu, Xavier uniform (gain 1")
 
 
 def canvas_pixels(plot: DepthPlot) -> np.ndarray:

@@ -46,13 +46,15 @@ drawn with tinyinit's initializers, so the same seed gives the same network.
 from __future__ import annotations
 
 import math
-from typing import NamedTuple
 
 import numpy as np
 
 from .distributions import normal
 from .init import kaiming_normal, kaiming_std, normal_init
 from .pcg32 import PCG32
+
+# One formula for each optimizer: the training module's, which also trains the digits MLP.
+from .training import AdamState, adam_init, adam_step, sgd_step  # noqa: F401
 
 PARAMETRIZATIONS = ("sp", "mup")
 OPTIMIZERS = ("sgd", "adam")
@@ -197,64 +199,6 @@ def mse_loss(y: np.ndarray, target: np.ndarray) -> tuple[float, np.ndarray]:
 def rms(a: np.ndarray) -> float:
     """Coordinate size sqrt(mean(a**2)): O(1) when a typical entry is O(1)."""
     return float(np.sqrt(np.mean(a**2)))
-
-
-# --- optimizers: a learning rate per matrix ------------------------------------------
-
-
-def sgd_step(
-    weights: list[np.ndarray], grads: list[np.ndarray], lrs: list[float]
-) -> list[np.ndarray]:
-    """W <- W - lr * dL/dW, matrix by matrix.
-
-    >>> sgd_step([np.ones(2)], [np.array([1.0, -2.0])], [0.5])
-    [array([0.5, 2. ])]
-    """
-    return [w - lr * g for w, g, lr in zip(weights, grads, lrs, strict=True)]
-
-
-class AdamState(NamedTuple):
-    """Adam's running averages of g and g**2 per matrix, and the steps taken."""
-
-    step: int
-    m: list[np.ndarray]
-    v: list[np.ndarray]
-
-
-def adam_init(weights: list[np.ndarray]) -> AdamState:
-    """Zero moments, no steps taken."""
-    return AdamState(0, [np.zeros_like(w) for w in weights], [np.zeros_like(w) for w in weights])
-
-
-def adam_step(
-    weights: list[np.ndarray],
-    grads: list[np.ndarray],
-    state: AdamState,
-    lrs: list[float],
-    *,
-    beta1: float = 0.9,
-    beta2: float = 0.999,
-    eps: float = 1e-8,
-) -> tuple[list[np.ndarray], AdamState]:
-    """Kingma & Ba (2015): W <- W - lr * m_hat / (sqrt(v_hat) + eps).
-
-    m_hat / sqrt(v_hat) is about +-1 per entry whatever the gradient's scale, so
-    every entry moves by about lr: the first step is exactly lr * sign(g) (up to eps).
-
-    >>> w, s = adam_step([np.zeros(2)], [np.array([1e-3, -5.0])], adam_init([np.zeros(2)]), [0.1])
-    >>> w[0].round(4)
-    array([-0.1,  0.1])
-    """
-    t = state.step + 1
-    new_weights, new_m, new_v = [], [], []
-    for w, g, m, v, lr in zip(weights, grads, state.m, state.v, lrs, strict=True):
-        m = beta1 * m + (1 - beta1) * g
-        v = beta2 * v + (1 - beta2) * g**2
-        m_hat, v_hat = m / (1 - beta1**t), v / (1 - beta2**t)
-        new_weights.append(w - lr * m_hat / (np.sqrt(v_hat) + eps))
-        new_m.append(m)
-        new_v.append(v)
-    return new_weights, AdamState(t, new_m, new_v)
 
 
 # --- experiments ---------------------------------------------------------------------

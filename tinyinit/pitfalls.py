@@ -66,7 +66,8 @@ PITFALLS: dict[str, Pitfall] = {
     ),
     "gain_as_variance": Pitfall(
         "a gain (or std) used as a variance: ReLU gain 2 instead of sqrt(2)",
-        "each ReLU layer doubles the mean square: 2**19 after 20 layers",
+        "each ReLU layer doubles the mean square: after 20 layers 2**20 times the input's "
+        "(2**19 times the first layer's)",
         "a gain multiplies the standard deviation: std = gain / sqrt(fan)",
     ),
     "residual_sqrt_L": Pitfall(

@@ -42,20 +42,28 @@ UNDERFLOW_COLOR = "#5e3c99"
 
 
 def settings_title(result: DepthResult) -> str:
-    """One line naming what is on the figure: initializer, activation, gain, std, shape."""
-    init = INITIALIZERS[result.initializer]
-    gain = "" if result.initializer == "normal" else f"gain {result.gain:.3g}, "
-    return (
-        f"{init} + {result.activation}: {gain}std {result.std:.3g}, "
-        f"width {result.width}, {len(result.seeds)} seeds"
-    )
+    """One line naming what is on the figure: activation, initializer, gain, std, shape.
+
+    >>> from tinyinit.propagation import simulate
+    >>> settings_title(simulate("relu", depth=2, width=16, seeds=1))
+    'relu, Xavier uniform (gain 1, std 0.25): width 16, 1 seed'
+    >>> settings_title(simulate("linear", "normal", std=0.02, depth=2, width=16, seeds=1))
+    'linear, normal weights (std 0.02): width 16, 1 seed'
+    """
+    if result.initializer == "normal":
+        init = f"normal weights (std {result.std:.3g})"
+    else:
+        init = f"{INITIALIZERS[result.initializer]} (gain {result.gain:.3g}, std {result.std:.3g})"
+    seeds = len(result.seeds)
+    return f"{result.activation}, {init}: width {result.width}, {seeds} seed{'s' * (seeds != 1)}"
 
 
 def quantity_label(direction: str) -> str:
-    # Plain text, not mathtext: it is redrawn on every slider move.
+    # Plain text, not mathtext: it is redrawn on every slider move. "hₗ" is h with a
+    # subscript l (U+2097), which DejaVu Sans, matplotlib's default font, has.
     if direction == "forward":
-        return "mean square of the activations hℓ"
-    return "mean square of the gradient ∂loss/∂hℓ"
+        return "mean square of the activations hₗ"
+    return "mean square of the gradient ∂loss/∂hₗ"
 
 
 def legend_labels(result: DepthResult) -> list[str]:
@@ -289,6 +297,8 @@ def residual_figure(stack: ResidualStack, n_layers: int, depths: Iterable[int]):
     """Two panels: the stream after each block for n_layers, and the final variance vs N.
 
     Measured (markers) against theory (lines), without and with the 1/sqrt(2N) scaling.
+    Linear axes: growth like 1 + 2N is a straight line there, where a log axis would bend it
+    into what looks like saturation.
     """
     import matplotlib.pyplot as plt
 
@@ -301,7 +311,7 @@ def residual_figure(stack: ResidualStack, n_layers: int, depths: Iterable[int]):
         theory = residual_variance_theory(n_layers, scaled=scaled, x0_var=x0_var)[::2]
         left.plot(b, measured, "o", ms=3, color=color, label=f"{label}, measured")
         left.plot(b, theory, "-", color=color, lw=1, label=f"{label}, theory")
-    left.set(xlabel="block b", ylabel="Var(stream)", yscale="log", title=f"N = {n_layers} blocks")
+    left.set(xlabel="block b", ylabel="Var(stream)", title=f"N = {n_layers} blocks")
     depths = np.array(sorted(depths))
     for scaled, color in ((False, "C3"), (True, "C0")):
         finals = [stream_variances(stack, n, out_scale(n, scaled))[-1] for n in depths]
@@ -311,13 +321,12 @@ def residual_figure(stack: ResidualStack, n_layers: int, depths: Iterable[int]):
     right.set(
         xlabel="number of blocks N",
         ylabel="Var(stream) after the last block",
-        xscale="log",
-        yscale="log",
         title="1 + 2N unscaled, 2 scaled",
     )
     left.legend(fontsize=8)
     for ax in (left, right):
-        ax.grid(alpha=0.3, which="both")
+        ax.grid(alpha=0.3)
+        ax.set_ylim(bottom=0)
     fig.tight_layout()
     return fig
 

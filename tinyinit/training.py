@@ -1,0 +1,550 @@
+"""Does it train? A small MLP classifier in numpy, its backprop written out by hand.
+
+The network has L layers; `params` is a list of (W_l, b_l), W_l shaped (out, in)
+as in torch and b_l shaped (out,). For a batch x of shape (B, d_in):
+
+    h_0 = x,    z_l = h_{l-1} W_l^T + b_l,    h_l = phi(z_l)   for l = 1 .. L-1,
+    logits = z_L = h_{L-1} W_L^T + b_L                          (no activation),
+    loss = mean over the batch of  logsumexp(z_L[i]) - z_L[i, y_i]   (softmax cross-entropy).
+
+Backprop, by the chain rule, from the top down:
+
+    dz_L     = (softmax(z_L) - onehot(y)) / B
+    dW_l     = dz_l^T h_{l-1}              db_l = sum over the batch of dz_l
+    dz_{l-1} = (dz_l W_l) * phi'(z_{l-1})
+
+`dW_l` is a product of a forward factor (h_{l-1}, the signal reaching layer l)
+and a backward one (dz_l, the gradient coming down to it): an init that shrinks
+either one shrinks every weight gradient.
+
+Around it: SGD and Adam steps (one formula each, shared with `tinyinit.mup`),
+minibatches drawn from a PCG32, a training loop that records per-layer
+statistics at every step, and the handwritten digits that scikit-learn ships.
+
+>>> from tinyinit import PCG32, kaiming_normal
+>>> kaiming = lambda shape, rng: kaiming_normal(shape, "fan_in", "relu", rng)
+>>> params = init_params([64, 32, 10], kaiming, PCG32(0))
+>>> [(W.shape, b.shape) for W, b in params]
+[((32, 64), (32,)), ((10, 32), (10,))]
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from numbers import Real
+from typing import NamedTuple
+
+import numpy as np
+from threadpoolctl import threadpool_limits
+
+from .activations import Activation
+from .activations import activation as _activation_named
+from .pcg32 import PCG32
+
+__all__ = [
+    "AdamState",
+    "Digits",
+    "Forward",
+    "TrainingRun",
+    "accuracy",
+    "adam_init",
+    "adam_step",
+    "cross_entropy",
+    "forward",
+    "init_params",
+    "load_digits_split",
+    "loss_and_gradients",
+    "minibatch_indices",
+    "sgd_step",
+    "train",
+]
+
+Params = list[tuple[np.ndarray, np.ndarray]]
+OPTIMIZERS = ("sgd", "adam")
+# |tanh(z)| > 0.97 is Karpathy's "saturated"; there phi'(z) = 1 - tanh(z)**2 < 1 - 0.97**2.
+# The same threshold on phi' defines "saturated" for every activation: ReLU's zeros count.
+SATURATED_DPHI = 1.0 - 0.97**2
+
+
+# --- argument checks: say what was wrong, the value, and what is accepted -------------
+
+
+def _check_params(params) -> None:
+    if not isinstance(params, (list, tuple)) or len(params) == 0:
+        raise ValueError(
+            f"params must be a non-empty list of (W, b) layers, got {type(params).__name__} "
+            f"of length {len(params) if hasattr(params, '__len__') else 'none'}"
+        )
+    previous_out = None
+    for l, layer in enumerate(params):
+        if not isinstance(layer, (list, tuple)) or len(layer) != 2:
+            raise ValueError(f"params[{l}] must be a pair (W, b), got {type(layer).__name__}")
+        W, b = (np.asarray(a) for a in layer)
+        if W.ndim != 2 or b.shape != (W.shape[0],):
+            raise ValueError(
+                f"params[{l}] has W of shape {W.shape} and b of shape {b.shape}; "
+                f"accepted: W of shape (out, in) and b of shape (out,)"
+            )
+        if previous_out is not None and W.shape[1] != previous_out:
+            raise ValueError(
+                f"params[{l}] has W of shape {W.shape}, which takes {W.shape[1]} inputs, but "
+                f"layer {l - 1} has {previous_out} outputs: the shapes must chain"
+            )
+        previous_out = W.shape[0]
+
+
+def _check_batch(params, x, labels) -> None:
+    d_in, n_classes = params[0][0].shape[1], params[-1][0].shape[0]
+    x = np.asarray(x)
+    if x.ndim != 2 or x.shape[1] != d_in:
+        raise ValueError(f"x must have shape (batch, {d_in}) for this network, got {x.shape}")
+    labels = np.asarray(labels)
+    if labels.shape != (len(x),):
+        raise ValueError(
+            f"labels must have shape ({len(x)},), one per row of x, got {labels.shape}"
+        )
+    if labels.dtype.kind not in "iu":
+        raise ValueError(f"labels must be integers, got dtype {labels.dtype}")
+    if len(labels) and (labels.min() < 0 or labels.max() >= n_classes):
+        bad = labels[(labels < 0) | (labels >= n_classes)][0]
+        raise ValueError(f"labels must be in 0 .. {n_classes - 1} (the logits), got {bad}")
+
+
+def _positive(name: str, value) -> float:
+    if isinstance(value, bool) or not isinstance(value, Real) or not math.isfinite(value):
+        raise ValueError(f"{name} must be a finite real number > 0, got {value!r}")
+    if value <= 0:
+        raise ValueError(f"{name} must be a finite real number > 0, got {value!r}")
+    return float(value)
+
+
+def _count(name: str, value) -> int:
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
+        raise ValueError(f"{name} must be an integer >= 1, got {value!r}")
+    return int(value)
+
+
+def _activation(name: str) -> Activation:
+    if not isinstance(name, str):
+        raise ValueError(f"activation must be the name of one (a str), got {name!r}")
+    return _activation_named(name)
+
+
+# --- the network ------------------------------------------------------------------------
+
+
+def init_params(
+    sizes: Sequence[int],
+    init_weight: Callable[[tuple[int, int], PCG32], np.ndarray],
+    rng: PCG32,
+    *,
+    dtype=np.float64,
+) -> Params:
+    """An MLP with layer sizes [d_in, n_1, ..., d_out]: weights from init_weight, biases 0.
+
+    Layer l gets W_l = init_weight((sizes[l], sizes[l-1]), rng), drawn in layer
+    order from the one generator, and b_l = 0; both are cast to dtype.
+
+    >>> from tinyinit import PCG32, normal_init
+    >>> params = init_params([3, 2], lambda s, r: normal_init(s, 1.0, r), PCG32(0))
+    >>> params[0][0].round(3), params[0][1]
+    (array([[-0.809,  0.055, -0.746],
+           [ 1.157,  0.186, -0.395]]), array([0., 0.]))
+    """
+    sizes = list(sizes)
+    if len(sizes) < 2:
+        raise ValueError(f"sizes must list at least [d_in, d_out], got {sizes!r}")
+    for size in sizes:
+        _count("every entry of sizes", size)
+    params = []
+    for fan_in, fan_out in zip(sizes[:-1], sizes[1:]):
+        W = np.asarray(init_weight((fan_out, fan_in), rng), dtype=dtype)
+        if W.shape != (fan_out, fan_in):
+            raise ValueError(f"init_weight returned shape {W.shape} for shape {(fan_out, fan_in)}")
+        params.append((W, np.zeros(fan_out, dtype=dtype)))
+    return params
+
+
+class Forward(NamedTuple):
+    """What a forward pass leaves for backprop: logits (B, d_out), z_1..z_{L-1}, h_0..h_{L-1}.
+
+    >>> Forward(np.zeros((1, 2)), [], [np.ones((1, 2))]).logits.shape
+    (1, 2)
+    """
+
+    logits: np.ndarray
+    z: list[np.ndarray]  # pre-activations of the hidden layers, z[l-1] = z_l
+    h: list[np.ndarray]  # inputs of the layers, h[l] = h_l, h[0] = x
+
+
+def _forward(params: Params, x: np.ndarray, act: Activation) -> Forward:
+    z, h = [], [x]
+    for W, b in params[:-1]:
+        z.append(h[-1] @ W.T + b)
+        # Some activations compute in float64 (gelu's erf): keep the network's dtype.
+        h.append(act.phi(z[-1]).astype(z[-1].dtype, copy=False))
+    W, b = params[-1]
+    return Forward(h[-1] @ W.T + b, z, h)
+
+
+def forward(params: Params, x: np.ndarray, activation: str) -> Forward:
+    """Run the MLP on a batch x (B, d_in): z_l = h_{l-1} W_l^T + b_l, h_l = phi(z_l).
+
+    Returns Forward(logits, z, h): the logits (B, d_out), the hidden
+    pre-activations z_1..z_{L-1} and the layer inputs h_0 = x, h_1..h_{L-1}.
+
+    >>> W1, W2 = np.array([[1.0, -1.0], [2.0, 0.0]]), np.array([[1.0, 1.0]])
+    >>> out = forward([(W1, np.zeros(2)), (W2, np.zeros(1))], np.array([[1.0, 2.0]]), "relu")
+    >>> out.z[0], out.h[1], out.logits
+    (array([[-1.,  2.]]), array([[0., 2.]]), array([[2.]]))
+    """
+    act = _activation(activation)
+    _check_params(params)
+    x = np.asarray(x)
+    d_in = params[0][0].shape[1]
+    if x.ndim != 2 or x.shape[1] != d_in:
+        raise ValueError(f"x must have shape (batch, {d_in}) for this network, got {x.shape}")
+    return _forward(params, x, act)
+
+
+def cross_entropy(logits: np.ndarray, labels: np.ndarray) -> tuple[float, np.ndarray]:
+    """Mean softmax cross-entropy over the batch, and its gradient with respect to the logits.
+
+    loss = mean_i [logsumexp(z_i) - z_i[y_i]], computed after subtracting each
+    row's maximum (so exp never overflows); dloss/dz = (softmax(z) - onehot(y)) / B.
+
+    >>> loss, dz = cross_entropy(np.array([[0.0, 0.0], [1000.0, 0.0]]), np.array([1, 0]))
+    >>> round(loss, 6), dz
+    (0.346574, array([[ 0.25, -0.25],
+           [ 0.  ,  0.  ]]))
+    """
+    shifted = logits - logits.max(axis=1, keepdims=True)
+    log_probs = shifted - np.log(np.exp(shifted).sum(axis=1, keepdims=True))
+    rows = np.arange(len(labels))
+    loss = -log_probs[rows, labels].mean()
+    dz = np.exp(log_probs)
+    dz[rows, labels] -= 1
+    return float(loss), dz / len(labels)
+
+
+def _backprop(params: Params, x, labels, act: Activation):
+    """Loss, grads, the forward pass and phi'(z_l) of every hidden layer (the loop's statistics)."""
+    fwd = _forward(params, x, act)
+    loss, dz = cross_entropy(fwd.logits, labels)
+    grads = [None] * len(params)
+    dphis = [None] * len(fwd.z)
+    for l in range(len(params) - 1, -1, -1):
+        grads[l] = (dz.T @ fwd.h[l], dz.sum(axis=0))
+        if l:
+            # phi' of a float32 z may come back float64 (a Python constant, gelu's erf).
+            dphis[l - 1] = act.dphi(fwd.z[l - 1]).astype(dz.dtype, copy=False)
+            dz = (dz @ params[l][0]) * dphis[l - 1]
+    return loss, grads, fwd, dphis
+
+
+def loss_and_gradients(
+    params: Params, x: np.ndarray, labels: np.ndarray, activation: str
+) -> tuple[float, Params]:
+    """The loss of the MLP on (x, labels) and its gradient with respect to every parameter.
+
+    Forward as in `forward`, loss as in `cross_entropy`, then backprop (module
+    docstring): dW_l = dz_l^T h_{l-1}, db_l = sum_i dz_l[i], dz_{l-1} = (dz_l W_l) * phi'(z_{l-1}).
+    grads is a list of (dW, db) with the shapes and dtype of params.
+
+    >>> W1, W2 = np.array([[1.0, -1.0], [2.0, 0.0]]), np.array([[1.0, 1.0], [0.0, 0.0]])
+    >>> params = [(W1, np.zeros(2)), (W2, np.zeros(2))]
+    >>> loss, grads = loss_and_gradients(params, np.array([[1.0, 2.0]]), np.array([1]), "relu")
+    >>> round(loss, 4), grads[1][1].round(4)            # logits (2, 0): softmax (0.881, 0.119)
+    (2.1269, array([ 0.8808, -0.8808]))
+    """
+    act = _activation(activation)
+    _check_params(params)
+    _check_batch(params, x, labels)
+    loss, grads, _, _ = _backprop(params, np.asarray(x), np.asarray(labels), act)
+    return loss, grads
+
+
+def accuracy(params: Params, x: np.ndarray, labels: np.ndarray, activation: str) -> float:
+    """The fraction of rows of x whose largest logit is at their label.
+
+    >>> params = [(np.eye(2), np.zeros(2))]
+    >>> x = np.array([[1.0, 0.0], [0.0, 1.0], [2.0, 1.0]])
+    >>> accuracy(params, x, np.array([0, 1, 1]), "linear")
+    0.6666666666666666
+    """
+    logits = forward(params, x, activation).logits
+    _check_batch(params, x, labels)
+    return float(np.mean(logits.argmax(axis=1) == np.asarray(labels)))
+
+
+# --- optimizers: one learning rate per array ------------------------------------------
+
+
+def sgd_step(
+    weights: list[np.ndarray], grads: list[np.ndarray], lrs: list[float]
+) -> list[np.ndarray]:
+    """W <- W - lr * dL/dW, array by array (new arrays; the arguments are untouched).
+
+    >>> sgd_step([np.ones(2)], [np.array([1.0, -2.0])], [0.5])
+    [array([0.5, 2. ])]
+    """
+    return [w - lr * g for w, g, lr in zip(weights, grads, lrs, strict=True)]
+
+
+class AdamState(NamedTuple):
+    """Adam's running averages of g and g**2 per array, and the number of steps taken.
+
+    >>> AdamState(0, [np.zeros(1)], [np.zeros(1)]).step
+    0
+    """
+
+    step: int
+    m: list[np.ndarray]
+    v: list[np.ndarray]
+
+
+def adam_init(weights: list[np.ndarray]) -> AdamState:
+    """Adam's state before the first step: zero moments shaped like the weights, step 0.
+
+    >>> adam_init([np.ones((2, 3))]).m[0].shape
+    (2, 3)
+    """
+    return AdamState(0, [np.zeros_like(w) for w in weights], [np.zeros_like(w) for w in weights])
+
+
+def adam_step(
+    weights: list[np.ndarray],
+    grads: list[np.ndarray],
+    state: AdamState,
+    lrs: list[float],
+    *,
+    beta1: float = 0.9,
+    beta2: float = 0.999,
+    eps: float = 1e-8,
+) -> tuple[list[np.ndarray], AdamState]:
+    """Kingma & Ba (2015): W <- W - lr * m_hat / (sqrt(v_hat) + eps).
+
+    m_hat / sqrt(v_hat) is about +-1 per entry whatever the gradient's scale, so
+    every entry moves by about lr: the first step is exactly lr * sign(g) (up to eps).
+
+    >>> w, s = adam_step([np.zeros(2)], [np.array([1e-3, -5.0])], adam_init([np.zeros(2)]), [0.1])
+    >>> w[0].round(4)
+    array([-0.1,  0.1])
+    """
+    t = state.step + 1
+    new_weights, new_m, new_v = [], [], []
+    for w, g, m, v, lr in zip(weights, grads, state.m, state.v, lrs, strict=True):
+        m = beta1 * m + (1 - beta1) * g
+        v = beta2 * v + (1 - beta2) * g**2
+        m_hat, v_hat = m / (1 - beta1**t), v / (1 - beta2**t)
+        new_weights.append(w - lr * m_hat / (np.sqrt(v_hat) + eps))
+        new_m.append(m)
+        new_v.append(v)
+    return new_weights, AdamState(t, new_m, new_v)
+
+
+# --- the training loop ------------------------------------------------------------------
+
+
+def minibatch_indices(n_samples: int, batch_size: int, steps: int, rng: PCG32) -> np.ndarray:
+    """Row indices of `steps` minibatches, shape (steps, batch_size): epochs without replacement.
+
+    Each epoch is a permutation of 0..n_samples-1, the stable argsort of
+    rng.uniforms(n_samples), cut into n_samples // batch_size batches (the
+    remainder of an epoch is skipped); epochs follow one another until `steps`
+    batches are drawn.
+
+    >>> from tinyinit import PCG32
+    >>> minibatch_indices(5, 2, 3, PCG32(0))
+    array([[4, 0],
+           [3, 1],
+           [2, 3]])
+    """
+    n_samples, batch_size, steps = (
+        _count("n_samples", n_samples),
+        _count("batch_size", batch_size),
+        _count("steps", steps),
+    )
+    if batch_size > n_samples:
+        raise ValueError(f"batch_size must be <= n_samples = {n_samples}, got {batch_size}")
+    per_epoch = n_samples // batch_size
+    epochs = []
+    for _ in range(-(-steps // per_epoch)):
+        order = np.argsort(rng.uniforms(n_samples), kind="stable")
+        epochs.append(order[: per_epoch * batch_size].reshape(per_epoch, batch_size))
+    return np.concatenate(epochs)[:steps]
+
+
+@dataclass(frozen=True)
+class TrainingRun:
+    """A training run: final params, and per step t (before its update) what each layer did.
+
+    losses[t]                minibatch loss
+    mean_square[t, l-1]      mean of h_l**2 over the minibatch, hidden layers l = 1..L-1
+    saturated[t, l-1]        fraction of entries of h_l with phi'(z) < 1 - 0.97**2
+                             (|tanh| > 0.97; ReLU: h = 0)
+    dead[t, l-1]             fraction of units of layer l saturated on the whole minibatch
+    grad_norm[t, l-1]        ||dL/dW_l|| (Frobenius), all layers l = 1..L
+    update_ratio[t, l-1]     ||Delta W_l|| / ||W_l||, the step's change against the weight
+
+    A run whose loss stops being finite stops there: later rows are NaN and
+    `diverged_at` is that step (None if it never diverged).
+
+    >>> from tinyinit import PCG32, kaiming_normal
+    >>> x, y = np.eye(4), np.array([0, 1, 0, 1])
+    >>> kaiming = lambda shape, rng: kaiming_normal(shape, "fan_in", "relu", rng)
+    >>> params = init_params([4, 8, 2], kaiming, PCG32(0))
+    >>> run = train(params, x, y, "relu", optimizer="adam", lr=0.1, steps=20, batch_size=4)
+    >>> run.losses.shape, run.grad_norm.shape, run.losses[-1] < run.losses[0]
+    ((20,), (20, 2), np.True_)
+    """
+
+    params: Params
+    losses: np.ndarray
+    mean_square: np.ndarray
+    saturated: np.ndarray
+    dead: np.ndarray
+    grad_norm: np.ndarray
+    update_ratio: np.ndarray
+    diverged_at: int | None
+
+
+def _flat(params: Params) -> list[np.ndarray]:
+    return [a for layer in params for a in layer]
+
+
+def _unflat(arrays: list[np.ndarray]) -> Params:
+    return [(arrays[i], arrays[i + 1]) for i in range(0, len(arrays), 2)]
+
+
+def _norm(a: np.ndarray) -> float:
+    return float(np.linalg.norm(a.astype(np.float64, copy=False)))
+
+
+def train(
+    params: Params,
+    x: np.ndarray,
+    labels: np.ndarray,
+    activation: str,
+    *,
+    optimizer: str = "sgd",
+    lr: float,
+    steps: int,
+    batch_size: int = 64,
+    seed: int = 0,
+) -> TrainingRun:
+    """Train the MLP for `steps` minibatch steps of SGD or Adam, recording every layer.
+
+    Minibatches come from minibatch_indices(len(x), batch_size, steps,
+    PCG32(seed)), so a seed fixes the run bit for bit on one machine. The
+    params given are not modified. See TrainingRun for what is recorded.
+
+    >>> from tinyinit import PCG32, xavier_normal
+    >>> x, y = np.eye(4), np.array([0, 1, 0, 1])
+    >>> params = init_params([4, 8, 2], lambda s, r: xavier_normal(s, 1.0, r), PCG32(0))
+    >>> run = train(params, x, y, "tanh", lr=0.5, steps=50, batch_size=2, seed=1)
+    >>> round(float(run.losses[0]), 3), accuracy(run.params, x, y, "tanh")
+    (0.526, 1.0)
+    """
+    act = _activation(activation)
+    _check_params(params)
+    _check_batch(params, x, labels)
+    if optimizer not in OPTIMIZERS:
+        raise ValueError(f"optimizer must be one of {', '.join(OPTIMIZERS)}; got {optimizer!r}")
+    lr = _positive("lr", lr)
+    steps = _count("steps", steps)
+    batches = minibatch_indices(len(x), batch_size, steps, PCG32(seed))
+    x, labels = np.asarray(x), np.asarray(labels)
+
+    n_layers = len(params)
+    losses = np.full(steps, np.nan)
+    hidden = np.full((3, steps, n_layers - 1), np.nan)  # mean_square, saturated, dead
+    per_layer = np.full((2, steps, n_layers), np.nan)  # grad_norm, update_ratio
+    arrays = _flat(params)
+    lrs = [lr] * len(arrays)
+    state = adam_init(arrays) if optimizer == "adam" else None
+    stats = (losses, hidden, per_layer)
+    # Matrices this small run faster on one BLAS thread; on a busy machine two threads that
+    # wait for each other made a width-128 run about 15 times slower (measured).
+    with threadpool_limits(limits=1, user_api="blas"):
+        diverged_at = _run(arrays, x, labels, act, batches, optimizer, lrs, state, stats)
+    return TrainingRun(_unflat(arrays), losses, *hidden, *per_layer, diverged_at)
+
+
+def _run(arrays, x, labels, act, batches, optimizer, lrs, state, stats) -> int | None:
+    """The loop of `train`: updates `arrays` in place (the list, not the arrays) and `stats`."""
+    losses, hidden, per_layer = stats
+    n_layers = len(arrays) // 2
+    for t, rows in enumerate(batches):
+        loss, grads, fwd, dphis = _backprop(_unflat(arrays), x[rows], labels[rows], act)
+        if not math.isfinite(loss):
+            return t
+        losses[t] = loss
+        for l, (dphi, h) in enumerate(zip(dphis, fwd.h[1:])):
+            shut = dphi < SATURATED_DPHI
+            hidden[:, t, l] = np.mean(h * h), np.mean(shut), np.mean(shut.all(axis=0))
+        flat_grads = _flat(grads)
+        if optimizer == "sgd":
+            new = sgd_step(arrays, flat_grads, lrs)
+        else:
+            new, state = adam_step(arrays, flat_grads, state, lrs)
+        for l in range(n_layers):
+            old_W, new_W = arrays[2 * l], new[2 * l]
+            size = _norm(old_W)
+            per_layer[0, t, l] = _norm(flat_grads[2 * l])
+            per_layer[1, t, l] = _norm(new_W - old_W) / size if size > 0 else np.nan
+        arrays[:] = new
+    return None
+
+
+# --- data -------------------------------------------------------------------------------
+
+
+class Digits(NamedTuple):
+    """The handwritten digits, split: x (n, 64) standardized pixels, labels (n,) in 0..9.
+
+    >>> d = Digits(np.zeros((1, 64)), np.zeros(1, int), np.zeros((0, 64)), np.zeros(0, int))
+    >>> d.x_train.shape
+    (1, 64)
+    """
+
+    x_train: np.ndarray
+    labels_train: np.ndarray
+    x_test: np.ndarray
+    labels_test: np.ndarray
+
+
+def load_digits_split(test_fraction: float = 0.25, seed: int = 0, dtype=np.float64) -> Digits:
+    """scikit-learn's 1,797 handwritten 8x8 digits, split train/test by a seeded PCG32.
+
+    The split puts the first round(test_fraction * 1797) rows of a permutation
+    (the stable argsort of PCG32(seed).uniforms(1797)) in the test set. Every
+    pixel is standardized with the training set's mean and standard deviation
+    (pixels that are constant there are only centered), so E[x**2] is about 1,
+    the input the variance formulas assume. The data ships inside scikit-learn:
+    nothing is downloaded.
+
+    >>> digits = load_digits_split()
+    >>> digits.x_train.shape, digits.x_test.shape, digits.labels_test[:5]
+    ((1348, 64), (449, 64), array([7, 1, 7, 7, 0]))
+    """
+    from sklearn.datasets import load_digits  # the only use of scikit-learn: load on demand
+
+    if (
+        isinstance(test_fraction, bool)
+        or not isinstance(test_fraction, Real)
+        or not 0 < test_fraction < 1
+    ):
+        raise ValueError(f"test_fraction must be a number in (0, 1), got {test_fraction!r}")
+    data = load_digits()
+    x, labels = data.data.astype(np.float64), data.target.astype(np.int64)
+    order = np.argsort(PCG32(seed).uniforms(len(x)), kind="stable")
+    n_test = round(test_fraction * len(x))
+    test, train_rows = order[:n_test], order[n_test:]
+    mean, std = x[train_rows].mean(axis=0), x[train_rows].std(axis=0)
+    x = (x - mean) / np.where(std > 0, std, 1.0)
+    return Digits(
+        x[train_rows].astype(dtype), labels[train_rows], x[test].astype(dtype), labels[test]
+    )
