@@ -13,13 +13,30 @@ cell can drive it exactly as a hand on a slider does:
     ex.depth.value = 50
     ex.result.measured_end, ex.readout.value
 
+Compare: "pin" keeps the current curve on the plot, faded and named, up to
+four; the readout then says how far the current curve ends from each pin
+("Kaiming normal, fan_in ends 2^19.6 above Xavier uniform at layer 20").
+"clear pins" removes them.
+
+Inside the layers: the "histograms" view shows the values themselves (the
+activations forward, the gradients backward) at four layers along the depth, on
+shared axes, with the fraction of dead ReLU or saturated tanh units; the same
+sliders drive it. Backward, the curve view adds the weight gradient's mean
+square per layer, what a training step would move each weight by.
+
 With ipympl (`%matplotlib widget`) the figure is a live canvas. Under any other
 backend (inline, Agg) the figure is rendered to a PNG shown in an image widget,
 so the explorer still works, only less smoothly.
+
+A slider dragged in the browser sends a change per pixel; the kernel answers
+the latest only (`DepthExplorer.update` is deferred for changes that come from
+the browser, and the changes that arrive meanwhile fold into one update), so a
+drag never leaves a queue of stale pictures behind it.
 """
 
 from __future__ import annotations
 
+import asyncio
 import html
 import math
 from contextlib import contextmanager
@@ -29,9 +46,17 @@ import matplotlib
 from matplotlib.colors import to_hex, to_rgba
 
 from .plots import (
+    MAX_PINS,
+    PIN_ALPHA,
+    PIN_COLORS,
+    WEIGHT_COLOR,
+    WEIGHT_LABELS,
     DepthPlot,
+    HistogramPlot,
     edge_note,
+    histogram_layers,
     legend_labels,
+    pin_label,
     png_bytes,
     quantity_label,
     settings_title,
@@ -90,7 +115,53 @@ def readout_lines(result: DepthResult) -> list[str]:
     return [first, second, third] + ([note] if note else [])
 
 
-def caption_html(result: DepthResult) -> str:
+def _short_name(result: DepthResult, other: DepthResult) -> str:
+    """The settings of `result` that differ from `other`'s, as few words as tell them apart."""
+    words = []
+    if result.initializer != other.initializer:
+        words.append(INITIALIZERS[result.initializer])
+    if result.activation != other.activation:
+        words.append(result.activation)
+    if result.initializer == "normal" and result.std != other.std:
+        words.append(f"std {result.std:.3g}")
+    elif result.initializer != "normal" and result.gain != other.gain:
+        words.append(f"gain {result.gain:.3g}")
+    for name in ("width", "depth"):
+        if getattr(result, name) != getattr(other, name):
+            words.append(f"{name} {getattr(result, name)}")
+    if len(result.seeds) != len(other.seeds):
+        words.append(f"{len(result.seeds)} seeds")
+    return ", ".join(words)
+
+
+def compare_line(result: DepthResult, pinned: DepthResult, number: int) -> str:
+    """How far `result` ends from pin `number`, in powers of 2, at the layer both reach.
+
+    >>> from tinyinit.propagation import simulate
+    >>> xavier = simulate("relu", "xavier_uniform", depth=20, width=64, seeds=1)
+    >>> kaiming = simulate("relu", "kaiming_fan_in", gain=2**0.5, depth=20, width=64, seeds=1)
+    >>> compare_line(kaiming, xavier, 1)
+    'Kaiming normal, fan_in, gain 1.41 ends 2^20.9 above Xavier uniform, gain 1 (pin 1) at layer 20'
+    """
+    now, then = _short_name(result, pinned) or "now", _short_name(pinned, result)
+    then = f"{then} (pin {number})" if then else f"pin {number}"
+    layer = min(result.depth, pinned.depth) if result.direction == "forward" else 0
+    a, b = float(result.median[layer]), float(pinned.median[layer])
+    if not (0 < a < math.inf and 0 < b < math.inf):
+        return f"{now} and {then} at layer {layer}: {_number(a)} and {_number(b)}"
+    ratio = math.log2(a / b)
+    if abs(ratio) < 0.05:
+        return f"{now} ends level with {then} at layer {layer} (2^{ratio:+.2f})"
+    where = "above" if ratio > 0 else "below"
+    return f"{now} ends 2^{abs(ratio):.1f} {where} {then} at layer {layer}"
+
+
+def _swatch(color: str, mark: str, alpha: float = 1.0) -> str:
+    r, g, b = (round(255 * v) for v in to_rgba(color)[:3])
+    return f'<span style="color:rgba({r},{g},{b},{alpha})">{mark}</span>'
+
+
+def caption_html(result: DepthResult, pins=()) -> str:
     """The figure's title and legend as HTML, shown above the live canvas.
 
     Text is what costs most in a matplotlib redraw; as HTML it costs nothing.
@@ -108,11 +179,40 @@ def caption_html(result: DepthResult) -> str:
         '<span style="color:black">╍╍</span>',
         '<span style="color:#737373">┈┈</span>',
     ]
+    labels = legend_labels(result)
+    if result.weight_per_seed is not None:
+        swatches += [_swatch(WEIGHT_COLOR, "■━"), _swatch(WEIGHT_COLOR, "┈┈")]
+        labels += list(WEIGHT_LABELS)
+    for slot, label in pins:
+        swatches.append(_swatch(PIN_COLORS[slot], "━━", PIN_ALPHA))
+        labels.append(f"pinned: {label}")
     legend = " &nbsp; ".join(
-        f"{swatch} {html.escape(label)}" for swatch, label in zip(swatches, legend_labels(result))
+        f'<span style="white-space:nowrap">{swatch} {html.escape(label)}</span>'
+        for swatch, label in zip(swatches, labels)
     )
     y = html.escape(quantity_label(result.direction))
     return f"<b>{html.escape(settings_title(result))}</b><br>y: {y}, log scale &nbsp; {legend}"
+
+
+def histogram_caption_html(result: DepthResult) -> str:
+    """The histogram view's title and key, as HTML above its canvas.
+
+    >>> from tinyinit.propagation import simulate
+    >>> r = simulate("relu", "xavier_uniform", depth=3, width=16, seeds=2, sample_layers=(1, 2, 3))
+    >>> "dead" in histogram_caption_html(r)
+    True
+    """
+    what = "activations hℓ" if result.direction == "forward" else "gradients ∂loss/∂hℓ"
+    key = (
+        f"the {what} at {len(histogram_layers(result.depth, result.direction))} layers, "
+        f"{len(result.seeds)} seeds × {result.batch} samples × {result.width} units each; "
+        "shared axes; bars: fraction of all values per bin"
+    )
+    if result.direction == "forward" and result.activation == "relu":
+        key += "; dead: units with h = 0 exactly (left out of the bars)"
+    if result.direction == "forward" and result.activation == "tanh":
+        key += "; |h| > 0.97: saturated units, where tanh' < 0.06"
+    return f"<b>{html.escape(settings_title(result))}</b><br>{html.escape(key)}"
 
 
 def _is_widget_backend() -> bool:
@@ -124,8 +224,10 @@ class DepthExplorer:
     """Controls, readout and figure of the depth explorer; see the module docstring.
 
     Attributes a notebook may drive or read: initializer, activation, gain, std,
-    depth, width, seeds, direction (widgets); readout (HTML); figure, plot
-    (DepthPlot); result (the latest DepthResult); app (the whole layout).
+    depth, width, seeds, direction, view (widgets); pin_button, clear_pins_button;
+    pins (the pinned DepthResults, oldest first); readout (HTML); figure, plot
+    (DepthPlot); histogram (HistogramPlot); result (the latest DepthResult); app
+    (the whole layout).
 
     batch: samples per seed. cache: where unit matrices live (default: shared).
     png_fallback: without a live canvas, show each update as a PNG (False: leave
@@ -151,6 +253,7 @@ class DepthExplorer:
         width: int = 256,
         seeds: int = 3,
         direction: str = "forward",
+        view: str = "curves",
         batch: int = 16,
         cache: UnitWeights | None = None,
         figsize=(7.5, 4.6),
@@ -160,18 +263,20 @@ class DepthExplorer:
         self.png_fallback = png_fallback
         self.cache = UNIT_WEIGHTS if cache is None else cache
         self.result: DepthResult | None = None
+        self.pins: list[DepthResult] = []
         self.updates = 0
         self._holding = 0  # open hold() blocks; updates wait for the last to close
+        self._pending = False  # an update is scheduled on the kernel's event loop
         if gain is None:
             gain = default_gain(activation) if initializer in KAIMING else 1.0
         self.defaults = dict(
             initializer=initializer, activation=activation, gain=gain, std=std, depth=depth,
-            width=width, seeds=seeds, direction=direction,
+            width=width, seeds=seeds, direction=direction, view=view,
         )  # fmt: skip
         self._build_controls(**self.defaults)
         self._build_figure(figsize)
         self.app = widgets.VBox(
-            [self._controls, self.readout, self.caption, self._view],
+            [self._controls, self.readout, self.caption, self._views[view]],
             layout=widgets.Layout(width="fit-content"),
         )
         self.app.add_class("tinyinit-explorer")
@@ -180,13 +285,18 @@ class DepthExplorer:
         for control in (self.initializer, self.activation):
             control.observe(self._on_choice, names="value")
         for control in (self.gain, self.std, self.depth, self.width, self.seeds, self.direction):
-            control.observe(self.update, names="value")
+            control.observe(self._on_value, names="value")
+        self.view.observe(self._on_view, names="value")
         self.use_default_gain.on_click(self._on_default_gain)
         self.reset_button.on_click(lambda button: self.reset())
+        self.pin_button.on_click(lambda button: self.pin())
+        self.clear_pins_button.on_click(lambda button: self.clear_pins())
 
     # --- building ------------------------------------------------------------------------
 
-    def _build_controls(self, initializer, activation, gain, std, depth, width, seeds, direction):
+    def _build_controls(
+        self, initializer, activation, gain, std, depth, width, seeds, direction, view
+    ):
         wide = {"description_width": "initial"}
         self.initializer = widgets.Dropdown(
             options=[(label, key) for key, label in INITIALIZERS.items()],
@@ -252,34 +362,66 @@ class DepthExplorer:
         self.readout.add_class("tinyinit-readout")
         self.caption = widgets.HTML(tooltip="What the figure shows: settings and legend")
         self.caption.add_class("tinyinit-caption")
+        self.view = widgets.ToggleButtons(
+            options=[("mean square by layer", "curves"), ("histograms", "histograms")],
+            value=view, style={"button_width": "160px"},
+            tooltips=["one number per layer: the mean square, over depth, with its theory",
+                      "the values themselves at four layers along the depth: their spread, "
+                      "dead ReLU units, saturated tanh units"],
+        )  # fmt: skip
+        self.view.add_class("tinyinit-view")
+        self.pin_button = widgets.Button(
+            description="pin", icon="thumb-tack", layout=widgets.Layout(width="80px"),
+            tooltip=f"Keep the current curve on the plot, faded, to compare with what "
+            f"comes next (up to {MAX_PINS}; the oldest goes first)",
+        )  # fmt: skip
+        self.pin_button.add_class("tinyinit-pin")
+        self.clear_pins_button = widgets.Button(
+            description="clear pins", layout=widgets.Layout(width="100px"),
+            tooltip="Remove every pinned curve",
+        )  # fmt: skip
+        self.clear_pins_button.add_class("tinyinit-clear-pins")
         self._controls = widgets.VBox(
             [
                 widgets.HBox([self.initializer, self.activation, self.direction]),
                 widgets.HBox([self.gain, self.use_default_gain, self.gain_hint]),
                 widgets.HBox([self.std, self.reset_button]),
                 widgets.HBox([self.depth, self.width, self.seeds]),
+                widgets.HBox([self.view, self.pin_button, self.clear_pins_button]),
             ]
         )
 
     def _build_figure(self, figsize):
-        figure = None
-        if _is_widget_backend():
-            import matplotlib.pyplot as plt
-
-            with plt.ioff():  # shown inside the layout, not on its own
-                figure = plt.figure(figsize=figsize)
-            figure.canvas.header_visible = False
-            figure.canvas.footer_visible = False
-            figure.canvas.toolbar_visible = False
-        self.plot = DepthPlot(figure, figsize=figsize, decorated=False)
+        self.plot = DepthPlot(self._new_figure(figsize), figsize=figsize, decorated=False)
+        self.histogram = HistogramPlot(self._new_figure(figsize), figsize=figsize, decorated=False)
         self.figure = self.plot.figure
         self._image = None
         if isinstance(self.figure.canvas, widgets.DOMWidget):
-            self._view = self.figure.canvas
+            self._views = {"curves": self.figure.canvas, "histograms": self.histogram.figure.canvas}
         elif self.png_fallback:  # not a live canvas: a PNG, rerendered on each update
-            self._image = self._view = widgets.Image(format="png")
-        else:  # the caller shows or saves self.figure
-            self._view = widgets.HTML()
+            self._image = widgets.Image(format="png")
+            self._views = dict.fromkeys(("curves", "histograms"), self._image)
+        else:  # the caller shows or saves the figures
+            self._views = dict.fromkeys(("curves", "histograms"), widgets.HTML())
+
+    @staticmethod
+    def _new_figure(figsize):
+        """An ipympl figure under %matplotlib widget, else None (the plot makes an Agg one)."""
+        if not _is_widget_backend():
+            return None
+        import matplotlib.pyplot as plt
+
+        with plt.ioff():  # shown inside the layout, not on its own
+            figure = plt.figure(figsize=figsize)
+        figure.canvas.header_visible = False
+        figure.canvas.footer_visible = False
+        figure.canvas.toolbar_visible = False
+        return figure
+
+    @property
+    def _view(self):
+        """The widget showing the current view's figure."""
+        return self._views[self.view.value]
 
     # --- reacting ------------------------------------------------------------------------
 
@@ -315,22 +457,78 @@ class DepthExplorer:
     def _on_default_gain(self, button=None):
         self.gain.value = default_gain(self.activation.value)
 
+    def _on_value(self, change=None) -> None:
+        """A control moved. From the browser: update once the changes already sent are in."""
+        owner = None if change is None else change.get("owner")
+        from_browser = owner is not None and bool(getattr(owner, "_property_lock", None))
+        if not from_browser or self._holding:
+            self.update()
+            return
+        try:
+            loop = asyncio.get_running_loop()
+        except RuntimeError:  # no event loop (a plain script, a test): at once
+            self.update()
+            return
+        if not self._pending:
+            self._pending = True
+            loop.call_soon(self._deferred_update)
+
+    def _deferred_update(self) -> None:
+        # Runs when the kernel has handled the messages that were waiting: a drag
+        # that sent twenty values is one update, to the latest.
+        self._pending = False
+        try:
+            self.update()
+        except Exception as error:  # nobody else would see it: say it where one looks
+            self.readout.value = f"<b>update failed:</b> {html.escape(repr(error))}"
+            raise
+
+    def _on_view(self, change=None) -> None:
+        self.app.children = (*self.app.children[:-1], self._view)
+        self.update()
+
     def update(self, change=None) -> None:
         """Rerun the simulation for the current controls and show it."""
         if self._holding:
             return
+        histograms = self.view.value == "histograms"
+        layers = histogram_layers(self.depth.value, self.direction.value) if histograms else ()
         self.result = simulate(
             self.activation.value, self.initializer.value,
             gain=self.gain.value, std=self.std.value, depth=self.depth.value,
             width=self.width.value, seeds=self.seeds.value, batch=self.batch,
-            direction=self.direction.value, cache=self.cache,
+            direction=self.direction.value, cache=self.cache, sample_layers=layers,
         )  # fmt: skip
-        self.plot.update(self.result)
-        self.readout.value = "<br>".join(html.escape(line) for line in readout_lines(self.result))
-        self.caption.value = caption_html(self.result)
+        shown = self.plot.shown_pins(self.result.direction)
+        if histograms:
+            self.histogram.update(self.result)
+            self.caption.value = histogram_caption_html(self.result)
+            figure = self.histogram.figure
+        else:
+            self.plot.update(self.result)
+            pins = [(slot, label) for slot, _, label in shown]
+            self.caption.value = caption_html(self.result, pins)
+            figure = self.figure
+        lines = readout_lines(self.result)
+        lines += [compare_line(self.result, pinned, slot + 1) for slot, pinned, _ in shown]
+        self.readout.value = "<br>".join(html.escape(line) for line in lines)
         if self._image is not None:
-            self._image.value = png_bytes(self.figure)
+            self._image.value = png_bytes(figure)
         self.updates += 1
+
+    # --- comparing -------------------------------------------------------------------------
+
+    def pin(self) -> None:
+        """Keep the current curve on the plot (faded, named); beyond MAX_PINS the oldest goes."""
+        self.pins = [*self.pins, self.result][-MAX_PINS:]
+        self.plot.set_pins([(r, pin_label(r)) for r in self.pins])
+        self.update()
+
+    def clear_pins(self) -> None:
+        """Remove every pinned curve."""
+        self.pins = []
+        self.plot.set_pins([])
+        self.update()
 
     # --- showing ---------------------------------------------------------------------------
 
@@ -341,7 +539,12 @@ class DepthExplorer:
         >>> ex.snapshot()[:4]
         b'\\x89PNG'
         """
-        plot = DepthPlot(figsize=tuple(self.figure.get_size_inches()), decorated=True)
+        size = tuple(self.figure.get_size_inches())
+        if self.view.value == "histograms":
+            plot = HistogramPlot(figsize=size, decorated=True)
+        else:
+            plot = DepthPlot(figsize=size, decorated=True)
+            plot.set_pins(self.plot.pins)
         plot.update(self.result, draw=False)
         return png_bytes(plot.figure, dpi=dpi)
 

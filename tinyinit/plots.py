@@ -1,10 +1,11 @@
-"""Figures of the mean square per layer: one live figure updated in place, and static ones.
+"""Figures of the mean square per layer: live figures updated in place, and static ones.
 
-`DepthPlot` builds its artists once; `update(result)` moves their data and
-redraws: the whole figure when the axes change, else only the data over the
-kept pixels of the axes (blitting). A slider never rebuilds the figure, which is
-what keeps a live explorer smooth (and what lets a test hold on to the same
-Line2D objects).
+`DepthPlot` (the mean square per layer) and `HistogramPlot` (the values
+themselves at a few layers) build their artists once; `update(result)` moves
+their data and redraws: the whole figure when the axes change, else only the
+data over the kept pixels of the axes (blitting, `BlitPlot`). A slider never
+rebuilds the figure, which is what keeps a live explorer smooth (and what lets a
+test hold on to the same Line2D objects).
 
 The y axis is logarithmic: the interesting behaviour is geometric, a factor per
 layer. Values a float64 cannot hold (inf after overflow, exactly 0 after
@@ -27,6 +28,11 @@ from .propagation import INITIALIZERS, DepthResult
 
 OVERFLOW_COLOR = "#b2182b"
 UNDERFLOW_COLOR = "#5e3c99"
+WEIGHT_COLOR = "C1"
+# Pinned curves: colours no live artist uses, so a pin never looks like the current curve.
+PIN_COLORS = ("C2", "C3", "C4", "C5")
+MAX_PINS = len(PIN_COLORS)
+PIN_ALPHA = 0.55
 
 
 def settings_title(result: DepthResult) -> str:
@@ -50,6 +56,21 @@ def legend_labels(result: DepthResult) -> list[str]:
     """The legend's words for `result`: median, band, theory, reference level."""
     level = "input" if result.direction == "forward" else "upstream gradient"
     return [f"median of {len(result.seeds)} seeds", "min to max", "theory", f"{level}: 1"]
+
+
+WEIGHT_LABELS = ("weight gradient ∂loss/∂Wℓ per sample", "its theory")
+
+
+def pin_label(result: DepthResult) -> str:
+    """A pinned curve's name in the legend: the settings that tell curves apart.
+
+    >>> from tinyinit.propagation import simulate
+    >>> pin_label(simulate("relu", "kaiming_fan_in", gain=2**0.5, depth=3, width=16, seeds=1))
+    'Kaiming normal, fan_in + relu, gain 1.41, depth 3'
+    """
+    init = INITIALIZERS[result.initializer]
+    knob = f"std {result.std:.3g}" if result.initializer == "normal" else f"gain {result.gain:.3g}"
+    return f"{init} + {result.activation}, {knob}, depth {result.depth}"
 
 
 def _positive(values: np.ndarray) -> np.ndarray:
@@ -100,10 +121,62 @@ def edge_note(result: DepthResult) -> str:
     return ";  ".join(parts)
 
 
-class DepthPlot:
+class BlitPlot:
+    """Blitting, as matplotlib's animations do, for a figure updated in place.
+
+    The artists in `self._moving` are "animated": a full draw leaves them out and
+    `_on_draw` draws them on top, keeping the pixels of the rest (axes, ticks,
+    labels: the frame). While `_frame_state()` stays the same, an update puts those
+    pixels back and draws the moving artists alone, a fraction of the cost. A saved
+    picture (savefig) draws everything as usual. Subclasses set self.figure and
+    self._moving, call `_start_blitting()`, and define `_frame_state`.
+    """
+
+    figure: Figure
+    _moving: list
+
+    def _start_blitting(self) -> None:
+        self._frame = None  # (what the frame showed, its pixels), from the last full draw
+        if self.figure.canvas.supports_blit:
+            for artist in self._moving:
+                artist.set_animated(True)
+            self.figure.canvas.mpl_connect("draw_event", self._on_draw)
+
+    def _frame_state(self) -> tuple:
+        raise NotImplementedError
+
+    def _show(self) -> None:
+        if self._frame is None or self._frame[0] != self._frame_state():
+            self.redraw_all()
+            return
+        canvas = self.figure.canvas
+        canvas.restore_region(self._frame[1])
+        self._draw_moving()
+        canvas.blit(self.figure.bbox)
+
+    def redraw_all(self) -> None:
+        """Draw the whole figure anew; call it after changing the figure outside `update`."""
+        self._frame = None
+        self.figure.canvas.draw_idle()  # _on_draw then keeps the new frame and adds the data
+
+    def _on_draw(self, event) -> None:
+        """After each full draw on screen: keep the frame's pixels, then draw the data."""
+        if event.canvas.is_saving():
+            return  # savefig draws the animated artists itself
+        self._frame = (self._frame_state(), event.canvas.copy_from_bbox(self.figure.bbox))
+        self._draw_moving()
+
+    def _draw_moving(self) -> None:
+        for artist in self._moving:  # in z order
+            (artist.axes or self.figure).draw_artist(artist)
+
+
+class DepthPlot(BlitPlot):
     """Mean square per layer, log y: measured median, min-max band over seeds, theory.
 
-    Built once; `update(result)` changes the artists in place.
+    Backward, the weight gradient's mean square per layer too (WEIGHT_COLOR), and
+    up to MAX_PINS pinned curves, faded (`set_pins`). Built once; `update(result)`
+    changes the artists in place.
 
     >>> from tinyinit.propagation import simulate
     >>> plot = DepthPlot()
@@ -137,6 +210,15 @@ class DepthPlot:
 
         nothing = np.array([0.0, 1.0])
         self.band = ax.fill_between(nothing, 1, 1, color="C0", alpha=0.25, lw=0)
+        # Pinned curves are part of the frame: they do not move while a slider does.
+        self.pin_lines = [
+            ax.plot([], [], "-", color=color, lw=2.2, alpha=PIN_ALPHA, zorder=1)[0]
+            for color in PIN_COLORS
+        ]
+        self.pins: list[tuple[DepthResult, str]] = []
+        self._drawn_pins: tuple = ()
+        (self.weight_line,) = ax.plot([], [], "s-", color=WEIGHT_COLOR, ms=3, lw=1.2)
+        (self.weight_theory_line,) = ax.plot([], [], ":", color=WEIGHT_COLOR, lw=1.2)
         (self.median_line,) = ax.plot([], [], "o-", color="C0", ms=3, lw=1.5)
         (self.theory_line,) = ax.plot([], [], "--", color="black", lw=1.2)
         self.reference = ax.axhline(1.0, color="0.45", lw=0.9, ls=":")
@@ -158,23 +240,32 @@ class DepthPlot:
                 loc="lower center", ncols=4, fontsize=9, frameon=False,
             )  # fmt: skip
 
-        # Blitting, as matplotlib's animations do. The data artists are "animated": a
-        # full draw leaves them out and `_on_draw` draws them on top, keeping the pixels
-        # of the rest (axes, ticks, labels: the frame). While the frame stays the same,
-        # an update puts those pixels back and draws the data alone, a sixth of the
-        # cost. A saved picture (savefig) draws everything as usual.
-        self._moving = [self.band, self.median_line, self.theory_line]
-        self._moving += [self.overflow_marks, self.underflow_marks]
-        self._frame = None  # (what the frame showed, its pixels), from the last full draw
-        if self.figure.canvas.supports_blit:
-            for artist in self._moving:
-                artist.set_animated(True)
-            self.figure.canvas.mpl_connect("draw_event", self._on_draw)
+        self._moving = [self.band, self.weight_line, self.weight_theory_line, self.median_line]
+        self._moving += [self.theory_line, self.overflow_marks, self.underflow_marks]
+        self._start_blitting()
+
+    def set_pins(self, pins) -> None:
+        """Show `pins`, (DepthResult, label) pairs, faded, from the next update on.
+
+        Only the pins of the direction shown are drawn; at most MAX_PINS.
+        """
+        if len(pins) > MAX_PINS:
+            raise ValueError(f"pins must hold at most {MAX_PINS} curves; got {len(pins)}")
+        self.pins = list(pins)
+
+    def shown_pins(self, direction: str) -> list[tuple[int, DepthResult, str]]:
+        """(slot, result, label) of the pins drawn with `direction`; the slot picks the colour."""
+        return [(k, r, label) for k, (r, label) in enumerate(self.pins) if r.direction == direction]
 
     def update(self, result: DepthResult, draw: bool = True) -> None:
         """Show `result`: new data in the same artists, new limits, one redraw."""
         ax, layers = self.ax, result.layers
-        bottom, top = log_limits(result.low, result.high, result.theory)
+        pins = self.shown_pins(result.direction)
+        weights = result.weight_per_seed is not None
+        extra = [p.median for _, p, _ in pins]
+        if weights:
+            extra += [result.weight_median[1:], result.weight_theory[1:]]
+        bottom, top = log_limits(result.low, result.high, result.theory, *extra)
         median = np.asarray(result.median, dtype=float)
         self.median_line.set_data(layers, _positive(median))
         self.theory_line.set_data(layers, _positive(result.theory))
@@ -183,22 +274,50 @@ class DepthPlot:
         high = np.clip(np.nan_to_num(result.high, posinf=top), bottom, top)
         verts = np.concatenate([np.c_[layers, low], np.c_[layers[::-1], high[::-1]]])
         self.band.set_verts([verts])
+        if weights:
+            self.weight_line.set_data(layers[1:], _positive(result.weight_median[1:]))
+            self.weight_theory_line.set_data(layers[1:], _positive(result.weight_theory[1:]))
+        else:
+            self.weight_line.set_data([], [])
+            self.weight_theory_line.set_data([], [])
+        for line in self.pin_lines:
+            line.set_data([], [])
+        for slot, pinned, _ in pins:
+            self.pin_lines[slot].set_data(pinned.layers, _positive(pinned.median))
+        self._drawn_pins = tuple((slot, id(pinned)) for slot, pinned, _ in pins)
         over, under = layers[np.isinf(median)], layers[median == 0]
         self.overflow_marks.set_data(over, np.full(len(over), top))
         self.underflow_marks.set_data(under, np.full(len(under), bottom))
         self.note.set_text(edge_note(result))
 
-        ax.set_xlim(-0.02 * result.depth - 0.1, result.depth * 1.02 + 0.1)
+        depth = max([result.depth] + [p.depth for _, p, _ in pins])
+        ax.set_xlim(-0.02 * depth - 0.1, depth * 1.02 + 0.1)
         ax.set_ylim(bottom, top)
         self.yticks.locs = decade_ticks(bottom, top)
         self.decades.set_segments([[(0, y), (1, y)] for y in self.yticks.locs])
         if self.decorated:
             ax.set_ylabel(quantity_label(result.direction))
-            for text, label in zip(self.legend.get_texts(), legend_labels(result)):
-                text.set_text(label)
             ax.set_title(settings_title(result), fontsize=10)
+            self._rebuild_legend(result, pins)
         if draw:
             self._show()
+
+    def _rebuild_legend(self, result: DepthResult, pins) -> None:
+        """The figure legend for what `result` and the pins put on the axes."""
+        handles = [self.median_line, self.band, self.theory_line, self.reference]
+        labels = legend_labels(result)
+        if result.weight_per_seed is not None:
+            handles += [self.weight_line, self.weight_theory_line]
+            labels += list(WEIGHT_LABELS)
+        for slot, _, label in pins:
+            handles.append(self.pin_lines[slot])
+            labels.append(f"pinned: {label}")
+        size = self.legend.get_texts()[0].get_fontsize()
+        self.legend.remove()
+        self.legend = self.figure.legend(
+            handles, labels, loc="lower center", ncols=min(4, len(handles)) if len(handles) <= 4
+            else 2, fontsize=size, frameon=False,
+        )  # fmt: skip
 
     def _frame_state(self) -> tuple:
         """Everything the frame shows; when it changes, the frame is drawn anew."""
@@ -206,32 +325,170 @@ class DepthPlot:
         if self.legend is not None:
             texts += [text.get_text() for text in self.legend.get_texts()]
         limits = (self.ax.get_xlim(), self.ax.get_ylim(), tuple(self.yticks.locs))
-        return limits, tuple(self.figure.bbox.bounds), tuple(texts)
+        pins = self._drawn_pins
+        return limits, tuple(self.figure.bbox.bounds), tuple(texts), pins
 
-    def _show(self) -> None:
-        if self._frame is None or self._frame[0] != self._frame_state():
-            self.redraw_all()
-            return
-        canvas = self.figure.canvas
-        canvas.restore_region(self._frame[1])
-        self._draw_moving()
-        canvas.blit(self.figure.bbox)
 
-    def redraw_all(self) -> None:
-        """Draw the whole figure anew; call it after changing the figure outside `update`."""
-        self._frame = None
-        self.figure.canvas.draw_idle()  # _on_draw then keeps the new frame and adds the data
+# --- the values themselves at a few layers --------------------------------------------------
 
-    def _on_draw(self, event) -> None:
-        """After each full draw on screen: keep the frame's pixels, then draw the data."""
-        if event.canvas.is_saving():
-            return  # savefig draws the animated artists itself
-        self._frame = (self._frame_state(), event.canvas.copy_from_bbox(self.figure.bbox))
-        self._draw_moving()
+HISTOGRAM_PANELS = 4
+HISTOGRAM_BINS = 41
+SATURATED = 0.97  # |tanh| beyond this: the slope 1 - h**2 is below 0.06
 
-    def _draw_moving(self) -> None:
-        for artist in self._moving:  # in z order: band, lines, marks
-            self.ax.draw_artist(artist)
+
+def histogram_layers(depth: int, direction: str, panels: int = HISTOGRAM_PANELS) -> list[int]:
+    """The layers a histogram view shows, spread along the depth in the direction of travel.
+
+    Forward the activations h_1 .. h_depth; backward the gradients dloss/dh_{depth-1}
+    .. dloss/dh_0 (dloss/dh_depth is the unit upstream gradient itself).
+
+    >>> histogram_layers(20, "forward"), histogram_layers(20, "backward")
+    ([1, 7, 14, 20], [19, 13, 6, 0])
+    >>> histogram_layers(2, "forward")
+    [1, 2]
+    """
+    first, last = (1, depth) if direction == "forward" else (depth - 1, 0)
+    spread = np.linspace(first, last, min(panels, depth))
+    return list(dict.fromkeys(int(round(v)) for v in spread))
+
+
+def nice_ceiling(value: float) -> float:
+    """The smallest of 1, 2, 5 times a power of 10 that is >= value (value > 0).
+
+    Limits on this ladder stay put while a slider moves a little, so the frame
+    is kept and only the bars are redrawn.
+
+    >>> nice_ceiling(0.031), nice_ceiling(7.0), nice_ceiling(1.0)
+    (0.05, 10.0, 1.0)
+    """
+    if not (math.isfinite(value) and value > 0):
+        return 1.0
+    decade = 10.0 ** math.floor(math.log10(value))
+    return next(m * decade for m in (1.0, 2.0, 5.0, 10.0) if m * decade >= value * (1 - 1e-12))
+
+
+def layer_stats(values: np.ndarray, activation_name: str, direction: str) -> tuple[str, np.ndarray]:
+    """(the words printed on a histogram panel, the values its bars show).
+
+    Forward ReLU: the fraction of dead units (h = 0 exactly), left out of the
+    bars so that the living half keeps its shape; tanh: the fraction saturated,
+    |h| > 0.97. Always the root mean square.
+
+    >>> layer_stats(np.array([0.0, 0.0, 1.0, 2.0]), "relu", "forward")[0].splitlines()
+    ['rms 1.12', 'dead (h = 0) 50%']
+    """
+    with np.errstate(all="ignore"):
+        rms = math.sqrt(mean_square_of(values))
+    words = [f"rms {rms:.3g}"]
+    shown = values
+    if direction == "forward" and activation_name == "relu":
+        dead = values == 0
+        words.append(f"dead (h = 0) {100 * np.mean(dead):.0f}%")
+        shown = values[~dead]
+    elif direction == "forward" and activation_name == "tanh":
+        words.append(f"|h| > {SATURATED}: {100 * np.mean(np.abs(values) > SATURATED):.0f}%")
+    return "\n".join(words), shown
+
+
+def mean_square_of(values: np.ndarray) -> float:
+    m = float(np.mean(values * values))
+    return math.inf if math.isnan(m) else m
+
+
+class HistogramPlot(BlitPlot):
+    """The distribution of h_l (forward) or dloss/dh_l (backward) at a few layers.
+
+    One panel per layer of `histogram_layers`, on shared axes: x symmetric around
+    0, to the 99.5th percentile of |value| over every panel (on the 1-2-5 ladder);
+    y the fraction of all the values (every seed's batch) in each of 41 bins.
+    Each panel prints its rms, and the fraction of dead ReLU units or of
+    saturated tanh units (`layer_stats`).
+
+    >>> from tinyinit.propagation import simulate
+    >>> r = simulate("tanh", "xavier_normal", gain=3.0, depth=8, width=32, seeds=1,
+    ...              sample_layers=histogram_layers(8, "forward"))
+    >>> plot = HistogramPlot()
+    >>> plot.update(r, draw=False)
+    >>> [ax.get_title() for ax in plot.axes]
+    ['layer 1', 'layer 3', 'layer 6', 'layer 8']
+    >>> plot.notes[-1].get_text().splitlines()[1]
+    '|h| > 0.97: 44%'
+    """
+
+    def __init__(self, figure: Figure | None = None, figsize=(7.5, 4.6), decorated: bool = True):
+        if figure is None:
+            figure = Figure(figsize=figsize, dpi=100)
+            FigureCanvasAgg(figure)
+        self.figure = figure
+        top = 0.85 if decorated else 0.93
+        self.figure.subplots_adjust(left=0.08, right=0.98, top=top, bottom=0.14, wspace=0.08)
+        self.axes = list(self.figure.subplots(1, HISTOGRAM_PANELS, sharex=True, sharey=True))
+        self.bars, self.notes = [], []
+        for ax in self.axes:
+            edges = np.linspace(-1.0, 1.0, HISTOGRAM_BINS + 1)
+            self.bars.append(
+                ax.stairs(np.zeros(HISTOGRAM_BINS), edges, fill=True, color="C0", alpha=0.7)
+            )
+            self.notes.append(
+                ax.text(
+                    0.04, 0.96, "", transform=ax.transAxes, va="top", fontsize=8.5, linespacing=1.3
+                )  # fmt: skip
+            )
+            ax.xaxis.set_major_locator(ticker.MaxNLocator(nbins=3, symmetric=True))
+            ax.yaxis.set_major_locator(ticker.MaxNLocator(nbins=4))
+            ax.tick_params(labelsize=8)
+        self.axes[0].set_ylabel("fraction of values", fontsize=9)
+        self.decorated = decorated
+        self._moving = self.bars + self.notes
+        self._start_blitting()
+
+    def update(self, result: DepthResult, draw: bool = True) -> None:
+        """Show the samples of `result` (simulate(..., sample_layers=histogram_layers(...)))."""
+        layers = histogram_layers(result.depth, result.direction)
+        missing = [layer for layer in layers if layer not in (result.samples or {})]
+        if missing:
+            raise ValueError(
+                f"result has no samples of layers {missing}: simulate it with "
+                f"sample_layers=histogram_layers({result.depth}, {result.direction!r})"
+            )
+        shown, words = [], []
+        for layer in layers:
+            text, values = layer_stats(result.samples[layer], result.activation, result.direction)
+            shown.append(values[np.isfinite(values)])
+            words.append(text)
+        tops = [np.percentile(np.abs(v), 99.5) for v in shown if v.size]
+        reach = nice_ceiling(max(tops, default=1.0) or 1.0)
+        edges = np.linspace(-reach, reach, HISTOGRAM_BINS + 1)
+        total = len(result.samples[layers[0]])
+        highest = 0.0
+        for k, ax in enumerate(self.axes):
+            if k < len(layers):
+                counts, _ = np.histogram(shown[k], bins=edges)
+                fractions = counts / total
+                highest = max(highest, float(fractions.max(initial=0.0)))
+                self.bars[k].set_data(fractions, edges)
+                self.notes[k].set_text(words[k])
+                ax.set_title(f"layer {layers[k]}", fontsize=9)
+                ax.set_visible(True)
+            else:  # a stack shallower than the panels
+                self.bars[k].set_data(np.zeros(HISTOGRAM_BINS), edges)
+                self.notes[k].set_text("")
+                ax.set_title("")
+                ax.set_visible(False)
+        self.axes[0].set_xlim(-reach, reach)
+        self.axes[0].set_ylim(0, nice_ceiling(highest * 1.15) if highest > 0 else 1.0)
+        what = "activations hℓ" if result.direction == "forward" else "gradients ∂loss/∂hℓ"
+        self.axes[0].set_xlabel(f"value of the {what}", fontsize=9, loc="left")
+        if self.decorated:
+            self.figure.suptitle(settings_title(result), fontsize=10)
+        if draw:
+            self._show()
+
+    def _frame_state(self) -> tuple:
+        ax = self.axes[0]
+        titles = tuple(a.get_title() for a in self.axes)
+        texts = (ax.get_xlabel(), self.figure._suptitle.get_text() if self.figure._suptitle else "")
+        return ax.get_xlim(), ax.get_ylim(), titles, texts, tuple(self.figure.bbox.bounds)
 
 
 def compare_figure(

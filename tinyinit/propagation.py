@@ -224,8 +224,9 @@ class UnitWeights:
     holds more than `max_bytes` (the ones asked for now are always kept).
 
     It also remembers the last forward passes over its matrices (`forward_memo`,
-    see `simulate`): a deeper stack then only adds layers, a shallower one is a
-    slice, and the depth slider costs almost nothing.
+    Traces, see `simulate`): a deeper stack then only adds layers, a shallower one
+    is a slice, the depth slider costs almost nothing, and the backward pass
+    starts from the forward pass it needs instead of running it again.
 
     >>> cache = UnitWeights()
     >>> r = simulate("tanh", "xavier_normal", gain=1.0, depth=5, width=16, seeds=1, cache=cache)
@@ -238,11 +239,12 @@ class UnitWeights:
     (8, 8)
     """
 
-    def __init__(self, max_bytes: int = 1 << 30, memo_size: int = 64):
+    def __init__(self, max_bytes: int = 1 << 30, memo_size: int = 64, memo_bytes: int = 1 << 27):
         self.max_bytes = max_bytes
         self.draws = 0
         self._layers: OrderedDict[tuple[str, int, int], list[np.ndarray]] = OrderedDict()
         self.memo_size = memo_size
+        self.memo_bytes = memo_bytes
         self.forward_memo: OrderedDict = OrderedDict()
 
     def get(self, kind: str, width: int, seed: int, depth: int) -> list[np.ndarray]:
@@ -259,6 +261,17 @@ class UnitWeights:
     @property
     def nbytes(self) -> int:
         return sum(m.nbytes for layers in self._layers.values() for m in layers)
+
+    def trim_memo(self, keep) -> None:
+        """Drop the oldest forward passes beyond memo_size passes or memo_bytes bytes."""
+        memo = self.forward_memo
+        while len(memo) > 1 and (
+            len(memo) > self.memo_size or sum(t.nbytes for t in memo.values()) > self.memo_bytes
+        ):
+            oldest = next(iter(memo))
+            if oldest == keep:
+                break
+            del memo[oldest]
 
     def _evict(self, keep) -> None:
         while self.nbytes > self.max_bytes and len(self._layers) > 1:
@@ -355,20 +368,94 @@ def propagate(
     return forward, backward[::-1] + [mean_square(upstream)]
 
 
-def _forward_memoized(cache, kind, scale, activation_name, width, seed, batch, depth):
-    """Forward mean squares 0 .. depth, continuing the cache's last pass with these settings."""
+class Trace:
+    """One seed's forward pass, kept so that the next question reuses it.
+
+    hs[l] = h_l (l = 0 .. k), zs[l - 1] = z_l, squares[l] = mean_square(h_l), and
+    slopes[l - 1] = phi'(z_l), made when a backward pass first asks for them. A
+    deeper stack only adds layers (`extend`); a shallower one is a slice.
+    """
+
+    def __init__(self, x: np.ndarray, activation_name: str, scale: float):
+        self.act = activation(activation_name)
+        self.scale = scale
+        self.hs, self.zs, self.slopes = [x], [], []
+        self.squares = [mean_square(x)]
+
+    @property
+    def depth(self) -> int:
+        return len(self.zs)
+
+    @property
+    def nbytes(self) -> int:
+        return sum(a.nbytes for a in self.hs + self.zs + self.slopes)
+
+    def extend(self, units: Sequence[np.ndarray]) -> None:
+        """Run units (layers depth + 1, depth + 2, ...) on top of what is there."""
+        h = self.hs[-1]
+        with np.errstate(all="ignore"):
+            for unit in units:
+                z = self.scale * (unit @ h)
+                h = self.act.phi(z)
+                self.zs.append(z)
+                self.hs.append(h)
+                self.squares.append(mean_square(h))
+
+    def slope(self, layer: int) -> np.ndarray:
+        """phi'(z_layer), 1-based, computed once."""
+        with np.errstate(all="ignore"):
+            while len(self.slopes) < layer:
+                self.slopes.append(self.act.dphi(self.zs[len(self.slopes)]))
+        return self.slopes[layer - 1]
+
+
+def per_sample_weight_square(delta: np.ndarray, h: np.ndarray) -> float:
+    """Mean square of one sample's weight gradient dloss/dW = delta h^T, averaged over samples.
+
+    For sample b the entries are delta_i h_j, so their mean square is
+    mean(delta_b**2) * mean(h_b**2): no (width, width) matrix is formed.
+
+    >>> per_sample_weight_square(np.array([[2.0], [0.0]]), np.array([[1.0], [1.0]]))
+    2.0
+    """
+    with np.errstate(all="ignore"):
+        m = float(np.mean(np.mean(delta * delta, axis=0) * np.mean(h * h, axis=0)))
+    return math.inf if math.isnan(m) else m
+
+
+def backward_trace(units: Sequence[np.ndarray], trace: Trace, depth: int, g, keep=()):
+    """The backward pass over a Trace's first `depth` layers, from dloss/dh_depth = g down.
+
+    Returns (gradient, weight, kept): gradient[l] = mean square of dloss/dh_l for
+    l = 0 .. depth; weight[l] = per_sample_weight_square of dloss/dW_l (nan at
+    l = 0, which has no weights); kept = {l: dloss/dh_l} for the layers in `keep`.
+    """
+    gradient = [0.0] * depth + [mean_square(g)]
+    weight = [math.nan] * (depth + 1)
+    kept = {depth: g} if depth in keep else {}
+    with np.errstate(all="ignore"):
+        for layer in range(depth, 0, -1):
+            delta = trace.slope(layer) * g  # dloss/dz_layer
+            weight[layer] = per_sample_weight_square(delta, trace.hs[layer - 1])
+            g = trace.scale * (units[layer - 1].T @ delta)
+            gradient[layer - 1] = mean_square(g)
+            if layer - 1 in keep:
+                kept[layer - 1] = g
+    return gradient, weight, kept
+
+
+def forward_trace(cache, kind, scale, activation_name, width, seed, batch, depth) -> Trace:
+    """The cache's Trace for these settings, run at least `depth` layers deep."""
     memo = cache.forward_memo
-    x = unit_batch(width, batch, seed, INPUT_STREAM)
     key = (kind, scale, activation_name, width, seed, batch)
-    squares, h = memo.pop(key, None) or ([mean_square(x)], x)
-    if len(squares) <= depth:
-        units = cache.get(kind, width, seed, depth)[len(squares) - 1 :]
-        more, h = forward_pass(units, scale, activation_name, h)
-        squares = squares + more
-    memo[key] = (squares, h)
-    while len(memo) > cache.memo_size:
-        memo.popitem(last=False)
-    return squares[: depth + 1]
+    trace = memo.pop(key, None)
+    if trace is None:
+        trace = Trace(unit_batch(width, batch, seed, INPUT_STREAM), activation_name, scale)
+    if trace.depth < depth:
+        trace.extend(cache.get(kind, width, seed, depth)[trace.depth :])
+    memo[key] = trace
+    cache.trim_memo(keep=key)
+    return trace
 
 
 # --- theory: Gaussian integrals by quadrature ------------------------------------------
@@ -427,6 +514,34 @@ def _mean_field(activation_name: str, fan_var: float, depth: int, direction: str
     return out
 
 
+@lru_cache(maxsize=512)
+def _weight_gradient_theory(activation_name: str, fan_var: float, depth: int):
+    act = activation(activation_name)
+    m = _mean_field(activation_name, fan_var, depth, "forward")
+    g = _mean_field(activation_name, fan_var, depth, "backward")
+    out = np.full(depth + 1, math.nan)
+    with np.errstate(all="ignore"):
+        for layer in range(1, depth + 1):
+            slope2 = gaussian_expectation(lambda z: act.dphi(z) ** 2, fan_var * m[layer - 1])
+            out[layer] = slope2 * g[layer] * m[layer - 1]
+    out[1:][np.isnan(out[1:])] = math.inf  # as mean_field: beyond float64
+    out.setflags(write=False)
+    return out
+
+
+def weight_gradient_theory(activation_name: str, fan_var: float, depth: int) -> np.ndarray:
+    """Theory for per_sample_weight_square of dloss/dW_l, l = 0 .. depth (nan at 0).
+
+    dloss/dW_l = delta_l h_{l-1}^T with delta_l = phi'(z_l) * dloss/dh_l, so in
+    mean field its mean square is E[phi'(z)**2] * g_l * m_{l-1}, z ~ N(0, q_l).
+
+    >>> weight_gradient_theory("relu", 2.0, 2)           # Kaiming + ReLU: 1/2 everywhere
+    array([nan, 0.5, 0.5])
+    """
+    activation(activation_name)
+    return _weight_gradient_theory(activation_name, float(fan_var), int(depth))
+
+
 def mean_field(activation_name: str, fan_var: float, depth: int, direction: str = "forward"):
     """Theory for the mean square per layer, l = 0 .. depth (float64 array, read-only).
 
@@ -459,6 +574,11 @@ class DepthResult:
     backward, layer depth is the upstream gradient (mean square 1) and layer 0
     the gradient at the input.
 
+    Backward only: weight_per_seed (n_seeds, depth + 1) and weight_theory, the
+    mean square of the weight gradient dloss/dW_l per sample (nan at layer 0;
+    `per_sample_weight_square`). samples: {layer: the values of h_l forward, of
+    dloss/dh_l backward, every seed's batch flattened}, for the layers asked.
+
     >>> r = simulate("relu", "xavier_uniform", depth=3, width=16, seeds=2)
     >>> r.per_seed.shape, r.median.shape
     ((2, 4), (4,))
@@ -479,6 +599,9 @@ class DepthResult:
     direction: str
     per_seed: np.ndarray
     theory: np.ndarray
+    weight_per_seed: np.ndarray | None = None
+    weight_theory: np.ndarray | None = None
+    samples: dict | None = None
 
     @property
     def layers(self) -> np.ndarray:
@@ -521,6 +644,11 @@ class DepthResult:
         return hits[0] if hits else None
 
     @property
+    def weight_median(self) -> np.ndarray | None:
+        """Median over seeds of the weight gradient's mean square per layer (backward)."""
+        return None if self.weight_per_seed is None else np.median(self.weight_per_seed, axis=0)
+
+    @property
     def overflow_from(self):
         """First layer whose measured median is beyond float64 (inf), or None."""
         return self.first_layer(self.median, np.isinf)
@@ -543,12 +671,15 @@ def simulate(
     batch: int = 32,
     direction: str = "forward",
     cache: UnitWeights | None = None,
+    sample_layers: Sequence[int] = (),
 ) -> DepthResult:
     """Push a unit batch through `depth` layers for each seed; measure and predict.
 
     seeds: a count n (seeds 0 .. n-1) or the seeds themselves. Each seed has its
     own weights (PCG32(seed), stream 54), inputs and upstream gradient (streams
-    1 and 2). cache: where unit matrices are kept (default: one module-wide cache).
+    1 and 2). cache: where unit matrices and forward passes are kept (default: one
+    module-wide cache). sample_layers: layers whose values to keep in `samples`
+    (for histograms); those beyond depth are left out.
 
     >>> r = simulate("relu", "kaiming_fan_in", gain=2**0.5, depth=5, width=64, seeds=1)
     >>> r.per_seed.shape, round(r.theory_end, 12)    # Kaiming keeps relu's signal
@@ -557,21 +688,34 @@ def simulate(
     seeds = tuple(range(seeds)) if isinstance(seeds, int) else tuple(seeds)
     if direction not in DIRECTIONS:
         raise ValueError(f"direction must be 'forward' or 'backward', got {direction!r}")
+    activation_name = activation  # the name; the function of that name is shadowed here
     cache = UNIT_WEIGHTS if cache is None else cache
     kind, scale = unit_scale(initializer, width, width, gain, std)
     std_w = weight_std(initializer, width, width, gain, std)
-    rows = []
+    sample_layers = tuple(layer for layer in sample_layers if 0 <= layer <= depth)
+    rows, weight_rows, kept = [], [], {layer: [] for layer in sample_layers}
     for seed in seeds:
+        trace = forward_trace(cache, kind, scale, activation_name, width, seed, batch, depth)
         if direction == "forward":
-            args = (cache, kind, scale, activation, width, seed, batch, depth)
-            rows.append(_forward_memoized(*args))
-        else:
-            units = cache.get(kind, width, seed, depth)
-            x = unit_batch(width, batch, seed, INPUT_STREAM)
-            upstream = unit_batch(width, batch, seed, GRADIENT_STREAM)
-            rows.append(propagate(units, scale, activation, x, upstream)[1])
-    theory = mean_field(activation, width * std_w**2, depth, direction)
+            rows.append(trace.squares[: depth + 1])
+            for layer in sample_layers:
+                kept[layer].append(trace.hs[layer])
+            continue
+        units = cache.get(kind, width, seed, depth)
+        upstream = unit_batch(width, batch, seed, GRADIENT_STREAM)
+        gradient, weight, grads = backward_trace(units, trace, depth, upstream, sample_layers)
+        rows.append(gradient)
+        weight_rows.append(weight)
+        for layer in sample_layers:
+            kept[layer].append(grads[layer])
+    fan_var = width * std_w**2
+    theory = mean_field(activation_name, fan_var, depth, direction)
+    weights = weight_theory = None
+    if direction == "backward":
+        weights = np.array(weight_rows)
+        weight_theory = weight_gradient_theory(activation_name, fan_var, depth)
+    samples = {layer: np.concatenate([a.ravel() for a in kept[layer]]) for layer in sample_layers}
     return DepthResult(
-        activation, initializer, float(gain), std_w, width, depth, seeds, batch, direction,
-        np.array(rows), theory,
+        activation_name, initializer, float(gain), std_w, width, depth, seeds, batch, direction,
+        np.array(rows), theory, weights, weight_theory, samples or None,
     )  # fmt: skip
