@@ -59,6 +59,7 @@ from .plots import (
     pin_label,
     png_bytes,
     quantity_label,
+    root_mean_square,
     settings_title,
 )
 from .propagation import (
@@ -208,6 +209,9 @@ def histogram_caption_html(result: DepthResult) -> str:
         f"{len(result.seeds)} seeds × {result.batch} samples × {result.width} units each; "
         "shared axes; bars: fraction of all values per bin"
     )
+    layers = histogram_layers(result.depth, result.direction)
+    rms = ", ".join(f"{root_mean_square(result.samples[k]):.3g}" for k in layers)
+    key += f"; rms at layers {', '.join(map(str, layers))}: {rms}"
     if result.direction == "forward" and result.activation == "relu":
         key += "; dead: units with h = 0 exactly (left out of the bars)"
     if result.direction == "forward" and result.activation == "tanh":
@@ -392,7 +396,8 @@ class DepthExplorer:
         )
 
     def _build_figure(self, figsize):
-        self.plot = DepthPlot(self._new_figure(figsize), figsize=figsize, decorated=False)
+        figure = self._new_figure(figsize)
+        self.plot = DepthPlot(figure, figsize=figsize, decorated=False, steady_x=True)
         self.histogram = HistogramPlot(self._new_figure(figsize), figsize=figsize, decorated=False)
         self.figure = self.plot.figure
         self._image = None

@@ -106,6 +106,18 @@ def decade_ticks(bottom: float, top: float, max_ticks: int = 7) -> np.ndarray:
     return 10.0 ** np.arange(math.ceil(lo / stride) * stride, hi + 1, stride)
 
 
+def layer_span(depth: int) -> int:
+    """The x axis of a live plot: depth rounded up to 5, 10, or the next ten (hundred, ...).
+
+    >>> [layer_span(d) for d in (3, 7, 20, 21, 100, 150)]
+    [5, 10, 20, 30, 100, 200]
+    """
+    if depth <= 10:
+        return 5 if depth <= 5 else 10
+    step = 10 ** (len(str(int(depth))) - 1) if depth > 100 else 10
+    return -(-depth // step) * step
+
+
 def edge_note(result: DepthResult) -> str:
     """The words for values beyond float64, or "" when every value is drawable."""
     toward = "on" if result.direction == "forward" else "and below"
@@ -185,11 +197,20 @@ class DepthPlot(BlitPlot):
     np.True_
     """
 
-    def __init__(self, figure: Figure | None = None, figsize=(7.5, 4.6), decorated: bool = True):
+    def __init__(
+        self,
+        figure: Figure | None = None,
+        figsize=(7.5, 4.6),
+        decorated: bool = True,
+        steady_x: bool = False,
+    ):
         if figure is None:
             figure = Figure(figsize=figsize, dpi=100)
             FigureCanvasAgg(figure)  # so that update() renders, as a live canvas would
         self.figure = figure
+        # A live plot's x axis grows in steps (`layer_span`): a depth slider then
+        # moves the data over a kept frame, not the whole figure, most of the time.
+        self.steady_x = steady_x
         # Room for the title, the legend and the note below the x label.
         top, bottom, left = (0.92, 0.27, 0.1) if decorated else (0.97, 0.2, 0.08)
         self.figure.subplots_adjust(left=left, right=0.97, top=top, bottom=bottom)
@@ -291,7 +312,8 @@ class DepthPlot(BlitPlot):
         self.note.set_text(edge_note(result))
 
         depth = max([result.depth] + [p.depth for _, p, _ in pins])
-        ax.set_xlim(-0.02 * depth - 0.1, depth * 1.02 + 0.1)
+        span = layer_span(depth) if self.steady_x else depth
+        ax.set_xlim(-0.02 * span - 0.1, span * 1.02 + 0.1)
         ax.set_ylim(bottom, top)
         self.yticks.locs = decade_ticks(bottom, top)
         self.decades.set_segments([[(0, y), (1, y)] for y in self.yticks.locs])
@@ -372,27 +394,28 @@ def layer_stats(values: np.ndarray, activation_name: str, direction: str) -> tup
 
     Forward ReLU: the fraction of dead units (h = 0 exactly), left out of the
     bars so that the living half keeps its shape; tanh: the fraction saturated,
-    |h| > 0.97. Always the root mean square.
+    |h| > 0.97. Other activations, and gradients: no words.
 
-    >>> layer_stats(np.array([0.0, 0.0, 1.0, 2.0]), "relu", "forward")[0].splitlines()
-    ['rms 1.12', 'dead (h = 0) 50%']
+    >>> layer_stats(np.array([0.0, 0.0, 1.0, 2.0]), "relu", "forward")
+    ('dead (h = 0) 50%', array([1., 2.]))
     """
-    with np.errstate(all="ignore"):
-        rms = math.sqrt(mean_square_of(values))
-    words = [f"rms {rms:.3g}"]
-    shown = values
     if direction == "forward" and activation_name == "relu":
         dead = values == 0
-        words.append(f"dead (h = 0) {100 * np.mean(dead):.0f}%")
-        shown = values[~dead]
-    elif direction == "forward" and activation_name == "tanh":
-        words.append(f"|h| > {SATURATED}: {100 * np.mean(np.abs(values) > SATURATED):.0f}%")
-    return "\n".join(words), shown
+        return f"dead (h = 0) {100 * np.mean(dead):.0f}%", values[~dead]
+    if direction == "forward" and activation_name == "tanh":
+        return f"|h| > {SATURATED}: {100 * np.mean(np.abs(values) > SATURATED):.0f}%", values
+    return "", values
 
 
-def mean_square_of(values: np.ndarray) -> float:
-    m = float(np.mean(values * values))
-    return math.inf if math.isnan(m) else m
+def root_mean_square(values: np.ndarray) -> float:
+    """sqrt(mean(values**2)); inf beyond float64.
+
+    >>> root_mean_square(np.array([3.0, -3.0]))
+    3.0
+    """
+    with np.errstate(all="ignore"):
+        m = float(np.mean(values * values))
+    return math.inf if math.isnan(m) else math.sqrt(m)
 
 
 class HistogramPlot(BlitPlot):
@@ -401,15 +424,16 @@ class HistogramPlot(BlitPlot):
     One panel per layer of `histogram_layers`, on shared axes: x symmetric around
     0, to the 99.5th percentile of |value| over every panel (on the 1-2-5 ladder);
     y the fraction of all the values (every seed's batch) in each of 41 bins.
-    Each panel prints its rms, and the fraction of dead ReLU units or of
-    saturated tanh units (`layer_stats`).
+    Each panel prints its layer, and the fraction of dead ReLU units or of
+    saturated tanh units (`layer_stats`). Those words are drawn with the bars
+    (blitted): a depth move changes them without redrawing the axes.
 
     >>> from tinyinit.propagation import simulate
     >>> r = simulate("tanh", "xavier_normal", gain=3.0, depth=8, width=32, seeds=1,
     ...              sample_layers=histogram_layers(8, "forward"))
     >>> plot = HistogramPlot()
     >>> plot.update(r, draw=False)
-    >>> [ax.get_title() for ax in plot.axes]
+    >>> [note.get_text().splitlines()[0] for note in plot.notes]
     ['layer 1', 'layer 3', 'layer 6', 'layer 8']
     >>> plot.notes[-1].get_text().splitlines()[1]
     '|h| > 0.97: 44%'
@@ -437,6 +461,8 @@ class HistogramPlot(BlitPlot):
             ax.xaxis.set_major_locator(ticker.MaxNLocator(nbins=3, symmetric=True))
             ax.yaxis.set_major_locator(ticker.MaxNLocator(nbins=4))
             ax.tick_params(labelsize=8)
+        for ax in self.axes[1:]:  # shared axes: the numbers once, on the first panel
+            ax.tick_params(labelbottom=False, labelleft=False)
         self.axes[0].set_ylabel("fraction of values", fontsize=9)
         self.decorated = decorated
         self._moving = self.bars + self.notes
@@ -467,13 +493,11 @@ class HistogramPlot(BlitPlot):
                 fractions = counts / total
                 highest = max(highest, float(fractions.max(initial=0.0)))
                 self.bars[k].set_data(fractions, edges)
-                self.notes[k].set_text(words[k])
-                ax.set_title(f"layer {layers[k]}", fontsize=9)
+                self.notes[k].set_text(f"layer {layers[k]}\n{words[k]}".strip())
                 ax.set_visible(True)
             else:  # a stack shallower than the panels
                 self.bars[k].set_data(np.zeros(HISTOGRAM_BINS), edges)
                 self.notes[k].set_text("")
-                ax.set_title("")
                 ax.set_visible(False)
         self.axes[0].set_xlim(-reach, reach)
         self.axes[0].set_ylim(0, nice_ceiling(highest * 1.15) if highest > 0 else 1.0)
@@ -486,9 +510,9 @@ class HistogramPlot(BlitPlot):
 
     def _frame_state(self) -> tuple:
         ax = self.axes[0]
-        titles = tuple(a.get_title() for a in self.axes)
+        shown = tuple(a.get_visible() for a in self.axes)
         texts = (ax.get_xlabel(), self.figure._suptitle.get_text() if self.figure._suptitle else "")
-        return ax.get_xlim(), ax.get_ylim(), titles, texts, tuple(self.figure.bbox.bounds)
+        return ax.get_xlim(), ax.get_ylim(), shown, texts, tuple(self.figure.bbox.bounds)
 
 
 def compare_figure(

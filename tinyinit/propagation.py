@@ -306,9 +306,13 @@ def unit_batch(width: int, batch: int, seed: int, stream: int) -> np.ndarray:
 
 
 def mean_square(a: np.ndarray) -> float:
-    """mean(a**2); inf when it is beyond float64 or a holds inf or nan (overflowed)."""
+    """mean(a**2); inf when it is beyond float64 or a holds inf or nan (overflowed).
+
+    As a dot product of a with itself: one pass, no temporary (width, batch) array.
+    """
+    flat = np.ravel(a)
     with np.errstate(all="ignore"):
-        m = float(np.mean(a * a))
+        m = float(np.dot(flat, flat)) / flat.size
     return math.inf if math.isnan(m) else m
 
 
@@ -381,14 +385,11 @@ class Trace:
         self.scale = scale
         self.hs, self.zs, self.slopes = [x], [], []
         self.squares = [mean_square(x)]
+        self.nbytes = 0  # of the arrays made here (x is the cache's)
 
     @property
     def depth(self) -> int:
         return len(self.zs)
-
-    @property
-    def nbytes(self) -> int:
-        return sum(a.nbytes for a in self.hs + self.zs + self.slopes)
 
     def extend(self, units: Sequence[np.ndarray]) -> None:
         """Run units (layers depth + 1, depth + 2, ...) on top of what is there."""
@@ -400,12 +401,14 @@ class Trace:
                 self.zs.append(z)
                 self.hs.append(h)
                 self.squares.append(mean_square(h))
+                self.nbytes += z.nbytes + h.nbytes
 
     def slope(self, layer: int) -> np.ndarray:
         """phi'(z_layer), 1-based, computed once."""
         with np.errstate(all="ignore"):
             while len(self.slopes) < layer:
                 self.slopes.append(self.act.dphi(self.zs[len(self.slopes)]))
+                self.nbytes += self.slopes[-1].nbytes
         return self.slopes[layer - 1]
 
 
@@ -419,7 +422,8 @@ def per_sample_weight_square(delta: np.ndarray, h: np.ndarray) -> float:
     2.0
     """
     with np.errstate(all="ignore"):
-        m = float(np.mean(np.mean(delta * delta, axis=0) * np.mean(h * h, axis=0)))
+        columns = np.einsum("ij,ij->j", delta, delta) * np.einsum("ij,ij->j", h, h)
+        m = float(columns.sum()) / (delta.shape[0] * h.shape[0] * columns.size)
     return math.inf if math.isnan(m) else m
 
 

@@ -429,11 +429,18 @@ class ResidualStreamExplorer:
     updates the lines in place (set_data + draw_idle). Results are cached per
     (N, scaled), so going back to a setting is instant.
 
-    CSS classes: container tinyinit-residual, slider tinyinit-blocks, toggle
-    tinyinit-scaling, readout tinyinit-readout.
+    The y axis is the same for both settings of the toggle (it reaches the
+    higher of the two curves for this N), so flipping it changes the curve and
+    nothing else: what 1/sqrt(2N) does is what moves on screen. "show both"
+    draws the other setting too, faded, with its theory.
+
+    CSS classes: container tinyinit-residual, slider tinyinit-blocks, toggles
+    tinyinit-scaling and tinyinit-both, readout tinyinit-readout.
     """
 
-    def __init__(self, stack: ResidualStack, n_blocks: int = 12, scaled: bool = True):
+    def __init__(
+        self, stack: ResidualStack, n_blocks: int = 12, scaled: bool = True, both: bool = False
+    ):
         import ipywidgets as widgets
         import matplotlib.pyplot as plt
 
@@ -443,12 +450,13 @@ class ResidualStreamExplorer:
 
         with plt.ioff():
             self.fig, self.ax = plt.subplots(figsize=(6.4, 3.6))
+        (self.other_theory_line,) = self.ax.plot([], [], "--", color="C3", lw=1.2, alpha=0.5)
+        (self.other_line,) = self.ax.plot([], [], "o-", ms=2.5, color="C3", alpha=0.5)
         (self.theory_line,) = self.ax.plot([], [], "k--", lw=1.5, label="theory 1 + 2b s²")
         (self.measured_line,) = self.ax.plot([], [], "o-", ms=3, color="C0", label="measured")
         self.ax.set_xlabel("block b")
         self.ax.set_ylabel("Var(stream) after block b")
         self.ax.set_xlim(0, stack.max_blocks)
-        self.ax.legend(loc="upper left")
         self.ax.grid(alpha=0.3)
         self.fig.tight_layout()
 
@@ -466,6 +474,13 @@ class ResidualStreamExplorer:
             tooltip="multiply every output projection's std by 1/sqrt(2N), as GPT-2 does",
             icon="check",
         )
+        self.both = widgets.ToggleButton(
+            value=both,
+            description="show both",
+            tooltip="also draw the other setting of the scaling, faded: "
+            "with and without 1/sqrt(2N) on one plot",
+        )
+        self.both.add_class("tinyinit-both")
         self.readout = widgets.HTML(tooltip="final stream variance, measured and in theory")
         self.blocks.add_class("tinyinit-blocks")
         self.scaling.add_class("tinyinit-scaling")
@@ -476,12 +491,13 @@ class ResidualStreamExplorer:
         else:
             canvas.header_visible = False
         self.widget = widgets.VBox(
-            [widgets.HBox([self.blocks, self.scaling]), self.readout, canvas]
+            [widgets.HBox([self.blocks, self.scaling, self.both]), self.readout, canvas]
         )
         self.widget.add_class("tinyinit-residual")
 
         self.blocks.observe(self._on_change, names="value")
         self.scaling.observe(self._on_change, names="value")
+        self.both.observe(self._on_change, names="value")
         self.update()
 
     def _on_change(self, _change) -> None:
@@ -498,18 +514,32 @@ class ResidualStreamExplorer:
         return self._cache[key]
 
     def update(self) -> None:
-        n, scaled = self.blocks.value, self.scaling.value
+        n, scaled, both = self.blocks.value, self.scaling.value, self.both.value
         measured, theory = self.curves(n, scaled)
+        other, other_theory = self.curves(n, not scaled)
         b = np.arange(n + 1)
         self.measured_line.set_data(b, measured)
         self.theory_line.set_data(b, theory)
-        self.ax.set_ylim(0, 1.08 * max(measured.max(), theory.max()))
+        shown = b if both else []
+        self.other_line.set_data(shown, other if both else [])
+        self.other_theory_line.set_data(shown, other_theory if both else [])
+        # One y axis for both settings: the toggle moves the curve, not the axis.
+        top = max(measured.max(), theory.max(), other.max(), other_theory.max())
+        self.ax.set_ylim(0, 1.08 * top)
+        name = "with 1/√(2N)" if scaled else "without 1/√(2N)"
+        other_name = "without 1/√(2N)" if scaled else "with 1/√(2N)"
+        self.measured_line.set_label(f"measured, {name}" if both else "measured")
+        self.other_line.set_label(f"measured, {other_name}" if both else "_other")
+        self.ax.legend(loc="upper left")
         self.scaling.icon = "check" if scaled else ""
+        self.both.icon = "check" if both else ""
         factor = out_scale(n, scaled)
         self.readout.value = (
             f"N = {n} blocks, 2N = {2 * n} additions, output std × {factor:.3f}: "
             f"final variance <b>{measured[-1]:.2f}</b> (theory {theory[-1]:.2f})"
         )
+        if both:
+            self.readout.value += f"; {other_name}: {other[-1]:.2f} (theory {other_theory[-1]:.2f})"
         self.fig.canvas.draw_idle()
         self.n_updates += 1
 
