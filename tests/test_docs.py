@@ -111,6 +111,7 @@ def app_widgets():
     from tinyinit import PCG32
     from tinyinit.explorer import depth_explorer
     from tinyinit.present import presentation
+    from tinyinit.quiz import predict
     from tinyinit.residual import ResidualStreamExplorer, draw_residual_stack
 
     residual = ResidualStreamExplorer(draw_residual_stack(4, 16, 16, 8, PCG32(0)), n_blocks=2)
@@ -118,6 +119,7 @@ def app_widgets():
         "depth explorer": depth_explorer(depth=3, width=16, seeds=1).app,
         "residual explorer": residual.widget,
         "presentation": presentation().app,
+        "predict, then run": predict("Is 7 prime?", ["yes", "no"], "yes", "it is").widget,
     }
 
 

@@ -1,7 +1,8 @@
 """tinyinit: how large should the initial weights of a neural network be?
 
 The generator (`PCG32`), the numbers it makes (`uniforms`, `normal`), and the
-initializers of module M07.3, bit for bit as in spec/pcg32.md.
+initializers of module M07.3 and the rest of torch.nn.init, bit for bit as in
+docs/spec.md.
 
 >>> from tinyinit import PCG32, fans, kaiming_normal
 >>> fans((4, 3))
@@ -14,12 +15,27 @@ from .distributions import normal, uniforms
 from .gains import fixed_point, single_layer_gain
 from .init import (
     calculate_gain,
+    constant_init,
+    dirac_init,
+    eye_init,
     fans,
     kaiming_normal,
+    kaiming_std,
+    kaiming_uniform,
     normal_init,
+    ones_init,
+    orthogonal_init,
     scaled_residual_std,
+    sparse_init,
+    torch_default_init,
+    trunc_normal_init,
+    uniform_bound,
+    uniform_init,
+    xavier_bound,
     xavier_normal,
+    xavier_std,
     xavier_uniform,
+    zeros_init,
 )
 from .mup import coordinate_check, init_mlp, layer_learning_rates, lr_sweep
 from .pcg32 import PCG32
@@ -45,6 +61,21 @@ __all__ = [
     "ResidualScalingReport",
     "TinyGPT",
     "calculate_gain",
+    "constant_init",
+    "dirac_init",
+    "eye_init",
+    "kaiming_std",
+    "kaiming_uniform",
+    "ones_init",
+    "orthogonal_init",
+    "sparse_init",
+    "torch_default_init",
+    "trunc_normal_init",
+    "uniform_bound",
+    "uniform_init",
+    "xavier_bound",
+    "xavier_std",
+    "zeros_init",
     "check_initializer",
     "check_residual_scaling",
     "coordinate_check",

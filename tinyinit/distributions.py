@@ -96,14 +96,27 @@ def uniforms(rng, n: int) -> np.ndarray:
     return _draw(rng, _count("n", n), lambda u, out: np.copyto(out, u))
 
 
-def scaled_uniform_float32(rng, n: int, a: float) -> np.ndarray:
-    """float32(-a + 2a * u_k) for the next n uniforms u_k: U(-a, a), spec section 4."""
+def uniform_float32(rng, n: int, low: float, high: float) -> np.ndarray:
+    """float32(low + (high - low) * u_k) for the next n uniforms u_k: U(low, high).
+
+    >>> uniform_float32(PCG32(0), 2, -1.0, 1.0)
+    array([-0.43937546, -0.02155171], dtype=float32)
+    """
     _check_rng(rng)
+    width = high - low
 
     def weights(u, out):
-        out[:] = -a + 2.0 * a * u  # in float64, rounded to float32 once
+        out[:] = low + width * u  # in float64, rounded to float32 once
 
     return _draw(rng, _count("n", n), weights, np.float32)
+
+
+def scaled_uniform_float32(rng, n: int, a: float) -> np.ndarray:
+    """float32(-a + 2a * u_k) for the next n uniforms u_k: U(-a, a), spec section 4.
+
+    a - (-a) is 2a exactly, so this is uniform_float32(rng, n, -a, a).
+    """
+    return uniform_float32(rng, n, -a, a)
 
 
 def _cos_and_sin_terms(u0: np.ndarray, u1: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -149,14 +162,19 @@ def normal(rng, n: int) -> np.ndarray:
     return _draw(rng, 2 * ((n + 1) // 2), box_muller, every=2)[:n]
 
 
-def scaled_normal_float32(rng, n: int, std: float) -> np.ndarray:
-    """float32(std * normal(rng, n)): a normal weight, computed in float64, cast once."""
+def scaled_normal_float32(rng, n: int, std: float, mean: float = 0.0) -> np.ndarray:
+    """float32(normal(rng, n) * std + mean): a normal weight, computed in float64, cast once.
+
+    A mean of 0 is not added (so that -0.0 stays -0.0, as in the spec).
+    """
     _check_rng(rng)
     n = _count("n", n)
 
     def weights(u0, u1, out):
         for j, z in enumerate(_cos_and_sin_terms(u0, u1)):
             z *= std
+            if mean:
+                z += mean
             out[j::2] = z  # rounded to float32 once
 
     return _draw(rng, 2 * ((n + 1) // 2), weights, np.float32, every=2)[:n]

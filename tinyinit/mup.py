@@ -51,7 +51,7 @@ from typing import NamedTuple
 import numpy as np
 
 from .distributions import normal
-from .init import kaiming_normal, normal_init
+from .init import kaiming_normal, kaiming_std, normal_init
 from .pcg32 import PCG32
 
 PARAMETRIZATIONS = ("sp", "mup")
@@ -112,7 +112,7 @@ def init_mlp(
     _check_sizes(n_hidden, width, base_width)
     shapes = layer_shapes(d_in, width, d_out, n_hidden)
     weights = [kaiming_normal(shape, "fan_in", "relu", rng) for shape in shapes[:-1]]
-    out_std = 1.0 / math.sqrt(width)
+    out_std = kaiming_std(width, 1.0)
     if parametrization == "mup":
         out_std *= math.sqrt(base_width / width)
     weights.append(normal_init(shapes[-1], out_std, rng))

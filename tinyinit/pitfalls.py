@@ -121,7 +121,7 @@ PITFALLS: dict[str, Pitfall] = {
     "wrong_values": Pitfall(
         "values differ in a way none of the known pitfalls explains",
         "the weights are not the reference's, nor a known mistake of it",
-        "compare with the formula and the draw order of spec/pcg32.md, element by element",
+        "compare with the formula and the draw order of docs/spec.md, element by element",
     ),
 }
 

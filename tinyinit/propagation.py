@@ -50,7 +50,7 @@ from typing import NamedTuple
 import numpy as np
 
 from .distributions import normal, uniforms
-from .init import calculate_gain
+from .init import calculate_gain, kaiming_std, xavier_bound, xavier_std
 from .pcg32 import PCG32
 
 # --- activations and their derivatives -------------------------------------------
@@ -133,11 +133,11 @@ def weight_std(initializer: str, fan_in: int, fan_out: int, gain: float = 1.0, s
     0.08838834764831845
     """
     if initializer in ("xavier_uniform", "xavier_normal"):
-        return gain * math.sqrt(2.0 / (fan_in + fan_out))
+        return xavier_std(fan_in, fan_out, gain)
     if initializer == "kaiming_fan_in":
-        return gain / math.sqrt(fan_in)
+        return kaiming_std(fan_in, gain)
     if initializer == "kaiming_fan_out":
-        return gain / math.sqrt(fan_out)
+        return kaiming_std(fan_out, gain)
     if initializer == "normal":
         return float(std)
     raise ValueError(f"initializer must be one of {', '.join(INITIALIZERS)}; got {initializer!r}")
@@ -154,7 +154,7 @@ def unit_scale(initializer: str, fan_in: int, fan_out: int, gain: float = 1.0, s
     """
     if initializer == "xavier_uniform":
         # As xavier_uniform computes it, so the bound agrees to the last bit.
-        return "uniform", gain * math.sqrt(6.0 / (fan_in + fan_out))
+        return "uniform", xavier_bound(fan_in, fan_out, gain)
     return "normal", weight_std(initializer, fan_in, fan_out, gain, std)
 
 

@@ -28,7 +28,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .distributions import normal
-from .init import kaiming_normal, normal_init, scaled_residual_std
+from .init import calculate_gain, kaiming_normal, kaiming_std, normal_init, scaled_residual_std
 
 # --- a stack of residual sublayers, drawn once -------------------------------------------
 
@@ -162,7 +162,7 @@ def relu_stack_mean_squares(
     the mean square by variance_factor (1 is Kaiming). Shape (depth + 1,).
     """
     x = normal(rng, tokens * width).reshape(tokens, width)
-    std = math.sqrt(variance_factor * 2.0 / width)
+    std = kaiming_std(width, calculate_gain("relu")) * math.sqrt(variance_factor)
     mean_squares = [float(np.mean(x**2))]
     for _ in range(depth):
         x = np.maximum(x @ normal_init((width, width), std, rng).T.astype(np.float64), 0.0)

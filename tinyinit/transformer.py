@@ -24,7 +24,15 @@ from dataclasses import dataclass
 import numpy as np
 
 from .distributions import uniforms
-from .init import kaiming_normal, normal_init, scaled_residual_std, xavier_uniform
+from .init import (
+    calculate_gain,
+    kaiming_normal,
+    kaiming_std,
+    normal_init,
+    scaled_residual_std,
+    xavier_std,
+    xavier_uniform,
+)
 from .residual import normalize
 
 # --- GELU and what it does to a variance ---------------------------------------------------
@@ -152,9 +160,9 @@ def init_rule(role: str, config: GPTConfig) -> tuple[str, object]:
     if scheme == "flat" or role == "embedding":
         return f"N(0, {base:g}^2)", base
     if role == "qkv":
-        return "Xavier-uniform, gain 1", math.sqrt(2.0 / (d + d))
+        return "Xavier-uniform, gain 1", xavier_std(d, d)
     if role == "mlp_up":
-        return "Kaiming-normal, fan_in, gain sqrt 2", math.sqrt(2.0 / d)
+        return "Kaiming-normal, fan_in, gain sqrt 2", kaiming_std(d, calculate_gain("relu"))
     if scheme == "unscaled":
         return f"N(0, {base:g}^2)", base
     return f"N(0, ({base:g}/sqrt(2N))^2)", scaled_residual_std(base, config.n_layer)
