@@ -492,18 +492,22 @@ class DepthExplorer:
         self.app.children = (*self.app.children[:-1], self._view)
         self.update()
 
-    def update(self, change=None) -> None:
-        """Rerun the simulation for the current controls and show it."""
-        if self._holding:
-            return
-        histograms = self.view.value == "histograms"
+    def _simulate(self, histograms: bool = False) -> DepthResult:
+        """simulate(...) for the current controls (with the histogram view's layers)."""
         layers = histogram_layers(self.depth.value, self.direction.value) if histograms else ()
-        self.result = simulate(
+        return simulate(
             self.activation.value, self.initializer.value,
             gain=self.gain.value, std=self.std.value, depth=self.depth.value,
             width=self.width.value, seeds=self.seeds.value, batch=self.batch,
             direction=self.direction.value, cache=self.cache, sample_layers=layers,
         )  # fmt: skip
+
+    def update(self, change=None) -> None:
+        """Rerun the simulation for the current controls and show it."""
+        if self._holding:
+            return
+        histograms = self.view.value == "histograms"
+        self.result = self._simulate(histograms)
         shown = self.plot.shown_pins(self.result.direction)
         if histograms:
             self.histogram.update(self.result)
@@ -524,8 +528,12 @@ class DepthExplorer:
     # --- comparing -------------------------------------------------------------------------
 
     def pin(self) -> None:
-        """Keep the current curve on the plot (faded, named); beyond MAX_PINS the oldest goes."""
-        self.pins = [*self.pins, self.result][-MAX_PINS:]
+        """Keep the current curve on the plot (faded, named); beyond MAX_PINS the oldest goes.
+
+        Inside hold(), the curve of the controls as they are now (not yet shown).
+        """
+        current = self._simulate() if self._holding else self.result
+        self.pins = [*self.pins, current][-MAX_PINS:]
         self.plot.set_pins([(r, pin_label(r)) for r in self.pins])
         self.update()
 
