@@ -367,8 +367,8 @@ class DepthExplorer:
         self.caption = widgets.HTML(tooltip="What the figure shows: settings and legend")
         self.caption.add_class("tinyinit-caption")
         self.view = widgets.ToggleButtons(
-            options=[("mean square by layer", "curves"), ("histograms", "histograms")],
-            value=view, style={"button_width": "160px"},
+            options=[("mean square", "curves"), ("histograms", "histograms")],
+            value=view, style={"button_width": "110px"},
             tooltips=["one number per layer: the mean square, over depth, with its theory",
                       "the values themselves at four layers along the depth: their spread, "
                       "dead ReLU units, saturated tanh units"],
