@@ -288,6 +288,14 @@ def golden() -> dict:
         "exact_fills": exact_fills(),
         "orthogonality": orthogonality(),
         "translated_tests": translated_tests(),
+        # torch.nn.init's public functions, without the deprecated aliases (no trailing _)
+        "torch_functions": sorted(
+            name
+            for name in dir(nn.init)
+            if not name.startswith("_")
+            and callable(getattr(nn.init, name))
+            and (name.endswith("_") or name == "calculate_gain")
+        ),
     }
 
 

@@ -97,3 +97,14 @@ def test_kaiming_on_a_zero_element_shape_is_an_error_where_torch_warns(init):
     with pytest.raises(ValueError, match=r"^shape \(0, 1\) has fan_in=1 and fan_out=0"):
         init((0, 1), "fan_in", "relu", rng)
     assert rng == PCG32(0)
+
+
+def test_every_torch_init_function_has_its_row_in_the_readme():
+    readme = (Path(__file__).resolve().parent.parent / "README.md").read_text()
+    section = readme.split("## torch.nn.init → tinyinit")[1].split("\n## ")[0]
+    rows = [line for line in section.splitlines() if line.startswith("| `")]
+    torch_cells = " ".join(row.split("|")[1] for row in rows)
+    functions = json.loads(GOLDEN.read_text())["torch_functions"]
+    assert "kaiming_uniform_" in functions and len(functions) >= 15
+    missing = [name for name in functions if f"`{name}(" not in torch_cells]
+    assert not missing, f"README's torch.nn.init table has no row for {missing}"

@@ -1,4 +1,8 @@
-"""The live depth explorer: sliders over `simulate`, one figure updated in place.
+"""The live explorers: widgets over the numerics, one figure each, updated in place.
+
+`DepthExplorer` (below, with `depth_explorer`) puts sliders over
+`tinyinit.propagation.simulate`; `ResidualStreamExplorer` (at the end) puts a
+slider and a toggle over `tinyinit.residual.stream_variances`.
 
     %matplotlib widget
     from tinyinit.explorer import depth_explorer
@@ -43,8 +47,10 @@ from contextlib import contextmanager
 
 import ipywidgets as widgets
 import matplotlib
+import numpy as np
 from matplotlib.colors import to_hex, to_rgba
 
+from .activations import ACTIVATIONS
 from .plots import (
     MAX_PINS,
     PIN_ALPHA,
@@ -63,13 +69,18 @@ from .plots import (
     settings_title,
 )
 from .propagation import (
-    ACTIVATIONS,
     INITIALIZERS,
-    UNIT_WEIGHTS,
     DepthResult,
     UnitWeights,
-    default_gain,
     simulate,
+    suggested_gain,
+)
+from .residual import (
+    ResidualStack,
+    out_scale,
+    residual_variance_theory,
+    stream_variance,
+    stream_variances,
 )
 
 WIDTHS = (16, 32, 64, 128, 256, 512)
@@ -233,7 +244,8 @@ class DepthExplorer:
     (DepthPlot); histogram (HistogramPlot); result (the latest DepthResult); app
     (the whole layout).
 
-    batch: samples per seed. cache: where unit matrices live (default: shared).
+    batch: samples per seed. cache: where unit matrices live (default: the
+    explorer's own UnitWeights, kept as long as the explorer).
     png_fallback: without a live canvas, show each update as a PNG (False: leave
     the figure to the caller, e.g. a benchmark timing the canvas draw alone).
 
@@ -265,14 +277,14 @@ class DepthExplorer:
     ):
         self.batch = batch
         self.png_fallback = png_fallback
-        self.cache = UNIT_WEIGHTS if cache is None else cache
+        self.cache = UnitWeights() if cache is None else cache
         self.result: DepthResult | None = None
         self.pins: list[DepthResult] = []
         self.updates = 0
         self._holding = 0  # open hold() blocks; updates wait for the last to close
         self._pending = False  # an update is scheduled on the kernel's event loop
         if gain is None:
-            gain = default_gain(activation) if initializer in KAIMING else 1.0
+            gain = suggested_gain(activation)[0] if initializer in KAIMING else 1.0
         self.defaults = dict(
             initializer=initializer, activation=activation, gain=gain, std=std, depth=depth,
             width=width, seeds=seeds, direction=direction, view=view,
@@ -326,15 +338,18 @@ class DepthExplorer:
             value=gain, min=0.0, max=3.0, step=None, readout_format=".3f", description="gain",
             continuous_update=True,
             tooltip="Multiplies the std of Xavier and Kaiming. Kaiming starts at "
-            "calculate_gain(activation); Xavier at 1, as in torch",
+            "calculate_gain(activation) (gelu, silu: the quadrature gain); Xavier at 1, "
+            "as in torch",
         )  # fmt: skip
         self.gain.add_class("tinyinit-gain")
         self.gain_hint = widgets.HTML(
-            tooltip="torch's gain for the chosen activation (1 for Xavier's own assumption)"
+            tooltip="torch's gain for the chosen activation; for gelu and silu, which torch's "
+            "table lacks, 1/sqrt(E[phi(z)^2]) computed by quadrature"
         )
         self.use_default_gain = widgets.Button(
             description="use calculate_gain", layout=widgets.Layout(width="150px"),
-            tooltip="Set the gain to torch's calculate_gain for this activation",
+            tooltip="Set the gain to torch's calculate_gain for this activation "
+            "(gelu, silu: the quadrature gain shown beside it)",
         )  # fmt: skip
         self.reset_button = widgets.Button(
             description="reset", layout=widgets.Layout(width="80px"),
@@ -445,9 +460,15 @@ class DepthExplorer:
         init, act = self.initializer.value, self.activation.value
         self.gain.disabled = init == "normal"
         self.std.disabled = init != "normal"
+        gain, source = suggested_gain(act)
         if follow and init in KAIMING:
-            self.gain.value = default_gain(act)
-        self.gain_hint.value = f"calculate_gain('{act}') = {default_gain(act):.4g}"
+            self.gain.value = gain
+        if source == "calculate_gain":
+            self.gain_hint.value = f"calculate_gain('{act}') = {gain:.4g}"
+        else:  # torch raises for it: say where this one comes from
+            self.gain_hint.value = (
+                f"{act}: not in torch's table; 1/√E[φ(z)²] by quadrature = {gain:.4g}"
+            )
 
     def _on_choice(self, change=None):
         with self.hold():
@@ -460,7 +481,7 @@ class DepthExplorer:
                 getattr(self, name).value = value
 
     def _on_default_gain(self, button=None):
-        self.gain.value = default_gain(self.activation.value)
+        self.gain.value = suggested_gain(self.activation.value)[0]
 
     def _on_value(self, change=None) -> None:
         """A control moved. From the browser: update once the changes already sent are in."""
@@ -585,3 +606,138 @@ def depth_explorer(**defaults) -> DepthExplorer:
     layer 3: measured 1.03, theory 1
     """
     return DepthExplorer(**defaults)
+
+
+# --- the residual stream explorer: a thin layer over residual.stream_variances ---------------
+
+
+class ResidualStreamExplorer:
+    """Stream variance after each block, measured and in theory, for N blocks, scaled or not.
+
+    The figure, its lines and the widgets are built once; moving the slider or
+    the toggle recomputes the stream from the same drawn weights (rescaled) and
+    updates the lines in place (set_data + draw_idle). Results are cached per
+    (N, scaled), so going back to a setting is instant.
+
+    The y axis is the same for both settings of the toggle (it reaches the
+    higher of the two curves for this N), so flipping it changes the curve and
+    nothing else: what 1/sqrt(2N) does is what moves on screen. "show both"
+    draws the other setting too, faded, with its theory.
+
+    CSS classes: container tinyinit-residual, slider tinyinit-blocks, toggles
+    tinyinit-scaling and tinyinit-both, readout tinyinit-readout.
+    """
+
+    def __init__(
+        self, stack: ResidualStack, n_layers: int = 12, scaled: bool = True, both: bool = False
+    ):
+        import ipywidgets as widgets
+        import matplotlib.pyplot as plt
+
+        self.stack = stack
+        self._cache: dict[tuple[int, bool], tuple[np.ndarray, np.ndarray]] = {}
+        self.n_updates = 0
+
+        with plt.ioff():
+            self.fig, self.ax = plt.subplots(figsize=(6.4, 3.6))
+        (self.other_theory_line,) = self.ax.plot([], [], "--", color="C3", lw=1.2, alpha=0.5)
+        (self.other_line,) = self.ax.plot([], [], "o-", ms=2.5, color="C3", alpha=0.5)
+        (self.theory_line,) = self.ax.plot([], [], "k--", lw=1.5, label="theory 1 + 2b s²")
+        (self.measured_line,) = self.ax.plot([], [], "o-", ms=3, color="C0", label="measured")
+        self.ax.set_xlabel("block b")
+        self.ax.set_ylabel("Var(stream) after block b")
+        self.ax.set_xlim(0, stack.max_layers)
+        self.ax.grid(alpha=0.3)
+        self.fig.tight_layout()
+
+        self.blocks = widgets.IntSlider(
+            value=n_layers,
+            min=1,
+            max=stack.max_layers,
+            description="blocks N",
+            tooltip="number of Transformer blocks (2 residual additions each)",
+            continuous_update=True,
+        )
+        self.scaling = widgets.ToggleButton(
+            value=scaled,
+            description="scale by 1/√(2N)",
+            tooltip="multiply every output projection's std by 1/sqrt(2N), as GPT-2 does",
+            icon="check",
+        )
+        self.both = widgets.ToggleButton(
+            value=both,
+            description="show both",
+            tooltip="also draw the other setting of the scaling, faded: "
+            "with and without 1/sqrt(2N) on one plot",
+        )
+        self.both.add_class("tinyinit-both")
+        self.readout = widgets.HTML(tooltip="final stream variance, measured and in theory")
+        self.blocks.add_class("tinyinit-blocks")
+        self.scaling.add_class("tinyinit-scaling")
+        self.readout.add_class("tinyinit-readout")
+        canvas = self.fig.canvas
+        if not isinstance(canvas, widgets.DOMWidget):  # not ipympl: a static fallback
+            canvas = widgets.Output()
+        else:
+            canvas.header_visible = False
+        self.widget = widgets.VBox(
+            [widgets.HBox([self.blocks, self.scaling, self.both]), self.readout, canvas]
+        )
+        self.widget.add_class("tinyinit-residual")
+
+        self.blocks.observe(self._on_change, names="value")
+        self.scaling.observe(self._on_change, names="value")
+        self.both.observe(self._on_change, names="value")
+        self.update()
+
+    def _on_change(self, _change) -> None:
+        self.update()
+
+    def curves(self, n_layers: int, scaled: bool) -> tuple[np.ndarray, np.ndarray]:
+        """(measured, theory) stream variance after each block 0 .. N, shape (N + 1,)."""
+        key = (n_layers, scaled)
+        if key not in self._cache:
+            measured = stream_variances(self.stack, n_layers, out_scale(n_layers, scaled))
+            x0_var = stream_variance(self.stack.x0)
+            theory = residual_variance_theory(n_layers, scaled=scaled, x0_var=x0_var)
+            self._cache[key] = (measured[::2], theory[::2])
+        return self._cache[key]
+
+    def update(self) -> None:
+        n, scaled, both = self.blocks.value, self.scaling.value, self.both.value
+        measured, theory = self.curves(n, scaled)
+        other, other_theory = self.curves(n, not scaled)
+        b = np.arange(n + 1)
+        self.measured_line.set_data(b, measured)
+        self.theory_line.set_data(b, theory)
+        shown = b if both else []
+        self.other_line.set_data(shown, other if both else [])
+        self.other_theory_line.set_data(shown, other_theory if both else [])
+        # One y axis for both settings: the toggle moves the curve, not the axis.
+        top = max(measured.max(), theory.max(), other.max(), other_theory.max())
+        self.ax.set_ylim(0, 1.08 * top)
+        name = "with 1/√(2N)" if scaled else "without 1/√(2N)"
+        other_name = "without 1/√(2N)" if scaled else "with 1/√(2N)"
+        self.measured_line.set_label(f"measured, {name}" if both else "measured")
+        self.other_line.set_label(f"measured, {other_name}" if both else "_other")
+        self.ax.legend(loc="upper left")
+        self.scaling.icon = "check" if scaled else ""
+        self.both.icon = "check" if both else ""
+        factor = out_scale(n, scaled)
+        self.readout.value = (
+            f"N = {n} blocks, 2N = {2 * n} additions, output std × {factor:.3f}: "
+            f"final variance <b>{measured[-1]:.2f}</b> (theory {theory[-1]:.2f})"
+        )
+        if both:
+            self.readout.value += f"; {other_name}: {other[-1]:.2f} (theory {other_theory[-1]:.2f})"
+        self.fig.canvas.draw_idle()
+        self.n_updates += 1
+
+    @property
+    def final_variance(self) -> float:
+        return float(self.measured_line.get_ydata()[-1])
+
+    def _ipython_display_(self) -> None:
+        from IPython.display import display
+
+        display(self.widget)

@@ -308,7 +308,8 @@ def kaiming_uniform(
     np.float32(-0.62137073)
     """
     a = uniform_bound(_kaiming(shape, fan_mode, nonlinearity, param, rng))
-    return scaled_uniform_float32(rng, math.prod(_shape(shape)), a).reshape(_shape(shape))
+    dims = _shape(shape)
+    return scaled_uniform_float32(rng, math.prod(dims), a).reshape(dims)
 
 
 TORCH_DEFAULT_SLOPE = math.sqrt(5.0)
@@ -418,12 +419,15 @@ def trunc_normal_init(
             f"[a, b], got a={a!r}, b={b!r} for mean={mean!r}, std={std!r} (chance {chance:.3g})"
         )
     _check_rng(rng)
-    x = mean + std * normal(rng, math.prod(dims))
-    redraw = np.flatnonzero((x < a) | (x > b))
+    # The first draw on the fast path, with NaN where a value fell outside [a, b]
+    w = scaled_normal_float32(rng, math.prod(dims), std, mean, bounds=(a, b))
+    redraw = np.flatnonzero(np.isnan(w))
     while redraw.size:
-        x[redraw] = mean + std * normal(rng, redraw.size)
-        redraw = redraw[(x[redraw] < a) | (x[redraw] > b)]
-    return x.astype(np.float32).reshape(dims)
+        x = mean + std * normal(rng, redraw.size)
+        inside = (x >= a) & (x <= b)
+        w[redraw[inside]] = x[inside]
+        redraw = redraw[~inside]
+    return w.reshape(dims)
 
 
 def orthogonal_init(shape, gain: float, rng) -> np.ndarray:

@@ -13,7 +13,7 @@ explorer it needs; a demonstration told in two steps ("gain 1", then "gain
 "and at depth 50?" and the slider answers.
 
 The explorers are the suite's own (`tinyinit.explorer.DepthExplorer`,
-`tinyinit.residual.ResidualStreamExplorer`) with larger fonts: what the class
+`tinyinit.explorer.ResidualStreamExplorer`) with larger fonts: what the class
 sees is what the notebooks show.
 """
 
@@ -29,9 +29,9 @@ from pathlib import Path
 import ipywidgets as widgets
 import numpy as np
 
-from .explorer import DepthExplorer
+from .explorer import DepthExplorer, ResidualStreamExplorer
 from .pcg32 import PCG32
-from .residual import ResidualStack, ResidualStreamExplorer, draw_residual_stack
+from .residual import ResidualStack, draw_residual_stack
 
 __all__ = [
     "PRESETS",
@@ -272,8 +272,8 @@ class LargeDepthExplorer(DepthExplorer):
 class LargeResidualExplorer(ResidualStreamExplorer):
     """The residual-stream explorer with presentation fonts and a projector-sized figure."""
 
-    def __init__(self, stack, n_blocks: int = 12, scaled: bool = True):
-        super().__init__(stack, n_blocks=n_blocks, scaled=scaled)
+    def __init__(self, stack, n_layers: int = 12, scaled: bool = True):
+        super().__init__(stack, n_layers=n_layers, scaled=scaled)
         self.fig.set_size_inches(11.0, 5.4)
         self.fig.subplots_adjust(left=0.1, right=0.98, top=0.95, bottom=0.14)
         self.update()
@@ -326,7 +326,7 @@ class Presentation:
         # needs), kept in float64: the same numbers, and a slider move is twice as fast.
         drawn = draw_residual_stack(residual_blocks, 128, 128, 128, PCG32(0))
         stack = ResidualStack(*(np.asarray(a, dtype=np.float64) for a in astuple_shallow(drawn)))
-        self.residual = LargeResidualExplorer(stack, n_blocks=12, scaled=True)
+        self.residual = LargeResidualExplorer(stack, n_layers=12, scaled=True)
         self.preset = widgets.Dropdown(
             options=[CHOOSE, *PRESETS],
             value=CHOOSE,

@@ -45,61 +45,16 @@ from collections import OrderedDict
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import NamedTuple
 
 import numpy as np
 
+from .activations import activation
 from .distributions import normal, uniforms
+from .gaussian import activation_mean_square, slope_mean_square
 from .init import calculate_gain, kaiming_std, xavier_bound, xavier_std
 from .pcg32 import PCG32
 
-# --- activations and their derivatives -------------------------------------------
-
-LEAKY_RELU_SLOPE = 0.01
-# Klambauer et al. (2017), "Self-Normalizing Neural Networks", the exact constants.
-SELU_ALPHA = 1.6732632423543772848170429916717
-SELU_SCALE = 1.0507009873554804934193349852946
-
-
-class Activation(NamedTuple):
-    """An activation phi and its derivative phi', both elementwise on arrays."""
-
-    phi: Callable[[np.ndarray], np.ndarray]
-    dphi: Callable[[np.ndarray], np.ndarray]
-
-
-def _sigmoid(z):
-    # exp(-log(1 + e^-z)) never overflows, whatever the sign of z.
-    return np.exp(-np.logaddexp(0.0, -z))
-
-
-def _selu(z):
-    return SELU_SCALE * np.where(z > 0, z, SELU_ALPHA * np.expm1(np.minimum(z, 0.0)))
-
-
-# To add an activation (gelu, silu, ...), add an entry: the simulation, the
-# theory and the explorer's dropdown all read this table.
-ACTIVATIONS: dict[str, Activation] = {
-    "linear": Activation(lambda z: z, lambda z: np.ones_like(z)),
-    "relu": Activation(lambda z: np.maximum(z, 0.0), lambda z: (z > 0).astype(z.dtype)),
-    "leaky_relu": Activation(
-        lambda z: np.where(z > 0, z, LEAKY_RELU_SLOPE * z),
-        lambda z: np.where(z > 0, 1.0, LEAKY_RELU_SLOPE),
-    ),
-    "tanh": Activation(np.tanh, lambda z: 1.0 - np.tanh(z) ** 2),
-    "sigmoid": Activation(_sigmoid, lambda z: _sigmoid(z) * _sigmoid(-z)),
-    "selu": Activation(
-        _selu,
-        lambda z: SELU_SCALE * np.where(z > 0, 1.0, SELU_ALPHA * np.exp(np.minimum(z, 0.0))),
-    ),
-}
-
-
-def activation(name: str) -> Activation:
-    """The entry of ACTIVATIONS called `name`, or a ValueError listing them."""
-    if name not in ACTIVATIONS:
-        raise ValueError(f"activation must be one of {', '.join(ACTIVATIONS)}; got {name!r}")
-    return ACTIVATIONS[name]
+# --- activations: the package's table, and torch's gain where it has one ----------------
 
 
 def default_gain(name: str) -> float:
@@ -108,6 +63,29 @@ def default_gain(name: str) -> float:
         return calculate_gain(name)
     except ValueError:
         return 1.0
+
+
+def suggested_gain(name: str) -> tuple[float, str]:
+    """(the gain Kaiming starts from, where it comes from) for activation `name`.
+
+    torch's calculate_gain(name) where torch has one ("calculate_gain"); for the
+    others (gelu, silu) the gain that keeps a unit signal unit-sized after one
+    layer, 1/sqrt(E[phi(z)**2]), z ~ N(0, 1), by quadrature ("quadrature",
+    `tinyinit.gains.single_layer_gain`). calculate_gain itself keeps torch's
+    table and raises for gelu, as torch does.
+
+    >>> suggested_gain("relu")
+    (1.4142135623730951, 'calculate_gain')
+    >>> gain, source = suggested_gain("gelu"); round(gain, 4), source
+    (1.5335, 'quadrature')
+    """
+    from .gains import single_layer_gain
+
+    activation(name)
+    try:
+        return calculate_gain(name), "calculate_gain"
+    except ValueError:
+        return single_layer_gain(name), "quadrature"
 
 
 # --- initializers as (kind of unit matrix, scale) -------------------------------------
@@ -223,10 +201,12 @@ class UnitWeights:
     leaves it unchanged. Least recently used entries are dropped when the cache
     holds more than `max_bytes` (the ones asked for now are always kept).
 
-    It also remembers the last forward passes over its matrices (`forward_memo`,
-    Traces, see `simulate`): a deeper stack then only adds layers, a shallower one
-    is a slice, the depth slider costs almost nothing, and the backward pass
-    starts from the forward pass it needs instead of running it again.
+    It also keeps the unit batches (`batch`) and remembers the last forward
+    passes over its matrices (`forward_trace`, Traces kept in `forward_memo`): a
+    deeper stack then only adds layers, a shallower one is a slice, the depth
+    slider costs almost nothing, and the backward pass starts from the forward
+    pass it needs instead of running it again. An explorer owns one; `simulate`
+    without a cache makes a fresh one for the call.
 
     >>> cache = UnitWeights()
     >>> r = simulate("tanh", "xavier_normal", gain=1.0, depth=5, width=16, seeds=1, cache=cache)
@@ -246,6 +226,7 @@ class UnitWeights:
         self.memo_size = memo_size
         self.memo_bytes = memo_bytes
         self.forward_memo: OrderedDict = OrderedDict()
+        self._batches: OrderedDict[tuple[int, int, int, int], np.ndarray] = OrderedDict()
 
     def get(self, kind: str, width: int, seed: int, depth: int) -> list[np.ndarray]:
         """Layers 1 .. depth of (kind, width, seed), drawing only the missing ones."""
@@ -257,6 +238,16 @@ class UnitWeights:
             self.draws += 1
         self._evict(keep=key)
         return layers[:depth]
+
+    def batch(self, width: int, batch: int, seed: int, stream: int) -> np.ndarray:
+        """unit_batch(width, batch, seed, stream), drawn once (the last memo_size kept)."""
+        key = (width, batch, seed, stream)
+        if key not in self._batches:
+            self._batches[key] = unit_batch(width, batch, seed, stream)
+        self._batches.move_to_end(key)
+        while len(self._batches) > self.memo_size:
+            self._batches.popitem(last=False)
+        return self._batches[key]
 
     @property
     def nbytes(self) -> int:
@@ -281,8 +272,6 @@ class UnitWeights:
             del self._layers[oldest]
 
 
-UNIT_WEIGHTS = UnitWeights()
-
 # --- the batch that goes in, and the gradient that comes back ------------------------
 
 # Streams other than the weights' 54, so inputs never share numbers with weights.
@@ -290,11 +279,11 @@ INPUT_STREAM = 1
 GRADIENT_STREAM = 2
 
 
-@lru_cache(maxsize=64)
 def unit_batch(width: int, batch: int, seed: int, stream: int) -> np.ndarray:
     """A (width, batch) standard normal batch scaled to mean square exactly 1.
 
-    Drawn from PCG32(seed, stream); one column per sample. Read-only (cached).
+    Drawn from PCG32(seed, stream); one column per sample. Read-only, so that a
+    cache (UnitWeights.batch) can hand the same array out again.
     """
     x = normal(PCG32(seed, stream), width * batch).reshape(width, batch)
     x /= math.sqrt(np.mean(x * x))
@@ -454,7 +443,7 @@ def forward_trace(cache, kind, scale, activation_name, width, seed, batch, depth
     key = (kind, scale, activation_name, width, seed, batch)
     trace = memo.pop(key, None)
     if trace is None:
-        trace = Trace(unit_batch(width, batch, seed, INPUT_STREAM), activation_name, scale)
+        trace = Trace(cache.batch(width, batch, seed, INPUT_STREAM), activation_name, scale)
     if trace.depth < depth:
         trace.extend(cache.get(kind, width, seed, depth)[trace.depth :])
     memo[key] = trace
@@ -462,56 +451,26 @@ def forward_trace(cache, kind, scale, activation_name, width, seed, batch, depth
     return trace
 
 
-# --- theory: Gaussian integrals by quadrature ------------------------------------------
-
-QUADRATURE_NODES = 96  # per half line
-QUADRATURE_CUTOFF = 12.0  # the normal density at 12 is 6e-33 of its peak
-
-
-@lru_cache(maxsize=1)
-def _normal_quadrature() -> tuple[np.ndarray, np.ndarray]:
-    """Nodes x and weights w with sum(w * f(x)) = E[f(X)], X ~ N(0, 1).
-
-    Each half line [0, 12] and [-12, 0] separately: relu, leaky_relu and selu bend
-    at 0, and a Gauss rule converges fast only on a smooth integrand; each half is
-    smooth. On a half, x = 12 s**2 with Gauss-Legendre in s on [0, 1]: the square
-    crowds nodes near 0, where tanh(sqrt(q) x) turns sharply when q is large.
-    Relu's E = q / 2 comes out to 1e-15 relative, tanh's to 1e-14 for q <= 100.
-    """
-    t, w = np.polynomial.legendre.leggauss(QUADRATURE_NODES)
-    s, ws = (t + 1.0) / 2.0, w / 2.0
-    x = QUADRATURE_CUTOFF * s * s
-    wx = ws * 2.0 * QUADRATURE_CUTOFF * s  # dx = 2 * 12 * s ds
-    x = np.concatenate([-x[::-1], x])
-    weights = np.concatenate([wx[::-1], wx]) * np.exp(-0.5 * x * x)
-    return x, weights / weights.sum()  # E[1] = 1: a constant activation is exact
-
-
-def gaussian_expectation(f: Callable[[np.ndarray], np.ndarray], q: float) -> float:
-    """E[f(z)] for z ~ N(0, q), by quadrature (no node at 0, so q = inf is safe).
-
-    >>> round(gaussian_expectation(lambda z: np.maximum(z, 0) ** 2, 3.0), 12)  # relu: q / 2
-    1.5
-    """
-    x, w = _normal_quadrature()
-    with np.errstate(all="ignore"):
-        return float(np.sum(w * f(math.sqrt(q) * x)))
+# --- theory: the mean-field recursion (Gaussian integrals from tinyinit.gaussian) ----------
 
 
 @lru_cache(maxsize=512)
 def _mean_field(activation_name: str, fan_var: float, depth: int, direction: str):
-    act = activation(activation_name)
     m = [1.0]  # the input's mean square
     q = [math.nan]  # layer 0 has no pre-activation
-    for _ in range(depth):
-        q.append(fan_var * m[-1])
-        m.append(gaussian_expectation(lambda z: act.phi(z) ** 2, q[-1]))
+    with np.errstate(all="ignore"):  # overflow is inf, and stays inf
+        for _ in range(depth):
+            q.append(fan_var * m[-1])
+            m_l = activation_mean_square(activation_name, q[-1])
+            # inf * 0 inside phi (gelu at -inf) is nan: the stack has overflowed
+            m.append(math.inf if math.isnan(m_l) else m_l)
     if direction == "forward":
         out = np.array(m)
     else:
         g = [1.0]  # the upstream gradient's mean square at layer depth
-        for layer in range(depth, 0, -1):
-            g.append(fan_var * gaussian_expectation(lambda z: act.dphi(z) ** 2, q[layer]) * g[-1])
+        with np.errstate(all="ignore"):
+            for layer in range(depth, 0, -1):
+                g.append(fan_var * slope_mean_square(activation_name, q[layer]) * g[-1])
         out = np.array(g[::-1])
     out[np.isnan(out)] = math.inf
     out.setflags(write=False)
@@ -520,13 +479,12 @@ def _mean_field(activation_name: str, fan_var: float, depth: int, direction: str
 
 @lru_cache(maxsize=512)
 def _weight_gradient_theory(activation_name: str, fan_var: float, depth: int):
-    act = activation(activation_name)
     m = _mean_field(activation_name, fan_var, depth, "forward")
     g = _mean_field(activation_name, fan_var, depth, "backward")
     out = np.full(depth + 1, math.nan)
     with np.errstate(all="ignore"):
         for layer in range(1, depth + 1):
-            slope2 = gaussian_expectation(lambda z: act.dphi(z) ** 2, fan_var * m[layer - 1])
+            slope2 = slope_mean_square(activation_name, fan_var * m[layer - 1])
             out[layer] = slope2 * g[layer] * m[layer - 1]
     out[1:][np.isnan(out[1:])] = math.inf  # as mean_field: beyond float64
     out.setflags(write=False)
@@ -681,9 +639,10 @@ def simulate(
 
     seeds: a count n (seeds 0 .. n-1) or the seeds themselves. Each seed has its
     own weights (PCG32(seed), stream 54), inputs and upstream gradient (streams
-    1 and 2). cache: where unit matrices and forward passes are kept (default: one
-    module-wide cache). sample_layers: layers whose values to keep in `samples`
-    (for histograms); those beyond depth are left out.
+    1 and 2). cache: where unit matrices, batches and forward passes are kept
+    (an explorer passes its own; default: a fresh UnitWeights for this call).
+    sample_layers: layers whose values to keep in `samples` (for histograms);
+    those beyond depth are left out.
 
     >>> r = simulate("relu", "kaiming_fan_in", gain=2**0.5, depth=5, width=64, seeds=1)
     >>> r.per_seed.shape, round(r.theory_end, 12)    # Kaiming keeps relu's signal
@@ -693,7 +652,7 @@ def simulate(
     if direction not in DIRECTIONS:
         raise ValueError(f"direction must be 'forward' or 'backward', got {direction!r}")
     activation_name = activation  # the name; the function of that name is shadowed here
-    cache = UNIT_WEIGHTS if cache is None else cache
+    cache = UnitWeights() if cache is None else cache
     kind, scale = unit_scale(initializer, width, width, gain, std)
     std_w = weight_std(initializer, width, width, gain, std)
     sample_layers = tuple(layer for layer in sample_layers if 0 <= layer <= depth)
@@ -706,7 +665,7 @@ def simulate(
                 kept[layer].append(trace.hs[layer])
             continue
         units = cache.get(kind, width, seed, depth)
-        upstream = unit_batch(width, batch, seed, GRADIENT_STREAM)
+        upstream = cache.batch(width, batch, seed, GRADIENT_STREAM)
         gradient, weight, grads = backward_trace(units, trace, depth, upstream, sample_layers)
         rows.append(gradient)
         weight_rows.append(weight)
