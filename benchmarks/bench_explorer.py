@@ -76,7 +76,7 @@ def moves(ex, depth: int) -> dict[str, tuple]:
     """For each control: (widget, endless iterator of values that change the result)."""
     gains = [1.0 + 0.01 * k for k in range(1, 40)] + [1.4 - 0.01 * k for k in range(39)]
     walk = list(range(depth + 1, depth + 11)) + list(range(depth + 9, depth - 1, -1))
-    activations = ["tanh", "selu", "sigmoid", "leaky_relu", "linear", "relu"]
+    activations = ["tanh", "selu", "gelu", "sigmoid", "silu", "leaky_relu", "linear", "relu"]
     initializers = ["xavier_normal", "kaiming_fan_in", "kaiming_fan_out", "xavier_uniform"]
     stds = [0.05 + 0.002 * k for k in range(1, 20)] + [0.09 - 0.002 * k for k in range(19)]
     return {

@@ -539,9 +539,7 @@ class DepthExplorer:
             pins = [(slot, label) for slot, _, label in shown]
             self.caption.value = caption_html(self.result, pins)
             figure = self.figure
-        lines = readout_lines(self.result)
-        lines += [compare_line(self.result, pinned, slot + 1) for slot, pinned, _ in shown]
-        self.readout.value = "<br>".join(html.escape(line) for line in lines)
+        self.readout.value = "<br>".join(html.escape(line) for line in self._readout_lines())
         if self._image is not None:
             self._image.value = png_bytes(figure)
         self.updates += 1
@@ -582,10 +580,16 @@ class DepthExplorer:
         plot.update(self.result, draw=False)
         return png_bytes(plot.figure, dpi=dpi)
 
+    def _readout_lines(self) -> list[str]:
+        """readout_lines, then one compare_line per pin drawn."""
+        shown = self.plot.shown_pins(self.result.direction)
+        compared = [compare_line(self.result, pinned, slot + 1) for slot, pinned, _ in shown]
+        return readout_lines(self.result) + compared
+
     @property
     def readout_text(self) -> str:
         """The readout as plain text, one line per line."""
-        return "\n".join(readout_lines(self.result))
+        return "\n".join(self._readout_lines())
 
     def _repr_mimebundle_(self, **kwargs):
         return self.app._repr_mimebundle_(**kwargs)
