@@ -119,14 +119,15 @@ def decade_ticks(bottom: float, top: float, max_ticks: int = 7) -> np.ndarray:
 
 
 def layer_span(depth: int) -> int:
-    """The x axis of a live plot: depth rounded up to 5, 10, or the next ten (hundred, ...).
+    """The x axis of a live plot: depth itself up to 10, then rounded up to the next ten
+    (beyond 100, the next hundred), so that the curve fills at least half the width.
 
-    >>> [layer_span(d) for d in (3, 7, 20, 21, 100, 150)]
-    [5, 10, 20, 30, 100, 200]
+    >>> [layer_span(d) for d in (3, 10, 20, 21, 100, 150)]
+    [3, 10, 20, 30, 100, 200]
     """
     if depth <= 10:
-        return 5 if depth <= 5 else 10
-    step = 10 ** (len(str(int(depth))) - 1) if depth > 100 else 10
+        return depth
+    step = 10 if depth <= 100 else 100
     return -(-depth // step) * step
 
 

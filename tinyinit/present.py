@@ -486,6 +486,9 @@ def voila_command(
         sys.executable, "-m", "voila", f"--port={port}", "--Voila.port_retries=0",
         f"--Voila.ip={ip}", "--VoilaConfiguration.strip_sources=True",
         "--VoilaConfiguration.show_tracebacks=False", "--theme=light",
+        # Jupyter Notebook 7's front end, where installed, fails to load inside Voila
+        # (a console error) and has nothing to offer an app: left out.
+        "--VoilaConfiguration.extension_denylist=@jupyter-notebook/lab-extension",
     ]  # fmt: skip
     if not browser:
         command.append("--no-browser")

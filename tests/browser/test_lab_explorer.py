@@ -71,7 +71,7 @@ def test_depth_explorer_redraws_on_keyboard_and_dropdown(
     open_notebook(page, lab_server, NOTEBOOK)
     # The isolated data dir must not hide the extensions pip put under sys.prefix.
     assert {"@jupyter-widgets/jupyterlab-manager", "jupyter-matplotlib"} <= set(labextensions(page))
-    run_all_cells(page)
+    run_all_cells(page, timeout=240)  # a loaded machine runs notebook 03 slowly
     assert_no_errors(page, console)
 
     explorer = page.locator(EXPLORER).first
@@ -130,7 +130,7 @@ def faded_pin_pixels(png: bytes) -> int:
 
 def test_pins_and_the_histogram_view_work_in_the_browser(page, console, lab_server):
     open_notebook(page, lab_server, NOTEBOOK)
-    run_all_cells(page)
+    run_all_cells(page, timeout=240)  # a loaded machine runs notebook 03 slowly
     assert_no_errors(page, console)
     explorer = page.locator(EXPLORER).first
     explorer.scroll_into_view_if_needed()
