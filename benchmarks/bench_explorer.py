@@ -220,7 +220,7 @@ def main() -> None:
         verdict = "ok" if r["median"] <= target else "over"
         print(
             f"  {control:<12}{view:<10}{r['median']:8.1f}{r['p90']:8.1f}{r['cpu']:8.1f}"
-            f"{r['simulate']:10.1f}{r['figure']:8.1f}{r['full']:11.0f}%{r['cpu'] / floor:9.1f}"
+            f"{r['simulate']:10.1f}{r['figure']:8.1f}{r['full']:11.0f}%{r['cpu'] / floor:10.1f}"
             f"  <= {target:.0f} ms {verdict}"
         )
     print(f"  {'floor':<22}{'':>16}{floor:8.1f}  (one line, no text: matplotlib's least)")
