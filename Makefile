@@ -4,9 +4,12 @@ VENV   ?= .venv
 PY     := $(VENV)/bin/python
 PORT   ?= 8888
 
+# The static site's widget renderer, from npm (see `site`).
+SITE_JS := build/site-js/node_modules/@jupyter-widgets/html-manager/dist/embed-amd.js
+
 NBVAL := --nbval --nbval-current-env --nbval-sanitize-with tests/nbval_sanitize.cfg
 
-.PHONY: lab test unit notebooks bench lint clean site present mutation
+.PHONY: lab test unit notebooks bench bench-classroom lint clean site present student mutation
 
 # One stamp per install, redone when pyproject.toml changes.
 $(VENV)/.runtime: pyproject.toml
@@ -29,7 +32,7 @@ lab: $(VENV)/.runtime
 
 # Everything: lint, unit and property tests, doctests, strict nbval on every
 # notebook, and the browser tests (skipped, with a note, where Chromium is absent).
-test: $(VENV)/.test
+test: $(VENV)/.test $(SITE_JS)
 	$(VENV)/bin/ruff check .
 	$(PY) -m pytest tests tinyinit README.md notebooks --doctest-modules --doctest-glob=README.md $(NBVAL)
 
@@ -48,8 +51,19 @@ present: $(VENV)/.runtime
 	$(PY) -m tinyinit present --port $(PRESENT_PORT)
 
 # The course as a static web site in site/ (stored outputs, no kernel): open site/index.html.
-site: $(VENV)/.test
+# It works offline: MathJax, require.js and ipympl come from Python packages, the widget
+# renderer from npm, installed here into build/ (git-ignored) once.
+$(SITE_JS):
+	npm install --prefix build/site-js --no-save --no-audit --no-fund --loglevel=error \
+		@jupyter-widgets/html-manager@1.0.15
+
+site: $(VENV)/.test $(SITE_JS)
 	$(PY) scripts/build_site.py --output site
+
+# The student edition in student/: the notebooks with every exercise's solution replaced by
+# `raise NotImplementedError()` (nbgrader's convention) and the exercise cells' outputs cleared.
+student: $(VENV)/.runtime
+	$(PY) scripts/make_student.py --output student
 
 bench: $(VENV)/.test
 	$(PY) benchmarks/bench_init.py
@@ -62,6 +76,24 @@ mutation: $(VENV)/.test
 	$(PY) -m pip install --quiet -e '.[test,mutation]'
 	$(VENV)/bin/mutmut run --max-children $(shell $(PY) -c "import os; print(len(os.sched_getaffinity(0)))")
 	$(VENV)/bin/mutmut results
+
+# How many students one server holds: a real JupyterHub on 127.0.0.1 with simulated students
+# in Chromium, class sizes 1, 5, 10 and on while it holds (about 40 minutes; not part of
+# `make test`). Options: make bench-classroom CLASSROOM_ARGS="--students 1,5 --duration 20".
+# The proxy comes from npm into build/chp (git-ignored); jupyterhub from the `classroom` extra.
+CHP := build/chp/node_modules/.bin/configurable-http-proxy
+CLASSROOM_ARGS ?= --markdown build/classroom.md
+
+$(VENV)/.classroom: pyproject.toml $(VENV)/.test
+	$(PY) -m pip install --quiet -e '.[test,classroom]'
+	touch $@
+
+$(CHP):
+	npm install --prefix build/chp --no-audit --no-fund --loglevel=error configurable-http-proxy@5
+	test -x $@
+
+bench-classroom: $(VENV)/.classroom $(CHP)
+	$(PY) benchmarks/bench_classroom.py --proxy $(CHP) $(CLASSROOM_ARGS)
 
 lint: $(VENV)/.test
 	$(VENV)/bin/ruff check .

@@ -27,17 +27,22 @@ def load_builder():
 
 
 class Links(HTMLParser):
-    """Collects <a href>, <img src> and the visible text of a page."""
+    """Collects <a href>, <img src>, what the page loads, and the visible text of a page."""
 
     def __init__(self):
         super().__init__()
         self.hrefs: list[str] = []
         self.imgs: list[str] = []
+        self.loads: list[str] = []  # <script src>, <link href>, <img src>, <iframe src>
         self.text: list[str] = []
         self._skip = 0
 
     def handle_starttag(self, tag, attrs):
         attrs = dict(attrs)
+        if tag in ("script", "img", "iframe") and attrs.get("src"):
+            self.loads.append(attrs["src"])
+        if tag == "link" and attrs.get("href"):
+            self.loads.append(attrs["href"])
         if tag == "a" and attrs.get("href"):
             self.hrefs.append(attrs["href"])
         if tag == "img":
@@ -166,3 +171,18 @@ def test_stored_widget_state_goes_into_the_page(site):
         if "application/vnd.jupyter.widget-state+json" in nb.metadata.get("widgets", {}):
             markup = (site / f"{stem}.html").read_text(encoding="utf-8")
             assert 'type="application/vnd.jupyter.widget-state+json"' in markup, stem
+
+
+def test_no_page_loads_anything_from_another_host(site):
+    # A classroom behind a firewall: every script, style and image comes with the site.
+    for page in sorted(site.glob("*.html")):
+        for url in parse(page).loads:
+            assert not re.match(r"(https?:)?//", url), f"{page.name} loads {url}"
+            target = local_target(site, page, url.split("?")[0])
+            assert target is None or target.exists(), f"{page.name} loads missing {url}"
+        # The widget renderer is added by a script, not a tag: it must be ours too.
+        assert "cdn.jsdelivr.net/npm/@jupyter-widgets" not in page.read_text(encoding="utf-8")
+    static = site / "static"
+    for needed in ["mathjax/MathJax.js", "require.min.js", "html-manager/embed-amd.js"]:
+        assert (static / needed).is_file(), needed
+    assert (static / "jupyter-matplotlib" / "index.js").is_file()

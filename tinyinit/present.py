@@ -42,6 +42,7 @@ __all__ = [
     "app_path",
     "presentation",
     "style_figure",
+    "offline_template",
     "voila_command",
 ]
 
@@ -427,7 +428,9 @@ presentation()"""
 APP_INTRO = (
     "# tinyinit: presentation mode\n\n"
     "Served by `make present` (Voila shows controls and plots, no code). Pick a "
-    "demonstration from the dropdown; every slider stays live."
+    "demonstration from the dropdown; every slider stays live. Behind each of them, one rule: "
+    "a layer multiplies the mean square of its input by $n_{\\text{in}}\\,\\sigma^2$, and the "
+    "activation keeps its share, $\\mathbb{E}[\\phi(z)^2]$ of $z \\sim \\mathcal{N}(0, q)$."
 )
 REPO_APP = Path(__file__).resolve().parent.parent / "apps" / "present.ipynb"
 DEFAULT_PORT = 8866
@@ -470,10 +473,78 @@ def app_path(folder: Path | None = None) -> Path:
     return path
 
 
+# Voila's lab template links Font Awesome from a CDN, and its MathJax comes from one: a
+# classroom behind a firewall would get neither. This template serves both from installed
+# packages (fontawesomefree, jupyter-server-mathjax) and is otherwise Voila's own.
+OFFLINE_INDEX = """\
+{%- extends 'voila/templates/lab/index.html.j2' -%}
+{% import "spinner.macro.html.j2" as spinner %}
+{%- block notebook_css -%}
+  {% if frontend == "voila" %}
+    {{ resources.include_js("static/voila-style.js") }}
+  {% endif %}
+  {{ spinner.css() }}
+  <style>
+    .jp-mod-noOutputs.jp-mod-noInput { display: none; }
+  </style>
+  {%- set fontawesome = resources.base_url ~ "voila/static/fontawesome/css/" %}
+  <link rel="stylesheet" href="{{ fontawesome }}all.min.css">
+  <link rel="stylesheet" href="{{ fontawesome }}v4-shims.min.css">
+  {{ super.super() }}
+{%- endblock notebook_css -%}
+"""
+MATHJAX_CONFIG = "TeX-AMS-MML_HTMLorMML-full,Safe"
+OFFLINE_TEMPLATE = "tinyinit-offline"
+
+
+def offline_template(folder: Path | None = None) -> Path:
+    """Write the Voila template that serves Font Awesome and MathJax itself; return its folder.
+
+    Voila finds templates by name in the Jupyter data folders, so by default it goes into this
+    Python's own, share/jupyter/voila/templates/tinyinit-offline. Its static/ holds copies of
+    the installed files, served at /voila/static/.
+
+    >>> sorted(p.name for p in offline_template().iterdir())
+    ['conf.json', 'index.html.j2', 'static']
+    """
+    import json
+    import shutil
+
+    import fontawesomefree
+    import jupyter_server_mathjax
+
+    if folder is None:
+        folder = Path(sys.prefix) / "share" / "jupyter" / "voila" / "templates" / OFFLINE_TEMPLATE
+    static = Path(folder) / "static"
+    static.mkdir(parents=True, exist_ok=True)
+    (Path(folder) / "conf.json").write_text(json.dumps({"base_template": "lab"}))
+    (Path(folder) / "index.html.j2").write_text(OFFLINE_INDEX)
+    # Copies, not links: Voila's static handler refuses files that resolve outside its folders.
+    fontawesome = Path(fontawesomefree.__file__).parent / "static" / "fontawesomefree"
+    sources = {
+        "mathjax": Path(jupyter_server_mathjax.__file__).parent / "static",
+        "fontawesome/css": fontawesome / "css",
+        "fontawesome/webfonts": fontawesome / "webfonts",
+    }
+    for name, source in sources.items():
+        target = static / name
+        if target.is_symlink():
+            target.unlink()
+        shutil.copytree(source, target, dirs_exist_ok=True)
+    return Path(folder)
+
+
 def voila_command(
-    notebook: Path, *, port: int = DEFAULT_PORT, ip: str = "127.0.0.1", browser: bool = True
+    notebook: Path,
+    *,
+    port: int = DEFAULT_PORT,
+    ip: str = "127.0.0.1",
+    browser: bool = True,
+    template: str = OFFLINE_TEMPLATE,
 ) -> list[str]:
-    """The command that serves `notebook` as an app: no code shown, no tracebacks sent.
+    """The command that serves `notebook` as an app: no code shown, no tracebacks sent, and
+    nothing asked of another host (Voila's template `template`, written by
+    `offline_template()` when it is the default).
 
     Voila's defaults already strip the code cells (strip_sources) and keep
     tracebacks in the server log; they are spelled out so that a config file
@@ -482,10 +553,15 @@ def voila_command(
     >>> voila_command(Path("present.ipynb"), port=9000, browser=False)[3:6]
     ['--port=9000', '--Voila.port_retries=0', '--Voila.ip=127.0.0.1']
     """
+    if template == OFFLINE_TEMPLATE:
+        offline_template()
     command = [
         sys.executable, "-m", "voila", f"--port={port}", "--Voila.port_retries=0",
         f"--Voila.ip={ip}", "--VoilaConfiguration.strip_sources=True",
         "--VoilaConfiguration.show_tracebacks=False", "--theme=light",
+        f"--template={template}",
+        "--Voila.mathjax_url=/voila/static/mathjax/MathJax.js",
+        f"--Voila.mathjax_config={MATHJAX_CONFIG}",
         # Jupyter Notebook 7's front end, where installed, fails to load inside Voila
         # (a console error) and has nothing to offer an app: left out.
         "--VoilaConfiguration.extension_denylist=@jupyter-notebook/lab-extension",

@@ -243,6 +243,24 @@ def lab_environment(home: Path) -> dict[str, str]:
     return env
 
 
+def write_lab_config(
+    config_dir: Path, server_config: str = SERVER_CONFIG, page_config: dict = PAGE_CONFIG
+) -> None:
+    """Write the offline, dialog-free server config and Lab settings into a Jupyter config dir.
+
+    `config_dir` is what JUPYTER_CONFIG_DIR (or ~/.jupyter) points at; Lab's user
+    settings go in its lab/user-settings, where Lab looks by default.
+    """
+    config_dir = Path(config_dir)
+    (config_dir / "labconfig").mkdir(parents=True, exist_ok=True)
+    (config_dir / "jupyter_server_config.py").write_text(server_config)
+    (config_dir / "labconfig" / "page_config.json").write_text(json.dumps(page_config))
+    for name, settings in USER_SETTINGS.items():
+        path = config_dir / "lab" / "user-settings" / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(json.dumps(settings))
+
+
 def start_lab(
     root: Path, *, home: Path | None = None, timeout: float = 90.0, app: str = "lab"
 ) -> LabServer:
@@ -259,18 +277,9 @@ def start_lab(
         raise ValueError(f"app must be 'lab' or 'notebook'; got {app!r}")
     root = Path(root).resolve()
     home = Path(home) if home is not None else root.parent / (root.name + f"-jupyter-{app}")
-    config_dir = home / "config"
-    config_dir.mkdir(parents=True, exist_ok=True)
-    (config_dir / "jupyter_server_config.py").write_text(SERVER_CONFIG)
-    (config_dir / "labconfig").mkdir(exist_ok=True)
     # Notebook 7 builds its terminal plugins on Lab's: with those off, its own fail to
     # start, and with its own off its settings break. It never asks for a terminal unasked.
-    page_config = PAGE_CONFIG if app == "lab" else {}
-    (config_dir / "labconfig" / "page_config.json").write_text(json.dumps(page_config))
-    for name, settings in USER_SETTINGS.items():
-        path = config_dir / "lab" / "user-settings" / name
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(json.dumps(settings))
+    write_lab_config(home / "config", page_config=PAGE_CONFIG if app == "lab" else {})
 
     port = free_port()
     command = [
@@ -303,18 +312,21 @@ def start_lab(
     )  # fmt: skip
 
 
-def spawn_server(command, *, name, root, home, port, ready, timeout: float) -> LabServer:
+def spawn_server(
+    command, *, name, root, home, port, ready, timeout: float, env: dict[str, str] | None = None
+) -> LabServer:
     """Run a server `command` in its own process group; return it once ready(server) is true.
 
-    Its output goes to home/<name>.log. Raises RuntimeError with the end of that
-    log if the server exits, or is not ready within `timeout` seconds.
+    Its environment is `env`, by default lab_environment(home). Its output goes to
+    home/<name>.log. Raises RuntimeError with the end of that log if the server
+    exits, or is not ready within `timeout` seconds.
     """
     log_path = home / f"{name.replace(' ', '-')}.log"
     with open(log_path, "wb") as log:
         process = subprocess.Popen(
             command,
             cwd=root,
-            env=lab_environment(home),
+            env=lab_environment(home) if env is None else env,
             stdin=subprocess.DEVNULL,
             stdout=log,
             stderr=subprocess.STDOUT,

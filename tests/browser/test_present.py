@@ -30,9 +30,9 @@ from tinyinit.present import PRESETS, app_path, voila_command
 
 pytestmark = pytest.mark.browser
 
-# Voila's page asks a CDN for Font Awesome's v4 shims; offline, only that fails
-# (icons fall back to none). Anything else that fails to load is a finding.
-OFFLINE_CDN = ("cdn.jsdelivr.net/npm/@fortawesome/",)
+# The app serves its own Font Awesome and MathJax (tinyinit.present.offline_template), so
+# nothing may fail to load; tests/browser/test_offline.py refuses the web outright.
+OFFLINE_CDN: tuple[str, ...] = ()
 NET_ERROR = "Failed to load resource: net::ERR_"
 
 DEPTH_READOUT = ".tinyinit-explorer .tinyinit-readout"

@@ -1,0 +1,344 @@
+"""The student edition (`make student`) and the exercises' checks.
+
+The exercises are discovered in notebooks/*.ipynb (an answer cell with nbgrader's solution
+markers, then its `with Check("Exercise N"):` cell), so a new notebook is covered as soon as
+it is there. What cannot be discovered is a *typical wrong answer* for each exercise, and the
+words of the hint it must get: they are kept below, one per exercise, and an exercise without
+one fails `test_every_exercise_has_a_typical_wrong_answer_here`.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import shutil
+import subprocess
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import nbformat
+import pytest
+from nbclient import NotebookClient
+
+ROOT = Path(__file__).resolve().parent.parent
+NOTEBOOKS = ROOT / "notebooks"
+SCRIPT = ROOT / "scripts" / "make_student.py"
+
+
+def load_script():
+    spec = importlib.util.spec_from_file_location("make_student", SCRIPT)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module  # dataclasses look their module up there
+    spec.loader.exec_module(module)
+    return module
+
+
+ms = load_script()
+TEACHER = sorted(NOTEBOOKS.glob("*.ipynb"))
+STEMS = [p.stem for p in TEACHER]
+
+# notebook -> exercise -> (the solution region as a student might write it wrongly,
+#                           words the hint it gets must contain)
+WRONG_ANSWERS: dict[str, dict[str, tuple[str, str]]] = {
+    "01_variance_of_a_sum": {
+        "Exercise 1": ("answer_1 = (1 + slope) / 2", "slope**2"),
+        "Exercise 2": ("answer_2 = 1 / math.sqrt(100)", "not Var(x) = 1"),
+        "Exercise 3": ("answer_3 = math.sqrt(2 / 300)", "sqrt(3) times the standard deviation"),
+    },
+    "02_hand_example_4x3": {
+        "Exercise 1": (
+            "answer_shape, answer_fans, answer_std = (5, 2), (2, 5), math.sqrt(2 / 7)",
+            "one row per output",
+        ),
+        "Exercise 2": ("answer_var = Fraction(2)", "each output still sums n_in = 3 products"),
+        "Exercise 3": ("answer_conv_std = math.sqrt(2 / 3)", "your fan_in counts only the input"),
+    },
+    "03_signal_through_depth": {
+        "Exercise 1": ("answer_1 = 0.5", "keeps slope**2"),
+        "Exercise 2": ("answer_2 = 4.0**20", "each ReLU keeps half"),
+        "Exercise 3": (
+            "answer_3_factor = 256 * 0.02**2\nanswer_3_layer = 43",
+            "what the ReLU keeps",
+        ),
+    },
+    "05_gains_from_first_principles": {
+        "Exercise 1": ("answer_1 = math.sqrt(2)", "ELU is not ReLU"),
+        "Exercise 2": ("answer_2 = gain_for_fixed_point('tanh', 0.5)", "not the pre-activations'"),
+        "Exercise 3": ("answer_3 = 8 / 24", "compare the two fan-ins"),
+    },
+    "06_residual_stream": {
+        "Exercise 1": ("answer_1 = 0.02 / math.sqrt(24)", "N blocks make 2N additions"),
+        "Exercise 2": ("answer_2 = 100", "each block adds two branches"),
+        "Exercise 3": ("answer_3 = 1 + 12 * (1 / 12)", "12 blocks make 24 additions"),
+    },
+    "07_transformer_init": {
+        "Exercise 1": ("answer_1 = math.sqrt(2 / 2048)", "He's fan_in is 512"),
+        "Exercise 2": ("answer_2 = 2 / 0.02**2", "2 / (n + n) = 1 / n"),
+        "Exercise 3": (
+            "answer_3 = 4 * 64 * 0.02**2 * gelu_mean_square(2.0)",
+            "0.02 / sqrt(2N), not 0.02",
+        ),
+    },
+    "08_init_and_learning_rate": {
+        "Exercise 1": ("answer_1 = 0.01 / math.sqrt(1024 / 64)", "(not its root)"),
+        "Exercise 2": ("answer_2 = 1e-3 * 4096", "eta * n * E|h|"),
+        "Exercise 3": (
+            "after_one_step = []\n"
+            "for width in (64, 256, 1024):\n"
+            "    weights = init_mlp(16, width, 4, 2, 'standard', PCG32(0))\n"
+            "    lrs = layer_learning_rates(0.01, 2, 'standard', 'adam', width=width,"
+            " base_width=64)\n"
+            "    after_one_step.append(train(weights, x_task, t_task, lrs, 'adam', 1)[2][1, -1])\n"
+            "answer_3 = max(after_one_step) / min(after_one_step)",
+            "use the muP initialization",
+        ),
+    },
+    "09_pitfalls_lab": {
+        "Exercise 1": (
+            "fan_in, fan_out = fans(shape)\n"
+            "a = gain * math.sqrt(2.0 / (fan_in + fan_out))\n"
+            "w = np.array([-a + 2.0 * a * rng.uniform() for _ in range(math.prod(shape))])\n"
+            "return w.reshape(shape).astype(np.float32)",
+            "names the pitfall",
+        ),
+        "Exercise 2": (
+            "fan_in, fan_out = fans(shape)\n"
+            "std = calculate_gain(nonlinearity) / math.sqrt(fan_in)\n"
+            "rows = [std * normal(rng, shape[-1]) for _ in range(math.prod(shape[:-1]))]\n"
+            "return np.array(rows).reshape(shape).astype(np.float32)",
+            "names the pitfall",
+        ),
+        "Exercise 3": ("return base_std / math.sqrt(n_layers)", "names the pitfall"),
+    },
+    "10_appendix_generator_bits": {
+        "Exercise 1": (
+            "answer_w0 = np.float32(-a + 2 * a * uniform_from_words(second_word, first_word))",
+            "in the order they were drawn",
+        ),
+        "Exercise 2": ("answer_z1 = r * math.cos(2 * math.pi * u1)", "the sine of the same t"),
+        "Exercise 3": ("answer_words = 12", "each uniform takes two words"),
+    },
+}
+
+
+def teacher(stem: str):
+    return nbformat.read(NOTEBOOKS / f"{stem}.ipynb", as_version=4)
+
+
+# --- the edition itself ---------------------------------------------------------------------
+
+
+def tracked_files() -> list[Path]:
+    listed = subprocess.run(
+        ["git", "ls-files", "--cached", "--others", "--exclude-standard"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.splitlines()
+    return [Path(name) for name in listed if (ROOT / name).is_file()]
+
+
+@pytest.fixture(scope="module")
+def student(tmp_path_factory) -> Path:
+    """`make student` run in a copy of the checkout (what git tracks, nothing built or ignored)."""
+    if shutil.which("make") is None or not (ROOT / ".git").exists():
+        pytest.fail("`make` and a git checkout are needed to test `make student`")
+    checkout = tmp_path_factory.mktemp("checkout")
+    for name in tracked_files():
+        (checkout / name).parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy2(ROOT / name, checkout / name)
+    assert not (checkout / "student").exists()
+    venv = Path(sys.prefix)
+    # -o: the venv this test runs in is taken as installed; never reinstall it from the copy.
+    run = subprocess.run(
+        ["make", "student", f"VENV={venv}", "-o", f"{venv}/.runtime"],
+        cwd=checkout,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert run.returncode == 0, run.stdout + run.stderr
+    assert "student notebooks" in run.stdout
+    return checkout / "student"
+
+
+def test_make_student_writes_one_notebook_per_notebook(student):
+    assert sorted(p.name for p in student.glob("*.ipynb")) == sorted(p.name for p in TEACHER)
+
+
+def test_student_edition_is_ignored_by_git():
+    ignored = subprocess.run(
+        ["git", "check-ignore", "student/01_variance_of_a_sum.ipynb"], cwd=ROOT, capture_output=True
+    )
+    assert ignored.returncode == 0, "student/ must be in .gitignore"
+
+
+@pytest.mark.parametrize("stem", STEMS)
+def test_no_line_of_any_solution_survives(student, stem):
+    nb = teacher(stem)
+    given = {
+        line.strip()
+        for cell in nb.cells
+        if not ms.has_solution(cell)
+        for line in cell.source.splitlines()
+    }
+    out = nbformat.read(student / f"{stem}.ipynb", as_version=4)
+    kept = {line.strip() for cell in out.cells for line in cell.source.splitlines()}
+    lines = [line.strip() for cell in nb.cells for line in ms.solution_lines(cell.source)]
+    secret = [line for line in lines if line and not line.startswith("#") and line not in given]
+    assert secret, f"{stem}: no solution lines found"
+    assert [line for line in secret if line in kept] == []
+    assert ms.BEGIN not in nbformat.writes(out) and ms.END not in nbformat.writes(out)
+
+
+@pytest.mark.parametrize("stem", STEMS)
+def test_only_the_exercise_cells_change_and_lose_their_outputs(student, stem):
+    nb, out = teacher(stem), nbformat.read(student / f"{stem}.ipynb", as_version=4)
+    found = ms.exercises(nb)
+    exercise_cells = {e.answer for e in found} | {e.check for e in found}
+    assert len(out.cells) == len(nb.cells)
+    for i, (before, after) in enumerate(zip(nb.cells, out.cells, strict=True)):
+        if i in exercise_cells:
+            assert after.outputs == [], f"{stem} cell {i}: outputs kept"
+        else:
+            assert after == before, f"{stem} cell {i} changed"
+    for e in found:
+        assert "raise NotImplementedError()" in out.cells[e.answer].source
+        assert out.cells[e.check].source == nb.cells[e.check].source
+    assert out.metadata == nb.metadata  # stored widget state: sliders show before a run
+
+
+@pytest.mark.parametrize("stem", STEMS)
+def test_every_notebook_has_at_least_three_exercises(stem):
+    names = [e.name for e in ms.exercises(teacher(stem))]
+    assert len(names) >= 3, f"{stem}: {names}"
+    assert len(set(names)) == len(names), f"{stem}: exercise names repeat: {names}"
+
+
+def test_every_exercise_has_a_typical_wrong_answer_here():
+    missing = [
+        f"{stem}: {e.name}"
+        for stem in STEMS
+        for e in ms.exercises(teacher(stem))
+        if e.name not in WRONG_ANSWERS.get(stem, {})
+    ]
+    assert not missing, f"add a typical wrong answer and its hint to WRONG_ANSWERS: {missing}"
+
+
+def test_the_transformation_follows_nbgrader():
+    source = "x = 1\n### BEGIN SOLUTION\ny = 2\n### END SOLUTION\nprint(x)"
+    assert ms.fill_solutions(source, ms.CODE_STUB) == (
+        "x = 1\n# YOUR CODE HERE\nraise NotImplementedError()\nprint(x)"
+    )
+    for broken in ["### BEGIN SOLUTION\ny = 2", "y = 2\n### END SOLUTION"]:
+        with pytest.raises(ValueError, match="without"):
+            ms.fill_solutions(broken, ms.CODE_STUB)
+    nb = nbformat.v4.new_notebook(
+        cells=[nbformat.v4.new_code_cell("### BEGIN SOLUTION\nanswer = 1\n### END SOLUTION")]
+    )
+    with pytest.raises(ValueError, match="followed by a check cell"):
+        ms.exercises(nb)
+
+
+# --- running it: the student's notebook, then each check fed a wrong and a right answer ----
+
+
+@dataclass
+class Run:
+    """What one run of a student notebook, then of its checks, produced."""
+
+    errors: dict[int, list[str]] = field(default_factory=dict)  # cell -> [ename: evalue]
+    wrong: dict[str, list] = field(default_factory=dict)  # exercise -> outputs of its check
+    right: dict[str, list] = field(default_factory=dict)
+
+
+def errors_of(outputs) -> list[str]:
+    return [f"{o.ename}: {o.evalue}" for o in outputs if o.output_type == "error"]
+
+
+def text_of(outputs) -> str:
+    return "".join(o.get("text", "") + o.get("evalue", "") for o in outputs)
+
+
+def execute(client, source: str, index: int) -> list:
+    cell = nbformat.v4.new_code_cell(source)
+    client.execute_cell(cell, index)
+    return cell.outputs
+
+
+@pytest.fixture(scope="module", params=STEMS)
+def run(request) -> tuple[str, Run]:
+    """One kernel per notebook: the student edition top to bottom (errors allowed), then, from
+    the first exercise on, every cell again with each check fed first the typical wrong answer,
+    then the teacher's solution."""
+    stem = request.param
+    nb = teacher(stem)
+    found = ms.exercises(nb)
+    student_nb = ms.student_notebook(nb)
+    result = Run()
+    client = NotebookClient(
+        student_nb,
+        timeout=600,
+        kernel_name="python3",
+        allow_errors=True,
+        resources={"metadata": {"path": str(NOTEBOOKS)}},
+    )
+    with client.setup_kernel():
+        for i, cell in enumerate(student_nb.cells):
+            if cell.cell_type == "code":
+                client.execute_cell(cell, i)
+                if errors_of(cell.outputs):
+                    result.errors[i] = errors_of(cell.outputs)
+        if found:
+            by_answer = {e.answer: e for e in found}
+            checks = {e.check for e in found}
+            for i in range(found[0].answer, len(nb.cells)):
+                cell = nb.cells[i]
+                if cell.cell_type != "code" or i in checks:
+                    continue
+                if i in by_answer:
+                    e = by_answer[i]
+                    wrong = WRONG_ANSWERS.get(stem, {}).get(e.name)
+                    if wrong is not None:
+                        execute(client, ms.fill_solutions(cell.source, wrong[0].splitlines()), i)
+                        result.wrong[e.name] = execute(client, nb.cells[e.check].source, e.check)
+                    execute(client, cell.source, i)
+                    result.right[e.name] = execute(client, nb.cells[e.check].source, e.check)
+                else:
+                    execute(client, cell.source, i)
+    return stem, result
+
+
+def test_student_notebook_runs_with_no_error_but_the_unanswered_exercises(run):
+    stem, result = run
+    found = ms.exercises(teacher(stem))
+    answers, checks = {e.answer for e in found}, {e.check for e in found}
+    for i, errors in result.errors.items():
+        for error in errors:
+            if i in answers:
+                assert error.startswith("NotImplementedError"), f"{stem} cell {i}: {error}"
+            else:
+                assert i in checks and error.startswith("Unanswered"), f"{stem} cell {i}: {error}"
+    # Each unanswered exercise says so, where the student runs it.
+    assert {i for i in result.errors if i in answers} == answers
+
+
+def test_every_check_passes_with_the_teachers_solution(run):
+    stem, result = run
+    for e in ms.exercises(teacher(stem)):
+        outputs = result.right[e.name]
+        assert not errors_of(outputs), f"{stem} {e.name}: {errors_of(outputs)}"
+        assert f"✓ {e.name}: correct." in text_of(outputs)
+
+
+def test_every_check_fails_a_typical_wrong_answer_with_its_hint(run):
+    stem, result = run
+    for e in ms.exercises(teacher(stem)):
+        if e.name not in WRONG_ANSWERS.get(stem, {}):
+            continue  # reported by test_every_exercise_has_a_typical_wrong_answer_here
+        outputs, hint = result.wrong[e.name], WRONG_ANSWERS[stem][e.name][1]
+        errors = errors_of(outputs)
+        assert errors, f"{stem} {e.name}: the wrong answer passed"
+        assert errors[0].startswith(f"NotYet: {e.name}: not yet"), f"{stem} {e.name}: {errors}"
+        assert hint in errors[0], f"{stem} {e.name}: hint {hint!r} not in {errors[0]!r}"
