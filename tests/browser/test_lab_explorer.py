@@ -143,9 +143,9 @@ def test_pins_and_the_histogram_view_work_in_the_browser(page, console, lab_serv
     explorer.locator(".tinyinit-pin").first.click()
     expect(caption).to_contain_text("pinned:", timeout=TIMEOUT_MS)
     picture = wait_for_stable_screenshot(canvas)
-    select = explorer.locator("select").first  # the initializer
-    current = select.input_value()
-    select.select_option("kaiming_fan_in" if current != "kaiming_fan_in" else "xavier_normal")
+    select = explorer.locator("select").first  # the initializer: Xavier uniform, after reset
+    kaiming = 2  # Xavier uniform, Xavier normal, Kaiming normal fan_in, ...
+    select.select_option(index=kaiming if select.evaluate("e => e.selectedIndex") != kaiming else 1)
     expect(readout).to_contain_text(re.compile(r"ends .*\(pin 1\) at layer"), timeout=TIMEOUT_MS)
     wait_for_screenshot_change(canvas, picture, timeout=TIMEOUT_MS / 1000)
     assert faded_pin_pixels(wait_for_stable_screenshot(canvas)) > 100, "no pinned curve drawn"
