@@ -239,7 +239,7 @@ def measure(
                 console = ConsoleLog(page)
                 started = time.perf_counter()
                 open_notebook(page, server, NOTEBOOK)
-                run_all_cells(page)
+                run_all_cells(page, timeout=300)
                 canvas = mpl_canvas(page, EXPLORER)
                 canvas.wait_for(state="visible", timeout=60_000)
                 page.locator(f"{EXPLORER} .tinyinit-readout").first.wait_for(timeout=60_000)
