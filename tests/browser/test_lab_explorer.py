@@ -155,7 +155,8 @@ def test_pins_and_the_histogram_view_work_in_the_browser(page, console, lab_serv
     # The histogram view: its own canvas comes up, and the depth slider drives it.
     explorer.locator(".tinyinit-view button", has_text="histograms").first.click()
     expect(caption).to_contain_text("rms at layers", timeout=TIMEOUT_MS)
-    histograms = mpl_canvas(page, EXPLORER)
+    # The view is the layout's last child: its canvas is the explorer's last one.
+    histograms = page.locator(f"{EXPLORER} .jupyter-matplotlib-canvas-div canvas").last
     expect(histograms).to_be_visible(timeout=TIMEOUT_MS)
     shot, text = wait_for_stable_screenshot(histograms), caption.inner_text()
     press_on_slider(page, "tinyinit-depth", "ArrowLeft")
