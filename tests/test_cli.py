@@ -199,3 +199,13 @@ def test_seed_by_seed_equals_all_at_once():
     at_once = simulate(seeds=3, **settings)
     assert stepwise.seeds == at_once.seeds
     np.testing.assert_array_equal(stepwise.per_seed, at_once.per_seed)
+
+
+def test_kaiming_auto_gain_for_gelu_and_silu_is_the_quadrature_gain():
+    from tinyinit.cli import resolve_gain
+    from tinyinit.gains import single_layer_gain
+
+    for name in ("gelu", "silu"):
+        assert name in ACTIVATIONS
+        assert resolve_gain(None, "kaiming_fan_in", name) == single_layer_gain(name)
+        assert resolve_gain(None, "xavier_normal", name) == 1.0  # Xavier's own default

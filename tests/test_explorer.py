@@ -20,7 +20,7 @@ from PIL import Image  # noqa: E402
 
 from tinyinit import calculate_gain  # noqa: E402
 from tinyinit.explorer import DepthExplorer, depth_explorer, readout_lines  # noqa: E402
-from tinyinit.plots import DepthPlot, compare_figure, png_bytes  # noqa: E402
+from tinyinit.plots import PIN_ALPHA, DepthPlot, compare_figure, png_bytes  # noqa: E402
 from tinyinit.propagation import UnitWeights, simulate  # noqa: E402
 
 CONTROLS = ("initializer", "activation", "gain", "std", "depth", "width", "seeds", "direction")
@@ -313,3 +313,187 @@ def test_a_gain_given_at_start_is_kept():
     assert explorer.gain.value == 2.0 and explorer.result.gain == 2.0
     default = depth_explorer(initializer="kaiming_fan_in", activation="tanh", width=16, depth=4)
     assert default.gain.value == pytest.approx(5 / 3)
+
+
+# --- compare: pins ----------------------------------------------------------------------------
+
+
+def test_a_pin_keeps_the_curve_faded_and_named_and_the_readout_compares(ex):
+    xavier = ex.result
+    ex.pin_button.click()
+    with ex.hold():
+        ex.initializer.value = "kaiming_fan_in"  # the gain follows: sqrt(2)
+    line = ex.plot.pin_lines[0]
+    np.testing.assert_array_equal(line.get_ydata(), xavier.median)
+    assert line.get_alpha() < 1 and line.get_color() != ex.plot.median_line.get_color()
+    assert "pinned: Xavier uniform + relu, gain 1, depth 20" in ex.caption.value
+    gap = math.log2(ex.result.measured_end / xavier.measured_end)
+    assert 18 < gap < 22  # ReLU halves per layer under Xavier, not under Kaiming
+    assert f"ends 2^{gap:.1f} above Xavier uniform, gain 1 (pin 1) at layer 20" in ex.readout.value
+    bottom, top = ex.plot.ax.get_ylim()
+    assert bottom < xavier.measured_end and top > ex.result.measured_end  # both in view
+
+
+def test_at_most_four_pins_oldest_first_out_and_clear_removes_them(ex):
+    for gain in (1.0, 1.1, 1.2, 1.3, 1.4):
+        ex.gain.value = gain
+        ex.pin()
+    assert [p.gain for p in ex.pins] == [1.1, 1.2, 1.3, 1.4]
+    assert all(len(line.get_xdata()) == 21 for line in ex.plot.pin_lines)
+    ex.clear_pins_button.click()
+    assert ex.pins == [] and all(len(line.get_xdata()) == 0 for line in ex.plot.pin_lines)
+    assert "pin" not in ex.readout.value
+
+
+def test_pins_of_the_other_direction_are_kept_but_not_drawn(ex):
+    ex.pin()
+    ex.direction.value = "backward"
+    assert len(ex.pins) == 1 and len(ex.plot.pin_lines[0].get_xdata()) == 0
+    ex.direction.value = "forward"
+    assert len(ex.plot.pin_lines[0].get_xdata()) == 21
+
+
+def test_snapshot_draws_the_pins_in_its_legend(ex):
+    ex.pin()
+    ex.gain.value = 1.5
+    picture = Image.open(io.BytesIO(ex.snapshot())).convert("RGB")
+    faded = PIN_ALPHA * np.array([44, 160, 44]) + (1 - PIN_ALPHA) * 255  # C2 over white
+    green = np.abs(np.asarray(picture, dtype=int) - faded).sum(axis=-1) < 30
+    assert green.sum() > 50
+
+
+# --- inside the layers ---------------------------------------------------------------------------
+
+
+def test_backward_view_shows_the_weight_gradient_beside_dloss_dh(ex):
+    ex.initializer.value = "kaiming_fan_in"
+    ex.direction.value = "backward"
+    r = ex.result
+    measured, theory = r.weight_median[1:], r.weight_theory[1:]
+    np.testing.assert_array_equal(ex.plot.weight_line.get_ydata(), measured)
+    # Width 64, 3 seeds x 16 samples: each layer within a factor 2, on average within 20%.
+    assert np.all(np.abs(np.log2(measured / theory)) < 1)
+    assert abs(np.mean(np.log(measured / theory))) < 0.2
+    assert "weight gradient" in ex.caption.value
+    ex.direction.value = "forward"
+    assert len(ex.plot.weight_line.get_xdata()) == 0 and "weight gradient" not in ex.caption.value
+
+
+def test_weight_gradient_is_delta_times_h_per_sample():
+    """Against the weight gradient formed entry by entry, for one sample at a time."""
+    from tinyinit.propagation import GRADIENT_STREAM, INPUT_STREAM, layer_weights, unit_batch
+
+    width, depth, seed = 16, 3, 1
+    r = simulate("tanh", "xavier_normal", gain=1.3, n_layers=depth, width=width, seeds=[seed],
+                 batch=4, direction="backward", cache=UnitWeights())  # fmt: skip
+    weights = [layer_weights("xavier_normal", width, k, seed, gain=1.3) for k in (1, 2, 3)]
+    hs, zs = [unit_batch(width, 4, seed, INPUT_STREAM)], []
+    for w in weights:
+        zs.append(w @ hs[-1])
+        hs.append(np.tanh(zs[-1]))
+    g = unit_batch(width, 4, seed, GRADIENT_STREAM)
+    expected = {}
+    for layer in (3, 2, 1):
+        delta = (1 - np.tanh(zs[layer - 1]) ** 2) * g
+        per_sample = [np.outer(delta[:, b], hs[layer - 1][:, b]) for b in range(4)]
+        expected[layer] = np.mean([np.mean(d**2) for d in per_sample])
+        g = weights[layer - 1].T @ delta
+    for layer, value in expected.items():
+        assert r.weight_per_seed[0, layer] == pytest.approx(value, rel=1e-12)
+    assert r.per_seed[0, 0] == pytest.approx(np.mean(g**2), rel=1e-12)
+
+
+def test_histogram_view_shows_four_layers_on_shared_axes(ex):
+    ex.view.value = "histograms"
+    assert ex._view is not None and ex.app.children[-1] is ex._view
+    r = ex.result
+    assert sorted(r.samples) == [1, 7, 14, 20]
+    assert len(r.samples[20]) == 3 * 16 * 64  # seeds x batch x width
+    axes = ex.histogram.axes
+    assert all(ax.get_xlim() == axes[0].get_xlim() for ax in axes)
+    notes = [note.get_text() for note in ex.histogram.notes]
+    assert [n.splitlines()[0] for n in notes] == ["layer 1", "layer 7", "layer 14", "layer 20"]
+    for note, layer in zip(notes, (1, 7, 14, 20)):  # ReLU: half the units are off
+        dead = 100 * np.mean(r.samples[layer] == 0)
+        assert 40 < dead < 60 and f"dead (h = 0) {dead:.0f}%" in note
+    assert "rms at layers 1, 7, 14, 20" in ex.caption.value
+    ex.depth.value = 40  # live with the same sliders
+    assert [n.get_text().splitlines()[0] for n in ex.histogram.notes][-1] == "layer 40"
+
+
+def test_histogram_view_counts_saturated_tanh_units(ex):
+    with ex.hold():
+        ex.view.value = "histograms"
+        ex.activation.value = "tanh"
+        ex.gain.value = 3.0
+    r = ex.result
+    saturated = 100 * np.mean(np.abs(r.samples[20]) > 0.97)
+    assert saturated > 30
+    assert f"|h| > 0.97: {saturated:.0f}%" in ex.histogram.notes[-1].get_text()
+    assert ex.histogram.axes[0].get_xlim() == (-1.0, 1.0)  # tanh stays in (-1, 1)
+
+
+def test_histogram_view_backward_shows_gradients(ex):
+    with ex.hold():
+        ex.view.value = "histograms"
+        ex.direction.value = "backward"
+    assert sorted(ex.result.samples) == [0, 6, 13, 19]
+    assert "gradients" in ex.caption.value
+    assert ex.histogram.notes[0].get_text() == "layer 19"
+
+
+def test_histogram_update_blits_when_the_axes_stay():
+    from tinyinit.plots import HistogramPlot, histogram_layers
+
+    plot = HistogramPlot(decorated=False)
+    full_draws = []
+    plot.figure.canvas.mpl_connect("draw_event", lambda event: full_draws.append(event))
+    tanh = dict(activation="tanh", n_layers=9, width=32, seeds=1,
+                sample_layers=histogram_layers(9, "forward"))  # fmt: skip
+    plot.update(simulate(gain=1.2, **tanh))
+    plot.update(simulate(gain=1.21, **tanh))
+    assert len(full_draws) == 1
+    blitted = np.asarray(plot.figure.canvas.buffer_rgba()).copy()
+    plot.figure.canvas.draw()
+    assert np.array_equal(blitted, np.asarray(plot.figure.canvas.buffer_rgba()))
+
+
+# --- fast in the browser: a drag is one update ---------------------------------------------------
+
+
+def test_changes_from_the_browser_fold_into_one_update(ex):
+    import asyncio
+
+    async def drag():
+        before = ex.updates
+        for depth in range(21, 41):  # what a fast drag sends: one message per value
+            ex.depth.set_state({"value": depth})
+        assert ex.updates == before  # deferred while messages are still coming
+        await asyncio.sleep(0)
+        assert ex.updates == before + 1 and ex.result.n_layers == 40
+
+    asyncio.run(drag())
+    before = ex.updates
+    ex.depth.value = 12  # from the kernel (a notebook cell): at once
+    assert ex.updates == before + 1 and ex.result.n_layers == 12
+
+
+# --- GELU and SiLU -------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("name", ["gelu", "silu"])
+def test_gelu_and_silu_start_kaiming_at_the_quadrature_gain_labelled_so(ex, name):
+    from tinyinit.gains import single_layer_gain
+
+    assert name in ex.activation.options
+    with pytest.raises(ValueError):
+        calculate_gain(name)  # torch's table, and its error, are kept
+    with ex.hold():
+        ex.initializer.value = "kaiming_fan_in"
+        ex.activation.value = name
+    assert ex.gain.value == pytest.approx(single_layer_gain(name), rel=1e-12)
+    assert "quadrature" in ex.gain_hint.value and "not in torch's table" in ex.gain_hint.value
+    # The mean-field theory covers them: measured and predicted agree 20 layers down.
+    r = ex.result
+    assert np.isfinite(r.theory).all()
+    assert abs(math.log2(r.measured_end / r.theory_end)) < 0.5

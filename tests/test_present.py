@@ -31,6 +31,7 @@ def test_the_classic_demonstrations_are_offered(app):
     assert list(PRESETS) == [
         "Xavier + ReLU: collapse",
         "Kaiming + ReLU: kept",
+        "Xavier vs Kaiming + ReLU",
         "tanh: gain 1 vs 5/3",
         "Residual stream: with and without 1/sqrt(2N)",
     ]
@@ -64,6 +65,23 @@ def test_tanh_gain_1_drains_and_5_3_settles(app):
     # Module card: about 0.026 after 20 layers with gain 1, near 0.42 with 5/3.
     assert drained == pytest.approx(0.026, abs=0.003)
     assert settled == pytest.approx(0.42, abs=0.03)
+    # The demonstration ends with both curves on one plot: gain 1 pinned under 5/3.
+    [pinned] = app.depth.pins
+    assert (pinned.activation, pinned.gain, pinned.theory_end) == ("tanh", 1.0, drained)
+    assert "gain 1.67 ends 2^" in app.depth.readout.value
+    app.step.index = 0  # back to the first step: nothing pinned
+    assert app.depth.pins == []
+
+
+def test_xavier_against_kaiming_ends_with_both_curves(app):
+    app.choose("Xavier vs Kaiming + ReLU", step=1)
+    [xavier] = app.depth.pins
+    assert xavier.initializer == "xavier_uniform"
+    assert app.depth.result.initializer == "kaiming_fan_in"
+    assert len(app.depth.plot.pin_lines[0].get_xdata()) == 21  # drawn, layers 0 .. 20
+    assert "above Xavier uniform" in app.depth.readout.value
+    app.choose("Xavier + ReLU: collapse")  # another demonstration starts clean
+    assert app.depth.pins == []
 
 
 def test_residual_stream_grows_without_the_scaling_and_not_with_it(app):
@@ -77,6 +95,10 @@ def test_residual_stream_grows_without_the_scaling_and_not_with_it(app):
     assert grown == pytest.approx(1 + 2 * 48, rel=0.1)  # 1 + 2N
     assert kept == pytest.approx(2.0, rel=0.1)  # Var(x0) + 1
     assert "1/√(2N)" in app.says.value
+    # Both curves end on one plot, on the y axis of the unscaled one.
+    assert app.residual.both.value is True
+    assert app.residual.other_line.get_ydata()[-1] == pytest.approx(grown)
+    assert app.residual.ax.get_ylim()[1] > grown
 
 
 def test_one_preset_costs_one_redraw(app):

@@ -210,3 +210,21 @@ def test_explorer_widgets_have_tooltips_and_css_classes(stack):
     for w in (explorer.blocks, explorer.scaling, explorer.readout):
         assert w.tooltip
     plt.close(explorer.fig)
+
+
+def test_explorer_keeps_its_y_axis_across_the_toggle_and_can_show_both(stack):
+    import matplotlib.pyplot as plt
+
+    explorer = ResidualStreamExplorer(stack, n_layers=24, scaled=False)
+    unscaled_limits = explorer.ax.get_ylim()
+    explorer.scaling.value = True
+    assert explorer.ax.get_ylim() == unscaled_limits  # only the curve moves
+    assert unscaled_limits[1] > explorer.curves(24, False)[0].max()
+    assert len(explorer.other_line.get_xdata()) == 0
+    explorer.both.value = True
+    np.testing.assert_array_equal(explorer.other_line.get_ydata(), explorer.curves(24, False)[0])
+    labels = [t.get_text() for t in explorer.ax.get_legend().get_texts()]
+    assert "measured, with 1/√(2N)" in labels and "measured, without 1/√(2N)" in labels
+    assert "without 1/√(2N):" in explorer.readout.value
+    assert "tinyinit-both" in explorer.both._dom_classes and explorer.both.tooltip
+    plt.close(explorer.fig)

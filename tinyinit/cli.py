@@ -26,7 +26,7 @@ from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 
 from .activations import ACTIVATIONS
-from .propagation import INITIALIZERS, DepthResult, default_gain, simulate
+from .propagation import INITIALIZERS, DepthResult, simulate, suggested_gain
 
 __all__ = ["depth_figure", "main", "parse_gain", "resolve_gain", "simulate_with_progress"]
 
@@ -86,7 +86,7 @@ def resolve_gain(gain: float | None, initializer: str, activation: str) -> float
     """
     if gain is not None:
         return float(gain)
-    return default_gain(activation) if initializer.startswith("kaiming") else 1.0
+    return suggested_gain(activation)[0] if initializer.startswith("kaiming") else 1.0
 
 
 def simulate_with_progress(

@@ -17,13 +17,30 @@ cell can drive it exactly as a hand on a slider does:
     ex.depth.value = 50
     ex.result.measured_end, ex.readout.value
 
+Compare: "pin" keeps the current curve on the plot, faded and named, up to
+four; the readout then says how far the current curve ends from each pin
+("Kaiming normal, fan_in ends 2^19.6 above Xavier uniform at layer 20").
+"clear pins" removes them.
+
+Inside the layers: the "histograms" view shows the values themselves (the
+activations forward, the gradients backward) at four layers along the depth, on
+shared axes, with the fraction of dead ReLU or saturated tanh units; the same
+sliders drive it. Backward, the curve view adds the weight gradient's mean
+square per layer, what a training step would move each weight by.
+
 With ipympl (`%matplotlib widget`) the figure is a live canvas. Under any other
 backend (inline, Agg) the figure is rendered to a PNG shown in an image widget,
 so the explorer still works, only less smoothly.
+
+A slider dragged in the browser sends a change per pixel; the kernel answers
+the latest only (`DepthExplorer.update` is deferred for changes that come from
+the browser, and the changes that arrive meanwhile fold into one update), so a
+drag never leaves a queue of stale pictures behind it.
 """
 
 from __future__ import annotations
 
+import asyncio
 import html
 import math
 from contextlib import contextmanager
@@ -35,19 +52,28 @@ from matplotlib.colors import to_hex, to_rgba
 
 from .activations import ACTIVATIONS
 from .plots import (
+    MAX_PINS,
+    PIN_ALPHA,
+    PIN_COLORS,
+    WEIGHT_COLOR,
+    WEIGHT_LABELS,
     DepthPlot,
+    HistogramPlot,
     edge_note,
+    histogram_layers,
     legend_labels,
+    pin_label,
     png_bytes,
     quantity_label,
+    root_mean_square,
     settings_title,
 )
 from .propagation import (
     INITIALIZERS,
     DepthResult,
     UnitWeights,
-    default_gain,
     simulate,
+    suggested_gain,
 )
 from .residual import (
     ResidualStack,
@@ -101,7 +127,54 @@ def readout_lines(result: DepthResult) -> list[str]:
     return [first, second, third] + ([note] if note else [])
 
 
-def caption_html(result: DepthResult) -> str:
+def _short_name(result: DepthResult, other: DepthResult) -> str:
+    """The settings of `result` that differ from `other`'s, as few words as tell them apart."""
+    words = []
+    if result.initializer != other.initializer:
+        words.append(INITIALIZERS[result.initializer])
+    if result.activation != other.activation:
+        words.append(result.activation)
+    if result.initializer == "normal" and result.std != other.std:
+        words.append(f"std {result.std:.3g}")
+    elif result.initializer != "normal" and result.gain != other.gain:
+        words.append(f"gain {result.gain:.3g}")
+    # The readout speaks the slider's word, depth, for n_layers.
+    for name, field in (("width", "width"), ("depth", "n_layers")):
+        if getattr(result, field) != getattr(other, field):
+            words.append(f"{name} {getattr(result, field)}")
+    if len(result.seeds) != len(other.seeds):
+        words.append(f"{len(result.seeds)} seeds")
+    return ", ".join(words)
+
+
+def compare_line(result: DepthResult, pinned: DepthResult, number: int) -> str:
+    """How far `result` ends from pin `number`, in powers of 2, at the layer both reach.
+
+    >>> from tinyinit.propagation import simulate
+    >>> xavier = simulate("relu", "xavier_uniform", n_layers=20, width=64, seeds=1)
+    >>> kaiming = simulate("relu", "kaiming_fan_in", gain=2**0.5, n_layers=20, width=64, seeds=1)
+    >>> compare_line(kaiming, xavier, 1)
+    'Kaiming normal, fan_in, gain 1.41 ends 2^20.9 above Xavier uniform, gain 1 (pin 1) at layer 20'
+    """
+    now, then = _short_name(result, pinned) or "now", _short_name(pinned, result)
+    then = f"{then} (pin {number})" if then else f"pin {number}"
+    layer = min(result.n_layers, pinned.n_layers) if result.direction == "forward" else 0
+    a, b = float(result.median[layer]), float(pinned.median[layer])
+    if not (0 < a < math.inf and 0 < b < math.inf):
+        return f"{now} and {then} at layer {layer}: {_number(a)} and {_number(b)}"
+    ratio = math.log2(a / b)
+    if abs(ratio) < 0.05:
+        return f"{now} ends level with {then} at layer {layer} (2^{ratio:+.2f})"
+    where = "above" if ratio > 0 else "below"
+    return f"{now} ends 2^{abs(ratio):.1f} {where} {then} at layer {layer}"
+
+
+def _swatch(color: str, mark: str, alpha: float = 1.0) -> str:
+    r, g, b = (round(255 * v) for v in to_rgba(color)[:3])
+    return f'<span style="color:rgba({r},{g},{b},{alpha})">{mark}</span>'
+
+
+def caption_html(result: DepthResult, pins=()) -> str:
     """The figure's title and legend as HTML, shown above the live canvas.
 
     Text is what costs most in a matplotlib redraw; as HTML it costs nothing.
@@ -119,11 +192,43 @@ def caption_html(result: DepthResult) -> str:
         '<span style="color:black">╍╍</span>',
         '<span style="color:#737373">┈┈</span>',
     ]
+    labels = legend_labels(result)
+    if result.weight_per_seed is not None:
+        swatches += [_swatch(WEIGHT_COLOR, "■━"), _swatch(WEIGHT_COLOR, "┈┈")]
+        labels += list(WEIGHT_LABELS)
+    for slot, label in pins:
+        swatches.append(_swatch(PIN_COLORS[slot], "━━", PIN_ALPHA))
+        labels.append(f"pinned: {label}")
     legend = " &nbsp; ".join(
-        f"{swatch} {html.escape(label)}" for swatch, label in zip(swatches, legend_labels(result))
+        f'<span style="white-space:nowrap">{swatch} {html.escape(label)}</span>'
+        for swatch, label in zip(swatches, labels)
     )
     y = html.escape(quantity_label(result.direction))
     return f"<b>{html.escape(settings_title(result))}</b><br>y: {y}, log scale &nbsp; {legend}"
+
+
+def histogram_caption_html(result: DepthResult) -> str:
+    """The histogram view's title and key, as HTML above its canvas.
+
+    >>> from tinyinit.propagation import simulate
+    >>> r = simulate("relu", "xavier_uniform", n_layers=3, width=16, seeds=2, sample_layers=(1, 2, 3))
+    >>> "dead" in histogram_caption_html(r)
+    True
+    """
+    what = "activations hℓ" if result.direction == "forward" else "gradients ∂loss/∂hℓ"
+    key = (
+        f"the {what} at {len(histogram_layers(result.n_layers, result.direction))} layers, "
+        f"{len(result.seeds)} seeds × {result.batch} samples × {result.width} units each; "
+        "shared axes; bars: fraction of all values per bin"
+    )
+    layers = histogram_layers(result.n_layers, result.direction)
+    rms = ", ".join(f"{root_mean_square(result.samples[k]):.3g}" for k in layers)
+    key += f"; rms at layers {', '.join(map(str, layers))}: {rms}"
+    if result.direction == "forward" and result.activation == "relu":
+        key += "; dead: units with h = 0 exactly (left out of the bars)"
+    if result.direction == "forward" and result.activation == "tanh":
+        key += "; |h| > 0.97: saturated units, where tanh' < 0.06"
+    return f"<b>{html.escape(settings_title(result))}</b><br>{html.escape(key)}"
 
 
 def _is_widget_backend() -> bool:
@@ -135,8 +240,10 @@ class DepthExplorer:
     """Controls, readout and figure of the depth explorer; see the module docstring.
 
     Attributes a notebook may drive or read: initializer, activation, gain, std,
-    depth, width, seeds, direction (widgets); readout (HTML); figure, plot
-    (DepthPlot); result (the latest DepthResult); app (the whole layout).
+    depth, width, seeds, direction, view (widgets); pin_button, clear_pins_button;
+    pins (the pinned DepthResults, oldest first); readout (HTML); figure, plot
+    (DepthPlot); histogram (HistogramPlot); result (the latest DepthResult); app
+    (the whole layout).
 
     batch: samples per seed. cache: where unit matrices live (default: the
     explorer's own UnitWeights, kept as long as the explorer).
@@ -164,6 +271,7 @@ class DepthExplorer:
         width: int = 256,
         seeds: int = 3,
         direction: str = "forward",
+        view: str = "curves",
         batch: int = 16,
         cache: UnitWeights | None = None,
         figsize=(7.5, 4.6),
@@ -173,18 +281,20 @@ class DepthExplorer:
         self.png_fallback = png_fallback
         self.cache = UnitWeights() if cache is None else cache
         self.result: DepthResult | None = None
+        self.pins: list[DepthResult] = []
         self.updates = 0
         self._holding = 0  # open hold() blocks; updates wait for the last to close
+        self._pending = False  # an update is scheduled on the kernel's event loop
         if gain is None:
-            gain = default_gain(activation) if initializer in KAIMING else 1.0
+            gain = suggested_gain(activation)[0] if initializer in KAIMING else 1.0
         self.defaults = dict(
             initializer=initializer, activation=activation, gain=gain, std=std, depth=depth,
-            width=width, seeds=seeds, direction=direction,
+            width=width, seeds=seeds, direction=direction, view=view,
         )  # fmt: skip
         self._build_controls(**self.defaults)
         self._build_figure(figsize)
         self.app = widgets.VBox(
-            [self._controls, self.readout, self.caption, self._view],
+            [self._controls, self.readout, self.caption, self._views[view]],
             layout=widgets.Layout(width="fit-content"),
         )
         self.app.add_class("tinyinit-explorer")
@@ -193,13 +303,18 @@ class DepthExplorer:
         for control in (self.initializer, self.activation):
             control.observe(self._on_choice, names="value")
         for control in (self.gain, self.std, self.depth, self.width, self.seeds, self.direction):
-            control.observe(self.update, names="value")
+            control.observe(self._on_value, names="value")
+        self.view.observe(self._on_view, names="value")
         self.use_default_gain.on_click(self._on_default_gain)
         self.reset_button.on_click(lambda button: self.reset())
+        self.pin_button.on_click(lambda button: self.pin())
+        self.clear_pins_button.on_click(lambda button: self.clear_pins())
 
     # --- building ------------------------------------------------------------------------
 
-    def _build_controls(self, initializer, activation, gain, std, depth, width, seeds, direction):
+    def _build_controls(
+        self, initializer, activation, gain, std, depth, width, seeds, direction, view
+    ):
         wide = {"description_width": "initial"}
         self.initializer = widgets.Dropdown(
             options=[(label, key) for key, label in INITIALIZERS.items()],
@@ -225,15 +340,18 @@ class DepthExplorer:
             value=gain, min=0.0, max=3.0, step=None, readout_format=".3f", description="gain",
             continuous_update=True,
             tooltip="Multiplies the std of Xavier and Kaiming. Kaiming starts at "
-            "calculate_gain(activation); Xavier at 1, as in torch",
+            "calculate_gain(activation) (gelu, silu: the quadrature gain); Xavier at 1, "
+            "as in torch",
         )  # fmt: skip
         self.gain.add_class("tinyinit-gain")
         self.gain_hint = widgets.HTML(
-            tooltip="torch's gain for the chosen activation (1 for Xavier's own assumption)"
+            tooltip="torch's gain for the chosen activation; for gelu and silu, which torch's "
+            "table lacks, 1/sqrt(E[phi(z)^2]) computed by quadrature"
         )
         self.use_default_gain = widgets.Button(
             description="use calculate_gain", layout=widgets.Layout(width="150px"),
-            tooltip="Set the gain to torch's calculate_gain for this activation",
+            tooltip="Set the gain to torch's calculate_gain for this activation "
+            "(gelu, silu: the quadrature gain shown beside it)",
         )  # fmt: skip
         self.reset_button = widgets.Button(
             description="reset", layout=widgets.Layout(width="80px"),
@@ -265,34 +383,67 @@ class DepthExplorer:
         self.readout.add_class("tinyinit-readout")
         self.caption = widgets.HTML(tooltip="What the figure shows: settings and legend")
         self.caption.add_class("tinyinit-caption")
+        self.view = widgets.ToggleButtons(
+            options=[("mean square", "curves"), ("histograms", "histograms")],
+            value=view, style={"button_width": "110px"},
+            tooltips=["one number per layer: the mean square, over depth, with its theory",
+                      "the values themselves at four layers along the depth: their spread, "
+                      "dead ReLU units, saturated tanh units"],
+        )  # fmt: skip
+        self.view.add_class("tinyinit-view")
+        self.pin_button = widgets.Button(
+            description="pin", icon="thumb-tack", layout=widgets.Layout(width="80px"),
+            tooltip=f"Keep the current curve on the plot, faded, to compare with what "
+            f"comes next (up to {MAX_PINS}; the oldest goes first)",
+        )  # fmt: skip
+        self.pin_button.add_class("tinyinit-pin")
+        self.clear_pins_button = widgets.Button(
+            description="clear pins", layout=widgets.Layout(width="100px"),
+            tooltip="Remove every pinned curve",
+        )  # fmt: skip
+        self.clear_pins_button.add_class("tinyinit-clear-pins")
         self._controls = widgets.VBox(
             [
                 widgets.HBox([self.initializer, self.activation, self.direction]),
                 widgets.HBox([self.gain, self.use_default_gain, self.gain_hint]),
                 widgets.HBox([self.std, self.reset_button]),
                 widgets.HBox([self.depth, self.width, self.seeds]),
+                widgets.HBox([self.view, self.pin_button, self.clear_pins_button]),
             ]
         )
 
     def _build_figure(self, figsize):
-        figure = None
-        if _is_widget_backend():
-            import matplotlib.pyplot as plt
-
-            with plt.ioff():  # shown inside the layout, not on its own
-                figure = plt.figure(figsize=figsize)
-            figure.canvas.header_visible = False
-            figure.canvas.footer_visible = False
-            figure.canvas.toolbar_visible = False
-        self.plot = DepthPlot(figure, figsize=figsize, decorated=False)
+        figure = self._new_figure(figsize)
+        self.plot = DepthPlot(figure, figsize=figsize, decorated=False, steady_x=True)
+        self.histogram = HistogramPlot(self._new_figure(figsize), figsize=figsize, decorated=False)
         self.figure = self.plot.figure
         self._image = None
         if isinstance(self.figure.canvas, widgets.DOMWidget):
-            self._view = self.figure.canvas
+            self._views = {"curves": self.figure.canvas, "histograms": self.histogram.figure.canvas}
         elif self.png_fallback:  # not a live canvas: a PNG, rerendered on each update
-            self._image = self._view = widgets.Image(format="png")
-        else:  # the caller shows or saves self.figure
-            self._view = widgets.HTML()
+            self._image = widgets.Image(format="png")
+            self._views = dict.fromkeys(("curves", "histograms"), self._image)
+        else:  # the caller shows or saves the figures
+            self._views = dict.fromkeys(("curves", "histograms"), widgets.HTML())
+
+    @staticmethod
+    def _new_figure(figsize):
+        """An ipympl figure under %matplotlib widget, else None (the plot makes an Agg one)."""
+        if not _is_widget_backend():
+            return None
+        import matplotlib.pyplot as plt
+
+        with plt.ioff():  # shown inside the layout, not on its own
+            figure = plt.figure(figsize=figsize)
+        figure.canvas.header_visible = False
+        figure.canvas.footer_visible = False
+        figure.canvas.toolbar_visible = False
+        return figure
+
+    @property
+    def _view(self):
+        """The widget showing the current view's figure."""
+        return self._views[self.view.value]
 
     # --- reacting ------------------------------------------------------------------------
 
@@ -311,9 +462,15 @@ class DepthExplorer:
         init, act = self.initializer.value, self.activation.value
         self.gain.disabled = init == "normal"
         self.std.disabled = init != "normal"
+        gain, source = suggested_gain(act)
         if follow and init in KAIMING:
-            self.gain.value = default_gain(act)
-        self.gain_hint.value = f"calculate_gain('{act}') = {default_gain(act):.4g}"
+            self.gain.value = gain
+        if source == "calculate_gain":
+            self.gain_hint.value = f"calculate_gain('{act}') = {gain:.4g}"
+        else:  # torch raises for it: say where this one comes from
+            self.gain_hint.value = (
+                f"{act}: not in torch's table; 1/√E[φ(z)²] by quadrature = {gain:.4g}"
+            )
 
     def _on_choice(self, change=None):
         with self.hold():
@@ -326,24 +483,86 @@ class DepthExplorer:
                 getattr(self, name).value = value
 
     def _on_default_gain(self, button=None):
-        self.gain.value = default_gain(self.activation.value)
+        self.gain.value = suggested_gain(self.activation.value)[0]
+
+    def _on_value(self, change=None) -> None:
+        """A control moved. From the browser: update once the changes already sent are in."""
+        owner = None if change is None else change.get("owner")
+        from_browser = owner is not None and bool(getattr(owner, "_property_lock", None))
+        if not from_browser or self._holding:
+            self.update()
+            return
+        try:
+            loop = asyncio.get_running_loop()
+        except RuntimeError:  # no event loop (a plain script, a test): at once
+            self.update()
+            return
+        if not self._pending:
+            self._pending = True
+            loop.call_soon(self._deferred_update)
+
+    def _deferred_update(self) -> None:
+        # Runs when the kernel has handled the messages that were waiting: a drag
+        # that sent twenty values is one update, to the latest.
+        self._pending = False
+        try:
+            self.update()
+        except Exception as error:  # nobody else would see it: say it where one looks
+            self.readout.value = f"<b>update failed:</b> {html.escape(repr(error))}"
+            raise
+
+    def _on_view(self, change=None) -> None:
+        self.app.children = (*self.app.children[:-1], self._view)
+        self.update()
+
+    def _simulate(self, histograms: bool = False) -> DepthResult:
+        """simulate(...) for the current controls (with the histogram view's layers)."""
+        layers = histogram_layers(self.depth.value, self.direction.value) if histograms else ()
+        return simulate(
+            self.activation.value, self.initializer.value,
+            gain=self.gain.value, std=self.std.value, n_layers=self.depth.value,
+            width=self.width.value, seeds=self.seeds.value, batch=self.batch,
+            direction=self.direction.value, cache=self.cache, sample_layers=layers,
+        )  # fmt: skip
 
     def update(self, change=None) -> None:
         """Rerun the simulation for the current controls and show it."""
         if self._holding:
             return
-        self.result = simulate(
-            self.activation.value, self.initializer.value,
-            gain=self.gain.value, std=self.std.value, n_layers=self.depth.value,
-            width=self.width.value, seeds=self.seeds.value, batch=self.batch,
-            direction=self.direction.value, cache=self.cache,
-        )  # fmt: skip
-        self.plot.update(self.result)
-        self.readout.value = "<br>".join(html.escape(line) for line in readout_lines(self.result))
-        self.caption.value = caption_html(self.result)
+        histograms = self.view.value == "histograms"
+        self.result = self._simulate(histograms)
+        shown = self.plot.shown_pins(self.result.direction)
+        if histograms:
+            self.histogram.update(self.result)
+            self.caption.value = histogram_caption_html(self.result)
+            figure = self.histogram.figure
+        else:
+            self.plot.update(self.result)
+            pins = [(slot, label) for slot, _, label in shown]
+            self.caption.value = caption_html(self.result, pins)
+            figure = self.figure
+        self.readout.value = "<br>".join(html.escape(line) for line in self._readout_lines())
         if self._image is not None:
-            self._image.value = png_bytes(self.figure)
+            self._image.value = png_bytes(figure)
         self.updates += 1
+
+    # --- comparing -------------------------------------------------------------------------
+
+    def pin(self) -> None:
+        """Keep the current curve on the plot (faded, named); beyond MAX_PINS the oldest goes.
+
+        Inside hold(), the curve of the controls as they are now (not yet shown).
+        """
+        current = self._simulate() if self._holding else self.result
+        self.pins = [*self.pins, current][-MAX_PINS:]
+        self.plot.set_pins([(r, pin_label(r)) for r in self.pins])
+        self.update()
+
+    def clear_pins(self) -> None:
+        """Remove every pinned curve."""
+        self.pins = []
+        self.plot.set_pins([])
+        self.update()
 
     # --- showing ---------------------------------------------------------------------------
 
@@ -354,14 +573,25 @@ class DepthExplorer:
         >>> ex.snapshot()[:4]
         b'\\x89PNG'
         """
-        plot = DepthPlot(figsize=tuple(self.figure.get_size_inches()), decorated=True)
+        size = tuple(self.figure.get_size_inches())
+        if self.view.value == "histograms":
+            plot = HistogramPlot(figsize=size, decorated=True)
+        else:
+            plot = DepthPlot(figsize=size, decorated=True)
+            plot.set_pins(self.plot.pins)
         plot.update(self.result, draw=False)
         return png_bytes(plot.figure, dpi=dpi)
+
+    def _readout_lines(self) -> list[str]:
+        """readout_lines, then one compare_line per pin drawn."""
+        shown = self.plot.shown_pins(self.result.direction)
+        compared = [compare_line(self.result, pinned, slot + 1) for slot, pinned, _ in shown]
+        return readout_lines(self.result) + compared
 
     @property
     def readout_text(self) -> str:
         """The readout as plain text, one line per line."""
-        return "\n".join(readout_lines(self.result))
+        return "\n".join(self._readout_lines())
 
     def _repr_mimebundle_(self, **kwargs):
         return self.app._repr_mimebundle_(**kwargs)
@@ -395,11 +625,18 @@ class ResidualStreamExplorer:
     updates the lines in place (set_data + draw_idle). Results are cached per
     (N, scaled), so going back to a setting is instant.
 
-    CSS classes: container tinyinit-residual, slider tinyinit-blocks, toggle
-    tinyinit-scaling, readout tinyinit-readout.
+    The y axis is the same for both settings of the toggle (it reaches the
+    higher of the two curves for this N), so flipping it changes the curve and
+    nothing else: what 1/sqrt(2N) does is what moves on screen. "show both"
+    draws the other setting too, faded, with its theory.
+
+    CSS classes: container tinyinit-residual, slider tinyinit-blocks, toggles
+    tinyinit-scaling and tinyinit-both, readout tinyinit-readout.
     """
 
-    def __init__(self, stack: ResidualStack, n_layers: int = 12, scaled: bool = True):
+    def __init__(
+        self, stack: ResidualStack, n_layers: int = 12, scaled: bool = True, both: bool = False
+    ):
         import ipywidgets as widgets
         import matplotlib.pyplot as plt
 
@@ -409,12 +646,13 @@ class ResidualStreamExplorer:
 
         with plt.ioff():
             self.fig, self.ax = plt.subplots(figsize=(6.4, 3.6))
+        (self.other_theory_line,) = self.ax.plot([], [], "--", color="C3", lw=1.2, alpha=0.5)
+        (self.other_line,) = self.ax.plot([], [], "o-", ms=2.5, color="C3", alpha=0.5)
         (self.theory_line,) = self.ax.plot([], [], "k--", lw=1.5, label="theory 1 + 2b s²")
         (self.measured_line,) = self.ax.plot([], [], "o-", ms=3, color="C0", label="measured")
         self.ax.set_xlabel("block b")
         self.ax.set_ylabel("Var(stream) after block b")
         self.ax.set_xlim(0, stack.max_layers)
-        self.ax.legend(loc="upper left")
         self.ax.grid(alpha=0.3)
         self.fig.tight_layout()
 
@@ -432,6 +670,13 @@ class ResidualStreamExplorer:
             tooltip="multiply every output projection's std by 1/sqrt(2N), as GPT-2 does",
             icon="check",
         )
+        self.both = widgets.ToggleButton(
+            value=both,
+            description="show both",
+            tooltip="also draw the other setting of the scaling, faded: "
+            "with and without 1/sqrt(2N) on one plot",
+        )
+        self.both.add_class("tinyinit-both")
         self.readout = widgets.HTML(tooltip="final stream variance, measured and in theory")
         self.blocks.add_class("tinyinit-blocks")
         self.scaling.add_class("tinyinit-scaling")
@@ -442,12 +687,13 @@ class ResidualStreamExplorer:
         else:
             canvas.header_visible = False
         self.widget = widgets.VBox(
-            [widgets.HBox([self.blocks, self.scaling]), self.readout, canvas]
+            [widgets.HBox([self.blocks, self.scaling, self.both]), self.readout, canvas]
         )
         self.widget.add_class("tinyinit-residual")
 
         self.blocks.observe(self._on_change, names="value")
         self.scaling.observe(self._on_change, names="value")
+        self.both.observe(self._on_change, names="value")
         self.update()
 
     def _on_change(self, _change) -> None:
@@ -464,18 +710,32 @@ class ResidualStreamExplorer:
         return self._cache[key]
 
     def update(self) -> None:
-        n, scaled = self.blocks.value, self.scaling.value
+        n, scaled, both = self.blocks.value, self.scaling.value, self.both.value
         measured, theory = self.curves(n, scaled)
+        other, other_theory = self.curves(n, not scaled)
         b = np.arange(n + 1)
         self.measured_line.set_data(b, measured)
         self.theory_line.set_data(b, theory)
-        self.ax.set_ylim(0, 1.08 * max(measured.max(), theory.max()))
+        shown = b if both else []
+        self.other_line.set_data(shown, other if both else [])
+        self.other_theory_line.set_data(shown, other_theory if both else [])
+        # One y axis for both settings: the toggle moves the curve, not the axis.
+        top = max(measured.max(), theory.max(), other.max(), other_theory.max())
+        self.ax.set_ylim(0, 1.08 * top)
+        name = "with 1/√(2N)" if scaled else "without 1/√(2N)"
+        other_name = "without 1/√(2N)" if scaled else "with 1/√(2N)"
+        self.measured_line.set_label(f"measured, {name}" if both else "measured")
+        self.other_line.set_label(f"measured, {other_name}" if both else "_other")
+        self.ax.legend(loc="upper left")
         self.scaling.icon = "check" if scaled else ""
+        self.both.icon = "check" if both else ""
         factor = out_scale(n, scaled)
         self.readout.value = (
             f"N = {n} blocks, 2N = {2 * n} additions, output std × {factor:.3f}: "
             f"final variance <b>{measured[-1]:.2f}</b> (theory {theory[-1]:.2f})"
         )
+        if both:
+            self.readout.value += f"; {other_name}: {other[-1]:.2f} (theory {other_theory[-1]:.2f})"
         self.fig.canvas.draw_idle()
         self.n_updates += 1
 

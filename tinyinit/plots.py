@@ -1,15 +1,16 @@
 """The package's figures: pixels here, numbers in the modules they draw.
 
-The mean square per layer (tinyinit.propagation): one live figure updated in
+The mean square per layer (tinyinit.propagation): live figures updated in
 place, and static ones. Below them, the residual stream's two panels
 (`residual_figure`, tinyinit.residual) and muP's coordinate checks and
 learning-rate sweeps (`plot_coordinate_check`, `plot_lr_sweep`, tinyinit.mup).
 
-`DepthPlot` builds its artists once; `update(result)` moves their data and
-redraws: the whole figure when the axes change, else only the data over the
-kept pixels of the axes (blitting). A slider never rebuilds the figure, which is
-what keeps a live explorer smooth (and what lets a test hold on to the same
-Line2D objects).
+`DepthPlot` (the mean square per layer) and `HistogramPlot` (the values
+themselves at a few layers) build their artists once; `update(result)` moves
+their data and redraws: the whole figure when the axes change, else only the
+data over the kept pixels of the axes (blitting, `BlitPlot`). A slider never
+rebuilds the figure, which is what keeps a live explorer smooth (and what lets a
+test hold on to the same Line2D objects).
 
 The y axis is logarithmic: the interesting behaviour is geometric, a factor per
 layer. Values a float64 cannot hold (inf after overflow, exactly 0 after
@@ -39,15 +40,20 @@ from .residual import (
 
 OVERFLOW_COLOR = "#b2182b"
 UNDERFLOW_COLOR = "#5e3c99"
+WEIGHT_COLOR = "C1"
+# Pinned curves: colours no live artist uses, so a pin never looks like the current curve.
+PIN_COLORS = ("C2", "C3", "C4", "C5")
+MAX_PINS = len(PIN_COLORS)
+PIN_ALPHA = 0.55
 
 
 def settings_title(result: DepthResult) -> str:
     """One line naming what is on the figure: activation, initializer, gain, std, shape.
 
     >>> from tinyinit.propagation import simulate
-    >>> settings_title(simulate("relu", depth=2, width=16, seeds=1))
+    >>> settings_title(simulate("relu", n_layers=2, width=16, seeds=1))
     'relu, Xavier uniform (gain 1, std 0.25): width 16, 1 seed'
-    >>> settings_title(simulate("linear", "normal", std=0.02, depth=2, width=16, seeds=1))
+    >>> settings_title(simulate("linear", "normal", std=0.02, n_layers=2, width=16, seeds=1))
     'linear, normal weights (std 0.02): width 16, 1 seed'
     """
     if result.initializer == "normal":
@@ -70,6 +76,21 @@ def legend_labels(result: DepthResult) -> list[str]:
     """The legend's words for `result`: median, band, theory, reference level."""
     level = "input" if result.direction == "forward" else "upstream gradient"
     return [f"median of {len(result.seeds)} seeds", "min to max", "theory", f"{level}: 1"]
+
+
+WEIGHT_LABELS = ("weight gradient ∂loss/∂Wℓ per sample", "its theory")
+
+
+def pin_label(result: DepthResult) -> str:
+    """A pinned curve's name in the legend: the settings that tell curves apart.
+
+    >>> from tinyinit.propagation import simulate
+    >>> pin_label(simulate("relu", "kaiming_fan_in", gain=2**0.5, n_layers=3, width=16, seeds=1))
+    'Kaiming normal, fan_in + relu, gain 1.41, depth 3'
+    """
+    init = INITIALIZERS[result.initializer]
+    knob = f"std {result.std:.3g}" if result.initializer == "normal" else f"gain {result.gain:.3g}"
+    return f"{init} + {result.activation}, {knob}, depth {result.n_layers}"
 
 
 def _positive(values: np.ndarray) -> np.ndarray:
@@ -105,6 +126,19 @@ def decade_ticks(bottom: float, top: float, max_ticks: int = 7) -> np.ndarray:
     return 10.0 ** np.arange(math.ceil(lo / stride) * stride, hi + 1, stride)
 
 
+def layer_span(depth: int) -> int:
+    """The x axis of a live plot: depth itself up to 10, then rounded up to the next ten
+    (beyond 100, the next hundred), so that the curve fills at least half the width.
+
+    >>> [layer_span(d) for d in (3, 10, 20, 21, 100, 150)]
+    [3, 10, 20, 30, 100, 200]
+    """
+    if depth <= 10:
+        return depth
+    step = 10 if depth <= 100 else 100
+    return -(-depth // step) * step
+
+
 def edge_note(result: DepthResult) -> str:
     """The words for values beyond float64, or "" when every value is drawable."""
     toward = "on" if result.direction == "forward" else "and below"
@@ -120,113 +154,29 @@ def edge_note(result: DepthResult) -> str:
     return ";  ".join(parts)
 
 
-class DepthPlot:
-    """Mean square per layer, log y: measured median, min-max band over seeds, theory.
+class BlitPlot:
+    """Blitting, as matplotlib's animations do, for a figure updated in place.
 
-    Built once; `update(result)` changes the artists in place.
-
-    >>> from tinyinit.propagation import simulate
-    >>> plot = DepthPlot()
-    >>> plot.update(simulate("relu", "xavier_uniform", n_layers=4, width=16, seeds=2))
-    >>> plot.median_line.get_ydata()[-1] < 0.2
-    np.True_
+    The artists in `self._moving` are "animated": a full draw leaves them out and
+    `_on_draw` draws them on top, keeping the pixels of the rest (axes, ticks,
+    labels: the frame). While `_frame_state()` stays the same, an update puts those
+    pixels back and draws the moving artists alone, a fraction of the cost. A saved
+    picture (savefig) draws everything as usual. Subclasses set self.figure and
+    self._moving, call `_start_blitting()`, and define `_frame_state`.
     """
 
-    def __init__(self, figure: Figure | None = None, figsize=(7.5, 4.6), decorated: bool = True):
-        if figure is None:
-            figure = Figure(figsize=figsize, dpi=100)
-            FigureCanvasAgg(figure)  # so that update() renders, as a live canvas would
-        self.figure = figure
-        # Room for the title, the legend and the note below the x label.
-        top, bottom, left = (0.92, 0.27, 0.1) if decorated else (0.97, 0.2, 0.08)
-        self.figure.subplots_adjust(left=left, right=0.97, top=top, bottom=bottom)
-        ax = self.ax = self.figure.add_subplot()
-        ax.set_yscale("log")
-        # Minor ticks on a log axis cost more to draw than everything else together;
-        # fixed decades, set on each update, also never overflow at 1e300.
-        self.yticks = ticker.FixedLocator([1.0])
-        ax.yaxis.set_major_locator(self.yticks)
-        ax.yaxis.set_minor_locator(ticker.NullLocator())
-        ax.xaxis.set_major_locator(ticker.MaxNLocator(nbins=6, integer=True))
-        ax.set_xlabel("layer ℓ")
-        # One collection of horizontal lines at the decades: a single path to draw,
-        # where a grid draws one line per tick.
-        self.decades = ax.hlines(
-            [], 0, 1, transform=ax.get_yaxis_transform(), color="0.85", lw=0.8, zorder=0
-        )
+    figure: Figure
+    _moving: list
 
-        nothing = np.array([0.0, 1.0])
-        self.band = ax.fill_between(nothing, 1, 1, color="C0", alpha=0.25, lw=0)
-        (self.median_line,) = ax.plot([], [], "o-", color="C0", ms=3, lw=1.5)
-        (self.theory_line,) = ax.plot([], [], "--", color="black", lw=1.2)
-        self.reference = ax.axhline(1.0, color="0.45", lw=0.9, ls=":")
-        marks = dict(ls="none", ms=8, clip_on=False, zorder=5)
-        (self.overflow_marks,) = ax.plot([], [], "^", color=OVERFLOW_COLOR, **marks)
-        (self.underflow_marks,) = ax.plot([], [], "v", color=UNDERFLOW_COLOR, **marks)
-        # Below the x label (and above the legend, if any): never on top of a curve.
-        y = 0.105 if decorated else 0.04
-        self.note = self.figure.text(0.01, y, "", va="center", fontsize=9, color=OVERFLOW_COLOR)
-        # Title, legend and y label are text drawn anew on every update: most of the
-        # cost of a redraw. A live explorer shows them as HTML instead (decorated=False).
-        self.decorated = decorated
-        self.legend = None
-        if decorated:
-            # A legend below the axes never covers data, and a fixed place is cheap to draw.
-            self.legend = self.figure.legend(
-                [self.median_line, self.band, self.theory_line, self.reference],
-                ["median of seeds", "min to max", "theory", "input: 1"],
-                loc="lower center", ncols=4, fontsize=9, frameon=False,
-            )  # fmt: skip
-
-        # Blitting, as matplotlib's animations do. The data artists are "animated": a
-        # full draw leaves them out and `_on_draw` draws them on top, keeping the pixels
-        # of the rest (axes, ticks, labels: the frame). While the frame stays the same,
-        # an update puts those pixels back and draws the data alone, a sixth of the
-        # cost. A saved picture (savefig) draws everything as usual.
-        self._moving = [self.band, self.median_line, self.theory_line]
-        self._moving += [self.overflow_marks, self.underflow_marks]
+    def _start_blitting(self) -> None:
         self._frame = None  # (what the frame showed, its pixels), from the last full draw
         if self.figure.canvas.supports_blit:
             for artist in self._moving:
                 artist.set_animated(True)
             self.figure.canvas.mpl_connect("draw_event", self._on_draw)
 
-    def update(self, result: DepthResult, draw: bool = True) -> None:
-        """Show `result`: new data in the same artists, new limits, one redraw."""
-        ax, layers = self.ax, result.layers
-        bottom, top = log_limits(result.low, result.high, result.theory)
-        median = np.asarray(result.median, dtype=float)
-        self.median_line.set_data(layers, _positive(median))
-        self.theory_line.set_data(layers, _positive(result.theory))
-        # The band keeps inf and 0 in view by clipping them to the axis edges.
-        low = np.clip(np.nan_to_num(result.low, posinf=top), bottom, top)
-        high = np.clip(np.nan_to_num(result.high, posinf=top), bottom, top)
-        verts = np.concatenate([np.c_[layers, low], np.c_[layers[::-1], high[::-1]]])
-        self.band.set_verts([verts])
-        over, under = layers[np.isinf(median)], layers[median == 0]
-        self.overflow_marks.set_data(over, np.full(len(over), top))
-        self.underflow_marks.set_data(under, np.full(len(under), bottom))
-        self.note.set_text(edge_note(result))
-
-        ax.set_xlim(-0.02 * result.n_layers - 0.1, result.n_layers * 1.02 + 0.1)
-        ax.set_ylim(bottom, top)
-        self.yticks.locs = decade_ticks(bottom, top)
-        self.decades.set_segments([[(0, y), (1, y)] for y in self.yticks.locs])
-        if self.decorated:
-            ax.set_ylabel(quantity_label(result.direction))
-            for text, label in zip(self.legend.get_texts(), legend_labels(result)):
-                text.set_text(label)
-            ax.set_title(settings_title(result), fontsize=10)
-        if draw:
-            self._show()
-
     def _frame_state(self) -> tuple:
-        """Everything the frame shows; when it changes, the frame is drawn anew."""
-        texts = [self.note.get_text(), self.ax.get_ylabel(), self.ax.get_title()]
-        if self.legend is not None:
-            texts += [text.get_text() for text in self.legend.get_texts()]
-        limits = (self.ax.get_xlim(), self.ax.get_ylim(), tuple(self.yticks.locs))
-        return limits, tuple(self.figure.bbox.bounds), tuple(texts)
+        raise NotImplementedError
 
     def _show(self) -> None:
         if self._frame is None or self._frame[0] != self._frame_state():
@@ -250,8 +200,338 @@ class DepthPlot:
         self._draw_moving()
 
     def _draw_moving(self) -> None:
-        for artist in self._moving:  # in z order: band, lines, marks
-            self.ax.draw_artist(artist)
+        for artist in self._moving:  # in z order
+            (artist.axes or self.figure).draw_artist(artist)
+
+
+class DepthPlot(BlitPlot):
+    """Mean square per layer, log y: measured median, min-max band over seeds, theory.
+
+    Backward, the weight gradient's mean square per layer too (WEIGHT_COLOR), and
+    up to MAX_PINS pinned curves, faded (`set_pins`). Built once; `update(result)`
+    changes the artists in place.
+
+    >>> from tinyinit.propagation import simulate
+    >>> plot = DepthPlot()
+    >>> plot.update(simulate("relu", "xavier_uniform", n_layers=4, width=16, seeds=2))
+    >>> plot.median_line.get_ydata()[-1] < 0.2
+    np.True_
+    """
+
+    def __init__(
+        self,
+        figure: Figure | None = None,
+        figsize=(7.5, 4.6),
+        decorated: bool = True,
+        steady_x: bool = False,
+    ):
+        if figure is None:
+            figure = Figure(figsize=figsize, dpi=100)
+            FigureCanvasAgg(figure)  # so that update() renders, as a live canvas would
+        self.figure = figure
+        # A live plot's x axis grows in steps (`layer_span`): a depth slider then
+        # moves the data over a kept frame, not the whole figure, most of the time.
+        self.steady_x = steady_x
+        # Room for the title, the legend and the note below the x label.
+        top, bottom, left = (0.92, 0.27, 0.1) if decorated else (0.97, 0.2, 0.08)
+        self.figure.subplots_adjust(left=left, right=0.97, top=top, bottom=bottom)
+        ax = self.ax = self.figure.add_subplot()
+        ax.set_yscale("log")
+        # Minor ticks on a log axis cost more to draw than everything else together;
+        # fixed decades, set on each update, also never overflow at 1e300.
+        self.yticks = ticker.FixedLocator([1.0])
+        ax.yaxis.set_major_locator(self.yticks)
+        ax.yaxis.set_minor_locator(ticker.NullLocator())
+        ax.xaxis.set_major_locator(ticker.MaxNLocator(nbins=6, integer=True))
+        ax.set_xlabel("layer ℓ")
+        # One collection of horizontal lines at the decades: a single path to draw,
+        # where a grid draws one line per tick.
+        self.decades = ax.hlines(
+            [], 0, 1, transform=ax.get_yaxis_transform(), color="0.85", lw=0.8, zorder=0
+        )
+
+        nothing = np.array([0.0, 1.0])
+        self.band = ax.fill_between(nothing, 1, 1, color="C0", alpha=0.25, lw=0)
+        # Pinned curves are part of the frame: they do not move while a slider does.
+        self.pin_lines = [
+            ax.plot([], [], "-", color=color, lw=2.2, alpha=PIN_ALPHA, zorder=1)[0]
+            for color in PIN_COLORS
+        ]
+        self.pins: list[tuple[DepthResult, str]] = []
+        self._drawn_pins: tuple = ()
+        (self.weight_line,) = ax.plot([], [], "s-", color=WEIGHT_COLOR, ms=3, lw=1.2)
+        (self.weight_theory_line,) = ax.plot([], [], ":", color=WEIGHT_COLOR, lw=1.2)
+        (self.median_line,) = ax.plot([], [], "o-", color="C0", ms=3, lw=1.5)
+        (self.theory_line,) = ax.plot([], [], "--", color="black", lw=1.2)
+        self.reference = ax.axhline(1.0, color="0.45", lw=0.9, ls=":")
+        marks = dict(ls="none", ms=8, clip_on=False, zorder=5)
+        (self.overflow_marks,) = ax.plot([], [], "^", color=OVERFLOW_COLOR, **marks)
+        (self.underflow_marks,) = ax.plot([], [], "v", color=UNDERFLOW_COLOR, **marks)
+        # Below the x label (and above the legend, if any): never on top of a curve.
+        y = 0.105 if decorated else 0.04
+        self.note = self.figure.text(0.01, y, "", va="center", fontsize=9, color=OVERFLOW_COLOR)
+        # Title, legend and y label are text drawn anew on every update: most of the
+        # cost of a redraw. A live explorer shows them as HTML instead (decorated=False).
+        self.decorated = decorated
+        self.legend = None
+        if decorated:
+            # A legend below the axes never covers data, and a fixed place is cheap to draw.
+            self.legend = self.figure.legend(
+                [self.median_line, self.band, self.theory_line, self.reference],
+                ["median of seeds", "min to max", "theory", "input: 1"],
+                loc="lower center", ncols=4, fontsize=9, frameon=False,
+            )  # fmt: skip
+
+        self._moving = [self.band, self.weight_line, self.weight_theory_line, self.median_line]
+        self._moving += [self.theory_line, self.overflow_marks, self.underflow_marks]
+        self._start_blitting()
+
+    def set_pins(self, pins) -> None:
+        """Show `pins`, (DepthResult, label) pairs, faded, from the next update on.
+
+        Only the pins of the direction shown are drawn; at most MAX_PINS.
+        """
+        if len(pins) > MAX_PINS:
+            raise ValueError(f"pins must hold at most {MAX_PINS} curves; got {len(pins)}")
+        self.pins = list(pins)
+
+    def shown_pins(self, direction: str) -> list[tuple[int, DepthResult, str]]:
+        """(slot, result, label) of the pins drawn with `direction`; the slot picks the colour."""
+        return [(k, r, label) for k, (r, label) in enumerate(self.pins) if r.direction == direction]
+
+    def update(self, result: DepthResult, draw: bool = True) -> None:
+        """Show `result`: new data in the same artists, new limits, one redraw."""
+        ax, layers = self.ax, result.layers
+        pins = self.shown_pins(result.direction)
+        weights = result.weight_per_seed is not None
+        extra = [p.median for _, p, _ in pins]
+        if weights:
+            extra += [result.weight_median[1:], result.weight_theory[1:]]
+        bottom, top = log_limits(result.low, result.high, result.theory, *extra)
+        median = np.asarray(result.median, dtype=float)
+        self.median_line.set_data(layers, _positive(median))
+        self.theory_line.set_data(layers, _positive(result.theory))
+        # The band keeps inf and 0 in view by clipping them to the axis edges.
+        low = np.clip(np.nan_to_num(result.low, posinf=top), bottom, top)
+        high = np.clip(np.nan_to_num(result.high, posinf=top), bottom, top)
+        verts = np.concatenate([np.c_[layers, low], np.c_[layers[::-1], high[::-1]]])
+        self.band.set_verts([verts])
+        if weights:
+            self.weight_line.set_data(layers[1:], _positive(result.weight_median[1:]))
+            self.weight_theory_line.set_data(layers[1:], _positive(result.weight_theory[1:]))
+        else:
+            self.weight_line.set_data([], [])
+            self.weight_theory_line.set_data([], [])
+        for line in self.pin_lines:
+            line.set_data([], [])
+        for slot, pinned, _ in pins:
+            self.pin_lines[slot].set_data(pinned.layers, _positive(pinned.median))
+        self._drawn_pins = tuple((slot, id(pinned)) for slot, pinned, _ in pins)
+        over, under = layers[np.isinf(median)], layers[median == 0]
+        self.overflow_marks.set_data(over, np.full(len(over), top))
+        self.underflow_marks.set_data(under, np.full(len(under), bottom))
+        self.note.set_text(edge_note(result))
+
+        depth = max([result.n_layers] + [p.n_layers for _, p, _ in pins])
+        span = layer_span(depth) if self.steady_x else depth
+        ax.set_xlim(-0.02 * span - 0.1, span * 1.02 + 0.1)
+        ax.set_ylim(bottom, top)
+        self.yticks.locs = decade_ticks(bottom, top)
+        self.decades.set_segments([[(0, y), (1, y)] for y in self.yticks.locs])
+        if self.decorated:
+            ax.set_ylabel(quantity_label(result.direction))
+            ax.set_title(settings_title(result), fontsize=10)
+            self._rebuild_legend(result, pins)
+        if draw:
+            self._show()
+
+    def _rebuild_legend(self, result: DepthResult, pins) -> None:
+        """The figure legend for what `result` and the pins put on the axes."""
+        handles = [self.median_line, self.band, self.theory_line, self.reference]
+        labels = legend_labels(result)
+        if result.weight_per_seed is not None:
+            handles += [self.weight_line, self.weight_theory_line]
+            labels += list(WEIGHT_LABELS)
+        for slot, _, label in pins:
+            handles.append(self.pin_lines[slot])
+            labels.append(f"pinned: {label}")
+        size = self.legend.get_texts()[0].get_fontsize()
+        self.legend.remove()
+        self.legend = self.figure.legend(
+            handles, labels, loc="lower center", ncols=min(4, len(handles)) if len(handles) <= 4
+            else 2, fontsize=size, frameon=False,
+        )  # fmt: skip
+
+    def _frame_state(self) -> tuple:
+        """Everything the frame shows; when it changes, the frame is drawn anew."""
+        texts = [self.note.get_text(), self.ax.get_ylabel(), self.ax.get_title()]
+        if self.legend is not None:
+            texts += [text.get_text() for text in self.legend.get_texts()]
+        limits = (self.ax.get_xlim(), self.ax.get_ylim(), tuple(self.yticks.locs))
+        pins = self._drawn_pins
+        return limits, tuple(self.figure.bbox.bounds), tuple(texts), pins
+
+
+# --- the values themselves at a few layers --------------------------------------------------
+
+HISTOGRAM_PANELS = 4
+HISTOGRAM_BINS = 41
+SATURATED = 0.97  # |tanh| beyond this: the slope 1 - h**2 is below 0.06
+
+
+def histogram_layers(depth: int, direction: str, panels: int = HISTOGRAM_PANELS) -> list[int]:
+    """The layers a histogram view shows, spread along the depth in the direction of travel.
+
+    Forward the activations h_1 .. h_depth; backward the gradients dloss/dh_{depth-1}
+    .. dloss/dh_0 (dloss/dh_depth is the unit upstream gradient itself).
+
+    >>> histogram_layers(20, "forward"), histogram_layers(20, "backward")
+    ([1, 7, 14, 20], [19, 13, 6, 0])
+    >>> histogram_layers(2, "forward")
+    [1, 2]
+    """
+    first, last = (1, depth) if direction == "forward" else (depth - 1, 0)
+    spread = np.linspace(first, last, min(panels, depth))
+    return list(dict.fromkeys(int(round(v)) for v in spread))
+
+
+def nice_ceiling(value: float) -> float:
+    """The smallest of 1, 2, 5 times a power of 10 that is >= value (value > 0).
+
+    Limits on this ladder stay put while a slider moves a little, so the frame
+    is kept and only the bars are redrawn.
+
+    >>> nice_ceiling(0.031), nice_ceiling(7.0), nice_ceiling(1.0)
+    (0.05, 10.0, 1.0)
+    """
+    if not (math.isfinite(value) and value > 0):
+        return 1.0
+    decade = 10.0 ** math.floor(math.log10(value))
+    return next(m * decade for m in (1.0, 2.0, 5.0, 10.0) if m * decade >= value * (1 - 1e-12))
+
+
+def layer_stats(values: np.ndarray, activation_name: str, direction: str) -> tuple[str, np.ndarray]:
+    """(the words printed on a histogram panel, the values its bars show).
+
+    Forward ReLU: the fraction of dead units (h = 0 exactly), left out of the
+    bars so that the living half keeps its shape; tanh: the fraction saturated,
+    |h| > 0.97. Other activations, and gradients: no words.
+
+    >>> layer_stats(np.array([0.0, 0.0, 1.0, 2.0]), "relu", "forward")
+    ('dead (h = 0) 50%', array([1., 2.]))
+    """
+    if direction == "forward" and activation_name == "relu":
+        dead = values == 0
+        return f"dead (h = 0) {100 * np.mean(dead):.0f}%", values[~dead]
+    if direction == "forward" and activation_name == "tanh":
+        return f"|h| > {SATURATED}: {100 * np.mean(np.abs(values) > SATURATED):.0f}%", values
+    return "", values
+
+
+def root_mean_square(values: np.ndarray) -> float:
+    """sqrt(mean(values**2)); inf beyond float64.
+
+    >>> root_mean_square(np.array([3.0, -3.0]))
+    3.0
+    """
+    with np.errstate(all="ignore"):
+        m = float(np.mean(values * values))
+    return math.inf if math.isnan(m) else math.sqrt(m)
+
+
+class HistogramPlot(BlitPlot):
+    """The distribution of h_l (forward) or dloss/dh_l (backward) at a few layers.
+
+    One panel per layer of `histogram_layers`, on shared axes: x symmetric around
+    0, to the 99.5th percentile of |value| over every panel (on the 1-2-5 ladder);
+    y the fraction of all the values (every seed's batch) in each of 41 bins.
+    Each panel prints its layer, and the fraction of dead ReLU units or of
+    saturated tanh units (`layer_stats`). Those words are drawn with the bars
+    (blitted): a depth move changes them without redrawing the axes.
+
+    >>> from tinyinit.propagation import simulate
+    >>> r = simulate("tanh", "xavier_normal", gain=3.0, n_layers=8, width=32, seeds=1,
+    ...              sample_layers=histogram_layers(8, "forward"))
+    >>> plot = HistogramPlot()
+    >>> plot.update(r, draw=False)
+    >>> [note.get_text().splitlines()[0] for note in plot.notes]
+    ['layer 1', 'layer 3', 'layer 6', 'layer 8']
+    >>> plot.notes[-1].get_text().splitlines()[1]
+    '|h| > 0.97: 44%'
+    """
+
+    def __init__(self, figure: Figure | None = None, figsize=(7.5, 4.6), decorated: bool = True):
+        if figure is None:
+            figure = Figure(figsize=figsize, dpi=100)
+            FigureCanvasAgg(figure)
+        self.figure = figure
+        top = 0.85 if decorated else 0.93
+        self.figure.subplots_adjust(left=0.08, right=0.98, top=top, bottom=0.14, wspace=0.08)
+        self.axes = list(self.figure.subplots(1, HISTOGRAM_PANELS, sharex=True, sharey=True))
+        self.bars, self.notes = [], []
+        for ax in self.axes:
+            edges = np.linspace(-1.0, 1.0, HISTOGRAM_BINS + 1)
+            self.bars.append(ax.stairs(np.zeros(HISTOGRAM_BINS), edges, fill=True, color="C0"))
+            self.notes.append(
+                ax.text(
+                    0.04, 0.96, "", transform=ax.transAxes, va="top", fontsize=8.5, linespacing=1.3
+                )  # fmt: skip
+            )
+            ax.xaxis.set_major_locator(ticker.MaxNLocator(nbins=3, symmetric=True))
+            ax.yaxis.set_major_locator(ticker.MaxNLocator(nbins=4))
+            ax.tick_params(labelsize=8)
+        for ax in self.axes[1:]:  # shared axes: the numbers once, on the first panel
+            ax.tick_params(labelbottom=False, labelleft=False)
+        self.axes[0].set_ylabel("fraction of values", fontsize=9)
+        self.decorated = decorated
+        self._moving = self.bars + self.notes
+        self._start_blitting()
+
+    def update(self, result: DepthResult, draw: bool = True) -> None:
+        """Show the samples of `result` (simulate(..., sample_layers=histogram_layers(...)))."""
+        layers = histogram_layers(result.n_layers, result.direction)
+        missing = [layer for layer in layers if layer not in (result.samples or {})]
+        if missing:
+            raise ValueError(
+                f"result has no samples of layers {missing}: simulate it with "
+                f"sample_layers=histogram_layers({result.n_layers}, {result.direction!r})"
+            )
+        shown, words = [], []
+        for layer in layers:
+            text, values = layer_stats(result.samples[layer], result.activation, result.direction)
+            shown.append(values[np.isfinite(values)])
+            words.append(text)
+        tops = [np.percentile(np.abs(v), 99.5) for v in shown if v.size]
+        reach = nice_ceiling(max(tops, default=1.0) or 1.0)
+        edges = np.linspace(-reach, reach, HISTOGRAM_BINS + 1)
+        total = len(result.samples[layers[0]])
+        highest = 0.0
+        for k, ax in enumerate(self.axes):
+            if k < len(layers):
+                counts, _ = np.histogram(shown[k], bins=edges)
+                fractions = counts / total
+                highest = max(highest, float(fractions.max(initial=0.0)))
+                self.bars[k].set_data(fractions, edges)
+                self.notes[k].set_text(f"layer {layers[k]}\n{words[k]}".strip())
+                ax.set_visible(True)
+            else:  # a stack shallower than the panels
+                self.bars[k].set_data(np.zeros(HISTOGRAM_BINS), edges)
+                self.notes[k].set_text("")
+                ax.set_visible(False)
+        self.axes[0].set_xlim(-reach, reach)
+        self.axes[0].set_ylim(0, nice_ceiling(highest * 1.15) if highest > 0 else 1.0)
+        what = "activations hℓ" if result.direction == "forward" else "gradients ∂loss/∂hℓ"
+        self.axes[0].set_xlabel(f"value of the {what}", fontsize=9, loc="left")
+        if self.decorated:
+            self.figure.suptitle(settings_title(result), fontsize=10)
+        if draw:
+            self._show()
+
+    def _frame_state(self) -> tuple:
+        ax = self.axes[0]
+        shown = tuple(a.get_visible() for a in self.axes)
+        texts = (ax.get_xlabel(), self.figure._suptitle.get_text() if self.figure._suptitle else "")
+        return ax.get_xlim(), ax.get_ylim(), shown, texts, tuple(self.figure.bbox.bounds)
 
 
 def compare_figure(

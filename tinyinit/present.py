@@ -84,7 +84,7 @@ def _depth(label, says, **settings) -> Step:
 
 
 def _residual(label, says, **settings) -> Step:
-    return Step(label, "residual", {"blocks": 48, **settings}, says)
+    return Step(label, "residual", {"blocks": 48, "both": False, **settings}, says)
 
 
 PRESETS: dict[str, Preset] = {
@@ -106,6 +106,22 @@ PRESETS: dict[str, Preset] = {
                 _depth(
                     "Kaiming, gain √2",
                     "Kaiming's std √(2/n_in) doubles what ReLU halves: the signal stays at 1.",
+                    initializer="kaiming_fan_in",
+                    gain=math.sqrt(2.0),
+                ),
+            ),
+        ),
+        Preset(
+            "Xavier vs Kaiming + ReLU",
+            (
+                _depth(
+                    "Xavier, gain 1",
+                    "Xavier with gain 1: ReLU halves the signal at every layer.",
+                ),
+                _depth(
+                    "Kaiming, gain √2",
+                    "Kaiming's √2 gives back what ReLU takes: the signal stays at 1, "
+                    "2^20 above Xavier's (pinned, faded) after 20 layers.",
                     initializer="kaiming_fan_in",
                     gain=math.sqrt(2.0),
                 ),
@@ -142,8 +158,9 @@ PRESETS: dict[str, Preset] = {
                 _residual(
                     "with 1/√(2N)",
                     "GPT-2 scales the output projections by 1/√(2N): the 2N additions "
-                    "sum to 1, whatever N is.",
+                    "sum to 1, whatever N is (the unscaled stream, faded, for comparison).",
                     scaled=True,
+                    both=True,
                 ),
             ),
         ),
@@ -268,14 +285,16 @@ class LargeResidualExplorer(ResidualStreamExplorer):
         self.fig.canvas.draw_idle()
 
     def apply(self, settings: dict) -> None:
-        """Set blocks (N) and scaled (the 1/sqrt(2N) toggle) from `settings`."""
-        unknown = set(settings) - {"blocks", "scaled"}
+        """Set blocks (N), scaled (the 1/sqrt(2N) toggle) and both from `settings`."""
+        unknown = set(settings) - {"blocks", "scaled", "both"}
         if unknown:
             raise ValueError(f"unknown residual explorer controls {sorted(unknown)}")
         if "blocks" in settings:
             self.blocks.value = min(settings["blocks"], self.blocks.max)
         if "scaled" in settings:
             self.scaling.value = settings["scaled"]
+        if "both" in settings:
+            self.both.value = settings["both"]
 
 
 def astuple_shallow(stack: ResidualStack) -> tuple:
@@ -363,13 +382,25 @@ class Presentation:
     def _on_step(self, change) -> None:
         preset = PRESETS.get(self.preset.value)
         if preset is not None and self.step.index is not None:
-            self.show(preset.steps[self.step.index])
+            k = self.step.index
+            self.show(preset.steps[k], earlier=preset.steps[:k])
 
-    def show(self, step: Step) -> None:
-        """Bring up the step's explorer and set its controls."""
+    def show(self, step: Step, earlier: tuple[Step, ...] = ()) -> None:
+        """Bring up the step's explorer and set its controls.
+
+        A depth step after `earlier` ones pins their curves first, so that a
+        demonstration ends with all its curves on one plot.
+        """
         self.tabs.selected_index = APPS[step.app]
-        explorer = self.depth if step.app == "depth" else self.residual
-        explorer.apply(step.settings)
+        if step.app == "depth":
+            with self.depth.hold():  # one update, at the end
+                self.depth.clear_pins()
+                for before in earlier:
+                    self.depth.apply(before.settings)
+                    self.depth.pin()
+                self.depth.apply(step.settings)
+        else:
+            self.residual.apply(step.settings)
         self.says.value = html.escape(step.says)
 
     def _repr_mimebundle_(self, **kwargs):
@@ -531,6 +562,9 @@ def voila_command(
         f"--template={template}",
         "--Voila.mathjax_url=/voila/static/mathjax/MathJax.js",
         f"--Voila.mathjax_config={MATHJAX_CONFIG}",
+        # Jupyter Notebook 7's front end, where installed, fails to load inside Voila
+        # (a console error) and has nothing to offer an app: left out.
+        "--VoilaConfiguration.extension_denylist=@jupyter-notebook/lab-extension",
     ]  # fmt: skip
     if not browser:
         command.append("--no-browser")

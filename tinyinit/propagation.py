@@ -66,6 +66,29 @@ def default_gain(name: str) -> float:
         return 1.0
 
 
+def suggested_gain(name: str) -> tuple[float, str]:
+    """(the gain Kaiming starts from, where it comes from) for activation `name`.
+
+    torch's calculate_gain(name) where torch has one ("calculate_gain"); for the
+    others (gelu, silu) the gain that keeps a unit signal unit-sized after one
+    layer, 1/sqrt(E[phi(z)**2]), z ~ N(0, 1), by quadrature ("quadrature",
+    `tinyinit.gains.single_layer_gain`). calculate_gain itself keeps torch's
+    table and raises for gelu, as torch does.
+
+    >>> suggested_gain("relu")
+    (1.4142135623730951, 'calculate_gain')
+    >>> gain, source = suggested_gain("gelu"); round(gain, 4), source
+    (1.5335, 'quadrature')
+    """
+    from .gains import single_layer_gain
+
+    activation(name)
+    try:
+        return calculate_gain(name), "calculate_gain"
+    except ValueError:
+        return single_layer_gain(name), "quadrature"
+
+
 # --- initializers as (kind of unit matrix, scale) -------------------------------------
 
 INITIALIZERS = {
@@ -180,10 +203,11 @@ class UnitWeights:
     holds more than `max_bytes` (the ones asked for now are always kept).
 
     It also keeps the unit batches (`batch`) and remembers the last forward
-    passes over its matrices (`forward_mean_squares`, kept in `forward_memo`):
-    a deeper stack then only adds layers, a shallower one is a slice, and the
-    depth slider costs almost nothing. An explorer owns one; `simulate` without
-    a cache makes a fresh one for the call.
+    passes over its matrices (`forward_trace`, Traces kept in `forward_memo`): a
+    deeper stack then only adds layers, a shallower one is a slice, the n_layers
+    slider costs almost nothing, and the backward pass starts from the forward
+    pass it needs instead of running it again. An explorer owns one; `simulate`
+    without a cache makes a fresh one for the call.
 
     >>> cache = UnitWeights()
     >>> r = simulate("tanh", "xavier_normal", gain=1.0, n_layers=5, width=16, seeds=1, cache=cache)
@@ -196,11 +220,12 @@ class UnitWeights:
     (8, 8)
     """
 
-    def __init__(self, max_bytes: int = 1 << 30, memo_size: int = 64):
+    def __init__(self, max_bytes: int = 1 << 30, memo_size: int = 64, memo_bytes: int = 1 << 27):
         self.max_bytes = max_bytes
         self.draws = 0
         self._layers: OrderedDict[tuple[str, int, int], list[np.ndarray]] = OrderedDict()
         self.memo_size = memo_size
+        self.memo_bytes = memo_bytes
         self.forward_memo: OrderedDict = OrderedDict()
         self._batches: OrderedDict[tuple[int, int, int, int], np.ndarray] = OrderedDict()
 
@@ -225,24 +250,20 @@ class UnitWeights:
             self._batches.popitem(last=False)
         return self._batches[key]
 
-    def forward_mean_squares(self, kind, scale, activation_name, width, seed, batch, n_layers):
-        """Forward mean squares 0 .. n_layers, continuing the last pass with these settings."""
-        memo = self.forward_memo
-        x = self.batch(width, batch, seed, INPUT_STREAM)
-        key = (kind, scale, activation_name, width, seed, batch)
-        squares, h = memo.pop(key, None) or ([mean_square(x)], x)
-        if len(squares) <= n_layers:
-            units = self.get(kind, width, seed, n_layers)[len(squares) - 1 :]
-            more, h = forward_pass(units, scale, activation_name, h)
-            squares = squares + more
-        memo[key] = (squares, h)
-        while len(memo) > self.memo_size:
-            memo.popitem(last=False)
-        return squares[: n_layers + 1]
-
     @property
     def nbytes(self) -> int:
         return sum(m.nbytes for layers in self._layers.values() for m in layers)
+
+    def trim_memo(self, keep) -> None:
+        """Drop the oldest forward passes beyond memo_size passes or memo_bytes bytes."""
+        memo = self.forward_memo
+        while len(memo) > 1 and (
+            len(memo) > self.memo_size or sum(t.nbytes for t in memo.values()) > self.memo_bytes
+        ):
+            oldest = next(iter(memo))
+            if oldest == keep:
+                break
+            del memo[oldest]
 
     def _evict(self, keep) -> None:
         while self.nbytes > self.max_bytes and len(self._layers) > 1:
@@ -275,9 +296,13 @@ def unit_batch(width: int, batch: int, seed: int, stream: int) -> np.ndarray:
 
 
 def mean_square(a: np.ndarray) -> float:
-    """mean(a**2); inf when it is beyond float64 or a holds inf or nan (overflowed)."""
+    """mean(a**2); inf when it is beyond float64 or a holds inf or nan (overflowed).
+
+    As a dot product of a with itself: one pass, no temporary (width, batch) array.
+    """
+    flat = np.ravel(a)
     with np.errstate(all="ignore"):
-        m = float(np.mean(a * a))
+        m = float(np.dot(flat, flat)) / flat.size
     return math.inf if math.isnan(m) else m
 
 
@@ -337,6 +362,96 @@ def propagate(
     return forward, backward[::-1] + [mean_square(upstream)]
 
 
+class Trace:
+    """One seed's forward pass, kept so that the next question reuses it.
+
+    hs[l] = h_l (l = 0 .. k), zs[l - 1] = z_l, squares[l] = mean_square(h_l), and
+    slopes[l - 1] = phi'(z_l), made when a backward pass first asks for them. A
+    deeper stack only adds layers (`extend`); a shallower one is a slice.
+    """
+
+    def __init__(self, x: np.ndarray, activation_name: str, scale: float):
+        self.act = activation(activation_name)
+        self.scale = scale
+        self.hs, self.zs, self.slopes = [x], [], []
+        self.squares = [mean_square(x)]
+        self.nbytes = 0  # of the arrays made here (x is the cache's)
+
+    @property
+    def n_layers(self) -> int:
+        return len(self.zs)
+
+    def extend(self, units: Sequence[np.ndarray]) -> None:
+        """Run units (layers n_layers + 1, n_layers + 2, ...) on top of what is there."""
+        h = self.hs[-1]
+        with np.errstate(all="ignore"):
+            for unit in units:
+                z = self.scale * (unit @ h)
+                h = self.act.phi(z)
+                self.zs.append(z)
+                self.hs.append(h)
+                self.squares.append(mean_square(h))
+                self.nbytes += z.nbytes + h.nbytes
+
+    def slope(self, layer: int) -> np.ndarray:
+        """phi'(z_layer), 1-based, computed once."""
+        with np.errstate(all="ignore"):
+            while len(self.slopes) < layer:
+                self.slopes.append(self.act.dphi(self.zs[len(self.slopes)]))
+                self.nbytes += self.slopes[-1].nbytes
+        return self.slopes[layer - 1]
+
+
+def per_sample_weight_square(delta: np.ndarray, h: np.ndarray) -> float:
+    """Mean square of one sample's weight gradient dloss/dW = delta h^T, averaged over samples.
+
+    For sample b the entries are delta_i h_j, so their mean square is
+    mean(delta_b**2) * mean(h_b**2): no (width, width) matrix is formed.
+
+    >>> per_sample_weight_square(np.array([[2.0], [0.0]]), np.array([[1.0], [1.0]]))
+    2.0
+    """
+    with np.errstate(all="ignore"):
+        columns = np.einsum("ij,ij->j", delta, delta) * np.einsum("ij,ij->j", h, h)
+        m = float(columns.sum()) / (delta.shape[0] * h.shape[0] * columns.size)
+    return math.inf if math.isnan(m) else m
+
+
+def backward_trace(units: Sequence[np.ndarray], trace: Trace, n_layers: int, g, keep=()):
+    """The backward pass over a Trace's first `n_layers` layers, from dloss/dh_L = g down.
+
+    Returns (gradient, weight, kept): gradient[l] = mean square of dloss/dh_l for
+    l = 0 .. n_layers; weight[l] = per_sample_weight_square of dloss/dW_l (nan at
+    l = 0, which has no weights); kept = {l: dloss/dh_l} for the layers in `keep`.
+    """
+    gradient = [0.0] * n_layers + [mean_square(g)]
+    weight = [math.nan] * (n_layers + 1)
+    kept = {n_layers: g} if n_layers in keep else {}
+    with np.errstate(all="ignore"):
+        for layer in range(n_layers, 0, -1):
+            delta = trace.slope(layer) * g  # dloss/dz_layer
+            weight[layer] = per_sample_weight_square(delta, trace.hs[layer - 1])
+            g = trace.scale * (units[layer - 1].T @ delta)
+            gradient[layer - 1] = mean_square(g)
+            if layer - 1 in keep:
+                kept[layer - 1] = g
+    return gradient, weight, kept
+
+
+def forward_trace(cache, kind, scale, activation_name, width, seed, batch, n_layers) -> Trace:
+    """The cache's Trace for these settings, run at least `n_layers` layers deep."""
+    memo = cache.forward_memo
+    key = (kind, scale, activation_name, width, seed, batch)
+    trace = memo.pop(key, None)
+    if trace is None:
+        trace = Trace(cache.batch(width, batch, seed, INPUT_STREAM), activation_name, scale)
+    if trace.n_layers < n_layers:
+        trace.extend(cache.get(kind, width, seed, n_layers)[trace.n_layers :])
+    memo[key] = trace
+    cache.trim_memo(keep=key)
+    return trace
+
+
 # --- theory: the mean-field recursion (Gaussian integrals from tinyinit.gaussian) ----------
 
 
@@ -361,6 +476,33 @@ def _mean_field(activation_name: str, fan_var: float, n_layers: int, direction: 
     out[np.isnan(out)] = math.inf
     out.setflags(write=False)
     return out
+
+
+@lru_cache(maxsize=512)
+def _weight_gradient_theory(activation_name: str, fan_var: float, n_layers: int):
+    m = _mean_field(activation_name, fan_var, n_layers, "forward")
+    g = _mean_field(activation_name, fan_var, n_layers, "backward")
+    out = np.full(n_layers + 1, math.nan)
+    with np.errstate(all="ignore"):
+        for layer in range(1, n_layers + 1):
+            slope2 = slope_mean_square(activation_name, fan_var * m[layer - 1])
+            out[layer] = slope2 * g[layer] * m[layer - 1]
+    out[1:][np.isnan(out[1:])] = math.inf  # as mean_field: beyond float64
+    out.setflags(write=False)
+    return out
+
+
+def weight_gradient_theory(activation_name: str, fan_var: float, n_layers: int) -> np.ndarray:
+    """Theory for per_sample_weight_square of dloss/dW_l, l = 0 .. n_layers (nan at 0).
+
+    dloss/dW_l = delta_l h_{l-1}^T with delta_l = phi'(z_l) * dloss/dh_l, so in
+    mean field its mean square is E[phi'(z)**2] * g_l * m_{l-1}, z ~ N(0, q_l).
+
+    >>> weight_gradient_theory("relu", 2.0, 2)           # Kaiming + ReLU: 1/2 everywhere
+    array([nan, 0.5, 0.5])
+    """
+    activation(activation_name)
+    return _weight_gradient_theory(activation_name, float(fan_var), int(n_layers))
 
 
 def mean_field(activation_name: str, fan_var: float, n_layers: int, direction: str = "forward"):
@@ -395,6 +537,11 @@ class DepthResult:
     backward, layer n_layers is the upstream gradient (mean square 1) and layer 0
     the gradient at the input.
 
+    Backward only: weight_per_seed (n_seeds, n_layers + 1) and weight_theory, the
+    mean square of the weight gradient dloss/dW_l per sample (nan at layer 0;
+    `per_sample_weight_square`). samples: {layer: the values of h_l forward, of
+    dloss/dh_l backward, every seed's batch flattened}, for the layers asked.
+
     >>> r = simulate("relu", "xavier_uniform", n_layers=3, width=16, seeds=2)
     >>> r.per_seed.shape, r.median.shape
     ((2, 4), (4,))
@@ -415,6 +562,9 @@ class DepthResult:
     direction: str
     per_seed: np.ndarray
     theory: np.ndarray
+    weight_per_seed: np.ndarray | None = None
+    weight_theory: np.ndarray | None = None
+    samples: dict | None = None
 
     @property
     def layers(self) -> np.ndarray:
@@ -457,6 +607,11 @@ class DepthResult:
         return hits[0] if hits else None
 
     @property
+    def weight_median(self) -> np.ndarray | None:
+        """Median over seeds of the weight gradient's mean square per layer (backward)."""
+        return None if self.weight_per_seed is None else np.median(self.weight_per_seed, axis=0)
+
+    @property
     def overflow_from(self):
         """First layer whose measured median is beyond float64 (inf), or None."""
         return self.first_layer(self.median, np.isinf)
@@ -479,6 +634,7 @@ def simulate(
     batch: int = 32,
     direction: str = "forward",
     cache: UnitWeights | None = None,
+    sample_layers: Sequence[int] = (),
 ) -> DepthResult:
     """Push a unit batch through `n_layers` layers for each seed; measure and predict.
 
@@ -486,6 +642,8 @@ def simulate(
     own weights (PCG32(seed), stream 54), inputs and upstream gradient (streams
     1 and 2). cache: where unit matrices, batches and forward passes are kept
     (an explorer passes its own; default: a fresh UnitWeights for this call).
+    sample_layers: layers whose values to keep in `samples` (for histograms);
+    those beyond n_layers are left out.
 
     >>> r = simulate("relu", "kaiming_fan_in", gain=2**0.5, n_layers=5, width=64, seeds=1)
     >>> r.per_seed.shape, round(r.theory_end, 12)    # Kaiming keeps relu's signal
@@ -494,21 +652,34 @@ def simulate(
     seeds = tuple(range(seeds)) if isinstance(seeds, int) else tuple(seeds)
     if direction not in DIRECTIONS:
         raise ValueError(f"direction must be 'forward' or 'backward', got {direction!r}")
+    activation_name = activation  # the name; the function of that name is shadowed here
     cache = UnitWeights() if cache is None else cache
     kind, scale = unit_scale(initializer, width, width, gain, std)
     std_w = weight_std(initializer, width, width, gain, std)
-    rows = []
+    sample_layers = tuple(layer for layer in sample_layers if 0 <= layer <= n_layers)
+    rows, weight_rows, kept = [], [], {layer: [] for layer in sample_layers}
     for seed in seeds:
+        trace = forward_trace(cache, kind, scale, activation_name, width, seed, batch, n_layers)
         if direction == "forward":
-            args = (kind, scale, activation, width, seed, batch, n_layers)
-            rows.append(cache.forward_mean_squares(*args))
-        else:
-            units = cache.get(kind, width, seed, n_layers)
-            x = cache.batch(width, batch, seed, INPUT_STREAM)
-            upstream = cache.batch(width, batch, seed, GRADIENT_STREAM)
-            rows.append(propagate(units, scale, activation, x, upstream)[1])
-    theory = mean_field(activation, width * std_w**2, n_layers, direction)
+            rows.append(trace.squares[: n_layers + 1])
+            for layer in sample_layers:
+                kept[layer].append(trace.hs[layer])
+            continue
+        units = cache.get(kind, width, seed, n_layers)
+        upstream = cache.batch(width, batch, seed, GRADIENT_STREAM)
+        gradient, weight, grads = backward_trace(units, trace, n_layers, upstream, sample_layers)
+        rows.append(gradient)
+        weight_rows.append(weight)
+        for layer in sample_layers:
+            kept[layer].append(grads[layer])
+    fan_var = width * std_w**2
+    theory = mean_field(activation_name, fan_var, n_layers, direction)
+    weights = weight_theory = None
+    if direction == "backward":
+        weights = np.array(weight_rows)
+        weight_theory = weight_gradient_theory(activation_name, fan_var, n_layers)
+    samples = {layer: np.concatenate([a.ravel() for a in kept[layer]]) for layer in sample_layers}
     return DepthResult(
-        activation, initializer, float(gain), std_w, width, n_layers, seeds, batch, direction,
-        np.array(rows), theory,
+        activation_name, initializer, float(gain), std_w, width, n_layers, seeds, batch, direction,
+        np.array(rows), theory, weights, weight_theory, samples or None,
     )  # fmt: skip

@@ -108,6 +108,7 @@ class LabServer:
     home: Path
     process: subprocess.Popen
     log_path: Path
+    page: str = "lab"  # the front page: "lab" for JupyterLab, "tree" for Notebook 7
     _stopped: bool = field(default=False, repr=False)
     _cookies: http.cookiejar.CookieJar | None = field(default=None, repr=False)
     _cookie_opener: urllib.request.OpenerDirector | None = field(default=None, repr=False)
@@ -132,7 +133,7 @@ class LabServer:
         headers = {"Content-Type": "application/json"}
         if method != "GET":
             if not self._xsrf():
-                self._opener().open(self.url + "lab", timeout=timeout).close()
+                self._opener().open(self.url + self.page, timeout=timeout).close()
             headers["X-XSRFToken"] = self._xsrf()
         data = json.dumps(body).encode() if body is not None else None
         request = urllib.request.Request(
@@ -242,7 +243,9 @@ def lab_environment(home: Path) -> dict[str, str]:
     return env
 
 
-def write_lab_config(config_dir: Path, server_config: str = SERVER_CONFIG) -> None:
+def write_lab_config(
+    config_dir: Path, server_config: str = SERVER_CONFIG, page_config: dict = PAGE_CONFIG
+) -> None:
     """Write the offline, dialog-free server config and Lab settings into a Jupyter config dir.
 
     `config_dir` is what JUPYTER_CONFIG_DIR (or ~/.jupyter) points at; Lab's user
@@ -251,29 +254,39 @@ def write_lab_config(config_dir: Path, server_config: str = SERVER_CONFIG) -> No
     config_dir = Path(config_dir)
     (config_dir / "labconfig").mkdir(parents=True, exist_ok=True)
     (config_dir / "jupyter_server_config.py").write_text(server_config)
-    (config_dir / "labconfig" / "page_config.json").write_text(json.dumps(PAGE_CONFIG))
+    (config_dir / "labconfig" / "page_config.json").write_text(json.dumps(page_config))
     for name, settings in USER_SETTINGS.items():
         path = config_dir / "lab" / "user-settings" / name
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(json.dumps(settings))
 
 
-def start_lab(root: Path, *, home: Path | None = None, timeout: float = 90.0) -> LabServer:
+def start_lab(
+    root: Path, *, home: Path | None = None, timeout: float = 90.0, app: str = "lab"
+) -> LabServer:
     """Start `python -m jupyter lab` serving `root`; return once it answers HTTP.
+
+    app="notebook" starts Jupyter Notebook 7 instead (the single-document
+    interface, built on the same server and the same widgets), whose pages are
+    /tree and /notebooks/<path>.
 
     `home` holds its config, data, runtime and log (default: a sibling of root).
     Raises RuntimeError with the server's log if it exits or stays silent.
     """
+    if app not in ("lab", "notebook"):
+        raise ValueError(f"app must be 'lab' or 'notebook'; got {app!r}")
     root = Path(root).resolve()
-    home = Path(home) if home is not None else root.parent / (root.name + "-jupyter")
-    write_lab_config(home / "config")
+    home = Path(home) if home is not None else root.parent / (root.name + f"-jupyter-{app}")
+    # Notebook 7 builds its terminal plugins on Lab's: with those off, its own fail to
+    # start, and with its own off its settings break. It never asks for a terminal unasked.
+    write_lab_config(home / "config", page_config=PAGE_CONFIG if app == "lab" else {})
 
     port = free_port()
     command = [
         sys.executable,
         "-m",
         "jupyter",
-        "lab",
+        app,
         "--no-browser",
         "--ip=127.0.0.1",
         f"--port={port}",
@@ -287,13 +300,14 @@ def start_lab(root: Path, *, home: Path | None = None, timeout: float = 90.0) ->
         try:
             if server.api("api/status", timeout=2.0) is None:
                 return False
-            urllib.request.urlopen(server.url + "lab", timeout=10.0).close()
+            server.page = "lab" if app == "lab" else "tree"
+            urllib.request.urlopen(server.url + server.page, timeout=10.0).close()
             return True
         except (OSError, ValueError, urllib.error.URLError):
             return False
 
     return spawn_server(
-        command, name="jupyter lab", root=root, home=home, port=port, ready=answers,
+        command, name=f"jupyter {app}", root=root, home=home, port=port, ready=answers,
         timeout=timeout,
     )  # fmt: skip
 

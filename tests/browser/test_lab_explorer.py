@@ -71,7 +71,7 @@ def test_depth_explorer_redraws_on_keyboard_and_dropdown(
     open_notebook(page, lab_server, NOTEBOOK)
     # The isolated data dir must not hide the extensions pip put under sys.prefix.
     assert {"@jupyter-widgets/jupyterlab-manager", "jupyter-matplotlib"} <= set(labextensions(page))
-    run_all_cells(page)
+    run_all_cells(page, timeout=240)  # a loaded machine runs notebook 03 slowly
     assert_no_errors(page, console)
 
     explorer = page.locator(EXPLORER).first
@@ -117,3 +117,52 @@ def test_depth_explorer_redraws_on_keyboard_and_dropdown(
     assert_no_errors(page, console)
     assert kernel_status(page) == "idle"
     assert external_requests == []
+
+
+def faded_pin_pixels(png: bytes) -> int:
+    """Pixels of the first pin's colour (matplotlib's C2, faded by PIN_ALPHA) in a screenshot."""
+    from tinyinit.plots import PIN_ALPHA
+
+    faded = PIN_ALPHA * np.array([44, 160, 44]) + (1 - PIN_ALPHA) * 255
+    rgb = np.asarray(Image.open(io.BytesIO(png)).convert("RGB"), dtype=int)
+    return int((np.abs(rgb - faded).sum(axis=-1) < 30).sum())
+
+
+def test_pins_and_the_histogram_view_work_in_the_browser(page, console, lab_server):
+    open_notebook(page, lab_server, NOTEBOOK)
+    run_all_cells(page, timeout=240)  # a loaded machine runs notebook 03 slowly
+    assert_no_errors(page, console)
+    explorer = page.locator(EXPLORER).first
+    explorer.scroll_into_view_if_needed()
+    canvas = mpl_canvas(page, EXPLORER)
+    readout = explorer.locator(".tinyinit-readout").first
+    caption = explorer.locator(".tinyinit-caption").first
+    expect(readout).to_contain_text("measured", timeout=TIMEOUT_MS)
+
+    # Pin the curve, change the initializer: the old curve stays, faded, and is compared.
+    explorer.locator(".tinyinit-pin").first.click()
+    expect(caption).to_contain_text("pinned:", timeout=TIMEOUT_MS)
+    picture = wait_for_stable_screenshot(canvas)
+    select = explorer.locator("select").first  # the initializer: Xavier uniform, after reset
+    kaiming = 2  # Xavier uniform, Xavier normal, Kaiming normal fan_in, ...
+    select.select_option(index=kaiming if select.evaluate("e => e.selectedIndex") != kaiming else 1)
+    expect(readout).to_contain_text(re.compile(r"ends .*\(pin 1\) at layer"), timeout=TIMEOUT_MS)
+    wait_for_screenshot_change(canvas, picture, timeout=TIMEOUT_MS / 1000)
+    assert faded_pin_pixels(wait_for_stable_screenshot(canvas)) > 100, "no pinned curve drawn"
+    explorer.locator(".tinyinit-clear-pins").first.click()
+    expect(caption).not_to_contain_text("pinned:", timeout=TIMEOUT_MS)
+
+    # The histogram view: its own canvas comes up, and the depth slider drives it.
+    explorer.locator(".tinyinit-view button", has_text="histograms").first.click()
+    expect(caption).to_contain_text("rms at layers", timeout=TIMEOUT_MS)
+    # The view is the layout's last child: its canvas is the explorer's last one.
+    histograms = page.locator(f"{EXPLORER} .jupyter-matplotlib-canvas-div canvas").last
+    expect(histograms).to_be_visible(timeout=TIMEOUT_MS)
+    shot, text = wait_for_stable_screenshot(histograms), caption.inner_text()
+    press_on_slider(page, "tinyinit-depth", "ArrowLeft")
+    expect(caption).not_to_have_text(text, timeout=TIMEOUT_MS)
+    wait_for_screenshot_change(histograms, shot, timeout=TIMEOUT_MS / 1000)
+    assert median_line_pixels(wait_for_stable_screenshot(histograms)) > 100, "no bars drawn"
+
+    assert_no_errors(page, console)
+    assert kernel_status(page) == "idle"

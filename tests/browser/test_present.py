@@ -163,6 +163,9 @@ def test_presentation_loads_and_presets_and_sliders_move_the_plot(voila, browser
         # tanh with gain 5/3 settles near 0.4 (module card); with gain 1 it drains to ~0.03.
         assert re.search(r"theory 0\.[34]", gain_53), gain_53
         wait_for_screenshot_change(depth_canvas, shot)
+        # It ends with both curves on one plot: gain 1 pinned, faded, under gain 5/3.
+        wait_for_text(page, DEPTH_READOUT, r"gain 1\.67 ends 2\^[0-9.]+ above gain 1 \(pin 1\)")
+        assert "pinned:" in readout(page, ".tinyinit-explorer .tinyinit-caption")
 
         # The residual stream: its own tab comes up, and its toggle is a step.
         choose(select, "Residual stream: with and without 1/sqrt(2N)")
@@ -173,6 +176,8 @@ def test_presentation_loads_and_presets_and_sliders_move_the_plot(voila, browser
         page.locator(".tinyinit-step button", has_text="with 1/√(2N)").first.click()
         scaled = wait_for_text(page, RESIDUAL_READOUT, r"N = 48 blocks.*× 0\.102")
         assert scaled != unscaled
+        # Both settings on one axis: the unscaled stream stays, faded, for comparison.
+        wait_for_text(page, RESIDUAL_READOUT, r"without 1/√\(2N\): \d+\.\d\d")
         wait_for_screenshot_change(residual_canvas, shot)
 
         assert page_problems(page) == []
