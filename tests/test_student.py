@@ -85,8 +85,8 @@ WRONG_ANSWERS: dict[str, dict[str, tuple[str, str]]] = {
         "Exercise 3": (
             "after_one_step = []\n"
             "for width in (64, 256, 1024):\n"
-            "    weights = init_mlp(16, width, 4, 2, 'standard', PCG32(0))\n"
-            "    lrs = layer_learning_rates(0.01, 2, 'standard', 'adam', width=width,"
+            "    weights = init_mlp(16, width, 4, 2, 'sp', PCG32(0))\n"
+            "    lrs = layer_learning_rates(0.01, 2, 'sp', 'adam', width=width,"
             " base_width=64)\n"
             "    after_one_step.append(train(weights, x_task, t_task, lrs, 'adam', 1)[2][1, -1])\n"
             "answer_3 = max(after_one_step) / min(after_one_step)",
