@@ -1,6 +1,7 @@
 """Every notebook with live widgets is driven in a real browser by one of the browser tests.
 
-A notebook holds live widgets when its stored outputs hold a widget view. Notebook 03's
+A notebook holds live widgets when its stored outputs hold a widget view other than a
+predict-then-run question (those are driven by test_lab_predict.py). Notebook 03's
 explorer has test_lab_explorer.py; the slider apps of the others are listed in
 test_lab_sliders.py, which runs each notebook, moves its slider and flips its toggle. A new
 notebook with widgets fails here until it is added there.
@@ -10,6 +11,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import nbformat
+
 from .test_lab_sliders import SLIDER_APPS
 
 NOTEBOOKS = Path(__file__).resolve().parents[2] / "notebooks"
@@ -17,11 +20,21 @@ WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
 EXPLORER_NOTEBOOK = "03_signal_through_depth.ipynb"
 
 
+def is_app(output) -> bool:
+    data = output.get("data", {})
+    question = data.get("text/plain", "").startswith("Predict, then run:")
+    return WIDGET_VIEW in data and not question
+
+
 def widget_notebooks() -> set[str]:
     return {
         path.name
         for path in NOTEBOOKS.glob("*.ipynb")
-        if WIDGET_VIEW in path.read_text(encoding="utf-8")
+        if any(
+            is_app(output)
+            for cell in nbformat.read(path, as_version=4).cells
+            for output in cell.get("outputs", [])
+        )
     }
 
 
