@@ -88,7 +88,8 @@ ol.notebooks a {{ font-size: 1.2rem; font-weight: 600; }}
 """
 
 ITEM_TEMPLATE = """\
-<li value="{number}"><a href="{href}">{title}</a> <span class="part">({label}, {minutes} min)</span>
+<li value="{number}"><a class="page" href="{href}">{title}</a>
+<span class="part">({label}, {minutes} min)</span>
 <div class="goal">{goal}</div></li>"""
 
 PART_HEADINGS = {
