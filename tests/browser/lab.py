@@ -290,18 +290,21 @@ def start_lab(root: Path, *, home: Path | None = None, timeout: float = 90.0) ->
     )  # fmt: skip
 
 
-def spawn_server(command, *, name, root, home, port, ready, timeout: float) -> LabServer:
+def spawn_server(
+    command, *, name, root, home, port, ready, timeout: float, env: dict | None = None
+) -> LabServer:
     """Run a server `command` in its own process group; return it once ready(server) is true.
 
-    Its output goes to home/<name>.log. Raises RuntimeError with the end of that
-    log if the server exits, or is not ready within `timeout` seconds.
+    `env`: variables added to its environment. Its output goes to home/<name>.log.
+    Raises RuntimeError with the end of that log if the server exits, or is not
+    ready within `timeout` seconds.
     """
     log_path = home / f"{name.replace(' ', '-')}.log"
     with open(log_path, "wb") as log:
         process = subprocess.Popen(
             command,
             cwd=root,
-            env=lab_environment(home),
+            env={**lab_environment(home), **(env or {})},
             stdin=subprocess.DEVNULL,
             stdout=log,
             stderr=subprocess.STDOUT,
