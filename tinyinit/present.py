@@ -46,7 +46,6 @@ import traitlets
 
 from .explorer import DepthExplorer
 from .pcg32 import PCG32
-from .plots import quantity_label
 from .residual import ResidualStack, ResidualStreamExplorer, draw_residual_stack
 
 __all__ = [
@@ -264,11 +263,8 @@ class Look:
 .tinyinit-present .tinyinit-bar {{ align-items: center; gap: {f // 2}px; flex-wrap: nowrap; }}
 .tinyinit-present .tinyinit-bar > * {{ margin: 0; }}
 .tinyinit-present .tinyinit-says {{ width: 100%; margin: {f // 4}px 0; }}
-/* One line that the back row reads: never wrapped, never cut off silently */
-.tinyinit-present .tinyinit-says .widget-html-content {{
-  font-size: {round(SAYS_EM * f)}px; white-space: nowrap; overflow: hidden;
-  text-overflow: ellipsis;
-}}
+/* One line on a projector (the captions are short enough); wrapped, never cut, when narrower */
+.tinyinit-present .tinyinit-says .widget-html-content {{ font-size: {round(SAYS_EM * f)}px; }}
 .tinyinit-present .tinyinit-stage {{ width: 100%; }}
 .tinyinit-present .tinyinit-stage > .widget-tab-contents,
 .tinyinit-present .tinyinit-stage > .lm-TabPanel-stackedPanel {{
@@ -596,6 +592,9 @@ def depth_headline(result) -> str:
     )
 
 
+SHORT_QUANTITY = {"forward": "mean square of hℓ", "backward": "mean square of ∂loss/∂hℓ"}
+
+
 class LargeDepthExplorer(DepthExplorer):
     """The depth explorer for a projector: the headline number, thick lines, large fonts."""
 
@@ -623,7 +622,8 @@ class LargeDepthExplorer(DepthExplorer):
         if self._holding:
             return
         # The y label is part of the frame: drawn once per direction, not per slider move.
-        self.plot.ax.set_ylabel(quantity_label(self.direction.value))
+        # Short, to fit beside a short plot; the caption beside it says it in full.
+        self.plot.ax.set_ylabel(SHORT_QUANTITY[self.direction.value])
         super().update(change)
         self.headline.value = depth_headline(self.result)
 
