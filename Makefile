@@ -6,7 +6,7 @@ PORT   ?= 8888
 
 NBVAL := --nbval --nbval-current-env --nbval-sanitize-with tests/nbval_sanitize.cfg
 
-.PHONY: lab test unit notebooks bench lint clean site present
+.PHONY: lab test unit notebooks bench lint clean site present mutation
 
 # One stamp per install, redone when pyproject.toml changes.
 $(VENV)/.runtime: pyproject.toml
@@ -56,9 +56,18 @@ site: $(VENV)/.test
 bench: $(VENV)/.test
 	$(PY) benchmarks/bench_init.py
 
+# Do the tests fail when the code is wrong? mutmut changes init, pcg32, distributions
+# and propagation one operator or constant at a time (configuration: [tool.mutmut] in
+# pyproject.toml) and runs the unit tests on each change. Slow (an hour or more on two
+# cores), so not part of `make test`; `$(VENV)/bin/mutmut results` lists the survivors.
+mutation: $(VENV)/.test
+	$(PY) -m pip install --quiet -e '.[test,mutation]'
+	$(VENV)/bin/mutmut run --max-children $(shell $(PY) -c "import os; print(len(os.sched_getaffinity(0)))")
+	$(VENV)/bin/mutmut results
+
 lint: $(VENV)/.test
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/ruff format --check tinyinit tests benchmarks scripts
 
 clean:
-	rm -rf $(VENV) .pytest_cache .hypothesis .ruff_cache
+	rm -rf $(VENV) .pytest_cache .hypothesis .ruff_cache mutants

@@ -1,4 +1,4 @@
-"""A slow, scalar reference for spec/pcg32.md and the M07.3 formulas, to test tinyinit against.
+"""A slow, scalar reference for docs/spec.md and the M07.3 formulas, to test tinyinit against.
 
 Written from the spec alone: plain Python integers for the generator, `math` for
 Box-Muller, one value at a time, in the order the spec states. No numpy until the

@@ -10,8 +10,9 @@ import xml.etree.ElementTree as ET
 import numpy as np
 import pytest
 
+from tinyinit.activations import ACTIVATIONS
 from tinyinit.cli import build_parser, depth_figure, simulate_with_progress
-from tinyinit.propagation import ACTIVATIONS, INITIALIZERS, simulate
+from tinyinit.propagation import INITIALIZERS, simulate
 
 # Small networks: the file format is under test here, not the physics.
 QUICK = ["--depth", "6", "--width", "32", "--seeds", "3"]

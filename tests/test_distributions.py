@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import os
 
 import numpy as np
 import pytest
@@ -215,3 +216,23 @@ def test_a_uniform_only_generator_gives_the_same_arrays_and_advance(draw, n):
     a, b = draw(fast, n), draw(slow, n)
     assert a.dtype == b.dtype and a.tobytes() == b.tobytes()
     assert fast.state == slow.scalar.state
+
+
+# --- the thread pool: as many threads as CPUs this process may use ----------------------
+
+
+def test_a_cgroup_quota_caps_the_threads(tmp_path, monkeypatch):
+    from tinyinit.distributions import cgroup_cpu_quota, usable_cpus
+
+    assert cgroup_cpu_quota("max 100000") is None
+    assert cgroup_cpu_quota("200000 100000") == 2.0
+    assert cgroup_cpu_quota("garbage") is None
+    monkeypatch.setattr(os, "sched_getaffinity", lambda pid: {0, 1, 2, 3}, raising=False)
+    cpu_max = tmp_path / "cpu.max"
+    cpu_max.write_text("150000 100000\n")
+    assert usable_cpus(cpu_max) == 2  # 1.5 CPUs of quota: two threads run at once
+    cpu_max.write_text("max 100000\n")
+    assert usable_cpus(cpu_max) == 4  # no quota: the affinity mask
+    assert usable_cpus(tmp_path / "absent") == 4
+    cpu_max.write_text("50000 100000\n")
+    assert usable_cpus(cpu_max) == 1

@@ -109,15 +109,17 @@ def describe(w) -> str:
 
 def app_widgets():
     from tinyinit import PCG32
-    from tinyinit.explorer import depth_explorer
+    from tinyinit.explorer import ResidualStreamExplorer, depth_explorer
     from tinyinit.present import presentation
-    from tinyinit.residual import ResidualStreamExplorer, draw_residual_stack
+    from tinyinit.quiz import predict
+    from tinyinit.residual import draw_residual_stack
 
-    residual = ResidualStreamExplorer(draw_residual_stack(4, 16, 16, 8, PCG32(0)), n_blocks=2)
+    residual = ResidualStreamExplorer(draw_residual_stack(4, 16, 16, 8, PCG32(0)), n_layers=2)
     return {
         "depth explorer": depth_explorer(depth=3, width=16, seeds=1).app,
         "residual explorer": residual.widget,
         "presentation": presentation().app,
+        "predict, then run": predict("Is 7 prime?", ["yes", "no"], "yes", "it is").widget,
     }
 
 

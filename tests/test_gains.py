@@ -7,33 +7,27 @@ import math
 import numpy as np
 import pytest
 
-from tinyinit import PCG32, calculate_gain, fans, kaiming_normal, normal
-from tinyinit.gains import (
-    ACTIVATIONS,
-    counted_fans,
+from tinyinit import PCG32, calculate_gain, kaiming_normal, normal
+from tinyinit.activations import ACTIVATIONS, activation, gelu
+from tinyinit.gains import gain_for_fixed_point, single_layer_gain
+from tinyinit.gaussian import (
+    activation_mean_square,
     fixed_point,
-    forward,
-    gain_for_fixed_point,
     gaussian_expectation,
-    gelu,
     gradient_factor,
-    layer_fans,
-    mean_square,
     mean_square_by_depth,
-    single_layer_gain,
-    weight_shape,
 )
 
 
 def test_relu_gain_is_sqrt2_to_1e12():
-    assert abs(mean_square("relu") - 0.5) < 1e-12
+    assert abs(activation_mean_square("relu") - 0.5) < 1e-12
     assert abs(single_layer_gain("relu") - math.sqrt(2)) < 1e-12
     assert abs(single_layer_gain("relu") - calculate_gain("relu")) < 1e-12
 
 
 @pytest.mark.parametrize("q", [1e-4, 0.3, 1.0, 7.0, 1e3])
 def test_relu_keeps_half_the_second_moment_at_every_scale(q):
-    assert mean_square("relu", q) == pytest.approx(q / 2, rel=1e-13)
+    assert activation_mean_square("relu", q) == pytest.approx(q / 2, rel=1e-13)
 
 
 @pytest.mark.parametrize("slope", [0.0, 0.01, 0.2, 0.5, 1.0, 3.0])
@@ -62,7 +56,7 @@ def test_quadrature_agrees_with_a_fine_trapezoid_for_tanh(q):
     density = np.exp(-0.5 * xi**2) / math.sqrt(2 * math.pi)
     trapezoid = np.trapezoid if hasattr(np, "trapezoid") else np.trapz
     reference = trapezoid(np.tanh(math.sqrt(q) * xi) ** 2 * density, xi)
-    assert mean_square("tanh", q) == pytest.approx(reference, rel=1e-9)
+    assert activation_mean_square("tanh", q) == pytest.approx(reference, rel=1e-9)
 
 
 def test_tanh_single_layer_gain_is_below_torchs_five_thirds():
@@ -76,7 +70,7 @@ def test_tanh_single_layer_gain_is_below_torchs_five_thirds():
 
 def test_tanh_with_five_thirds_settles_near_042_and_with_gain_1_drains():
     q_star = fixed_point("tanh", 5 / 3)
-    settled = mean_square("tanh", q_star)
+    settled = activation_mean_square("tanh", q_star)
     assert round(settled, 2) == 0.42
     _, h = mean_square_by_depth("tanh", 5 / 3, 20)
     assert abs(h[-1] - settled) < 1e-6
@@ -94,12 +88,12 @@ def test_tanh_five_thirds_matches_a_real_deep_stack():
     for _ in range(20):
         w = kaiming_normal((width, width), "fan_in", "tanh", rng).astype(np.float64)
         x = np.tanh(x @ w.T)
-    settled = mean_square("tanh", fixed_point("tanh", 5 / 3))
+    settled = activation_mean_square("tanh", fixed_point("tanh", 5 / 3))
     assert float(np.mean(x**2)) == pytest.approx(settled, rel=0.05)
 
 
 def test_selu_is_self_normalizing_with_gain_1_and_torchs_three_quarters_helps_gradients():
-    assert abs(mean_square("selu") - 1.0) < 1e-12
+    assert abs(activation_mean_square("selu") - 1.0) < 1e-12
     assert single_layer_gain("selu") == pytest.approx(1.0, abs=1e-12)
     assert fixed_point("selu", 1.0) == pytest.approx(1.0, rel=1e-9)
     q34 = fixed_point("selu", calculate_gain("selu"))
@@ -128,44 +122,10 @@ def test_relu_fixed_point_is_marginal():
     assert fixed_point("relu", 2.0) == math.inf
 
 
-@pytest.mark.parametrize(
-    "layer, kernel",
-    [
-        ("linear", ()),
-        ("linear_in_out", ()),
-        ("conv", (3,)),
-        ("conv", (3, 3)),
-        ("conv_transpose", (3,)),
-        ("conv_transpose", (2, 3)),
-    ],
-)
-def test_counted_fans_are_the_layer_fans(layer, kernel):
-    assert counted_fans(layer, 4, 6, kernel) == layer_fans(4, 6, kernel)
-
-
-def test_fans_reads_a_transposed_conv_and_an_in_out_linear_swapped():
-    assert fans(weight_shape("conv_transpose", 4, 6, (3, 3))) == (54, 36)
-    assert counted_fans("conv_transpose", 4, 6, (3, 3)) == (36, 54)
-    assert fans(weight_shape("linear_in_out", 768, 3072)) == (3072, 768)
-    assert fans(weight_shape("conv", 4, 6, (3, 3))) == counted_fans("conv", 4, 6, (3, 3))
-
-
-def test_forward_conv_transpose_is_the_adjoint_of_conv():
-    rng = PCG32(3)
-    w = normal(rng, 4 * 6 * 9).reshape(4, 6, 3, 3)  # conv_transpose(4 -> 6) weight
-    x = normal(rng, 2 * 4 * 5 * 5).reshape(2, 4, 5, 5)
-    y = forward("conv_transpose", w, x)  # (2, 6, 7, 7)
-    v = normal(rng, y.size).reshape(y.shape)
-    # <conv_transpose(x), v> = <x, conv(v)> with the same weight read as conv(6 -> 4)
-    assert np.vdot(y, v) == pytest.approx(np.vdot(x, forward("conv", w, v)), rel=1e-12)
-
-
 def test_slopes_agree_with_central_differences():
-    from tinyinit.gains import SLOPES, activation, slope
-
     z = np.linspace(-4, 4, 81) + 0.0125  # off the kinks at 0
-    for name in SLOPES:
-        f = activation(name)
+    for name in ACTIVATIONS:
+        f = activation(name).phi
         numeric = (f(z + 1e-6) - f(z - 1e-6)) / 2e-6
-        assert np.allclose(slope(name)(z), numeric, atol=1e-6), name
-    assert np.allclose(slope("leaky_relu", 0.2)(np.array([-1.0, 1.0])), [0.2, 1.0])
+        assert np.allclose(activation(name).dphi(z), numeric, atol=1e-6), name
+    assert np.allclose(activation("leaky_relu", 0.2).dphi(np.array([-1.0, 1.0])), [0.2, 1.0])

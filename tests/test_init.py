@@ -51,7 +51,7 @@ def mean_square(x: np.ndarray) -> float:
 
 # --- test_hand_example_linear_4x3 ------------------------------------------------------
 
-# spec/pcg32.md section 6, and what follows exactly from the formulas
+# docs/spec.md section 6, and what follows exactly from the formulas
 EXACT = {
     "fan_in * kaiming_std**2": 2.0,
     "fan_in * xavier_std**2": 6 / 7,

@@ -1,4 +1,4 @@
-"""tinyinit.PCG32 gives exactly the words and uniforms of spec/pcg32.md, however it is driven."""
+"""tinyinit.PCG32 gives exactly the words and uniforms of docs/spec.md, however it is driven."""
 
 from __future__ import annotations
 

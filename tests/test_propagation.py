@@ -17,12 +17,12 @@ from tinyinit import (
     xavier_normal,
     xavier_uniform,
 )
+from tinyinit import activations as acts
 from tinyinit import propagation as prop
+from tinyinit.activations import ACTIVATIONS, LEAKY_RELU_SLOPE
+from tinyinit.gaussian import gaussian_expectation
 from tinyinit.propagation import (
-    ACTIVATIONS,
-    LEAKY_RELU_SLOPE,
     UnitWeights,
-    gaussian_expectation,
     layer_weights,
     mean_field,
     propagate,
@@ -127,8 +127,8 @@ def test_derivatives_match_finite_differences():
 
 
 def test_selu_uses_the_exact_constants():
-    assert prop.SELU_ALPHA == 1.6732632423543772
-    assert prop.SELU_SCALE == 1.0507009873554805
+    assert acts.SELU_ALPHA == 1.6732632423543772
+    assert acts.SELU_SCALE == 1.0507009873554805
     # Self-normalizing: with n std**2 = 1, N(0, 1) in gives mean square 1 out.
     assert mean_field("selu", 1.0, 1)[-1] == pytest.approx(1.0, abs=1e-6)
 

@@ -11,9 +11,9 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from tinyinit import PCG32, kaiming_normal, normal, normal_init, scaled_residual_std
+from tinyinit.explorer import ResidualStreamExplorer
 from tinyinit.residual import (
     LLAMA_PATTERNS,
-    ResidualStreamExplorer,
     check_residual_scaling,
     compounded,
     draw_residual_stack,
@@ -51,7 +51,7 @@ def test_stack_is_drawn_in_the_documented_order():
     for k in range(4):
         np.testing.assert_array_equal(got.w_in[k], kaiming_normal((16, 8), "fan_in", "relu", rng))
         np.testing.assert_array_equal(got.w_out[k], normal_init((8, 16), 0.25, rng))
-    assert got.max_blocks == 2
+    assert got.max_layers == 2
 
 
 def test_unscaled_stream_grows_like_1_plus_2N(stack):
@@ -73,7 +73,7 @@ def test_without_layer_norm_each_addition_doubles_the_variance(stack):
 
 
 def test_stream_variances_rejects_too_many_blocks(stack):
-    with pytest.raises(ValueError, match="n_blocks"):
+    with pytest.raises(ValueError, match="n_layers"):
         stream_variances(stack, 49)
 
 
@@ -182,7 +182,7 @@ def test_checker_rejects_a_pattern_without_one_group():
 def test_explorer_updates_lines_in_place_and_never_rebuilds(stack):
     import matplotlib.pyplot as plt
 
-    explorer = ResidualStreamExplorer(stack, n_blocks=12, scaled=True)
+    explorer = ResidualStreamExplorer(stack, n_layers=12, scaled=True)
     fig, line, n_figs = explorer.fig, explorer.measured_line, len(plt.get_fignums())
     first = explorer.readout.value
     assert explorer.final_variance == pytest.approx(2.0, rel=0.1)

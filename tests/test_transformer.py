@@ -9,19 +9,19 @@ import pytest
 
 from tinyinit import (
     PCG32,
-    GPTConfig,
-    TinyGPT,
-    check_residual_scaling,
     kaiming_normal,
     normal,
     normal_init,
     scaled_residual_std,
     xavier_uniform,
 )
+from tinyinit.activations import gelu
+from tinyinit.gaussian import gaussian_expectation
+from tinyinit.residual import check_residual_scaling
 from tinyinit.transformer import (
+    GPTConfig,
+    TinyGPT,
     cross_entropy,
-    gaussian_expectation,
-    gelu,
     gelu_mean_square,
     init_params,
     parameter_shapes,
@@ -46,7 +46,7 @@ def test_gelu_tanh_approximation_is_close_to_exact():
 
 def test_quadrature_knows_relu_keeps_half_the_second_moment():
     relu_ms = gaussian_expectation(lambda z: np.maximum(z, 0) ** 2, 2.0)
-    assert relu_ms == pytest.approx(1.0, abs=1e-12)  # symmetric nodes: exact
+    assert relu_ms == pytest.approx(1.0, abs=1e-12)  # a panel edge at the kink: exact
 
 
 def test_gelu_mean_square_at_variance_2_matches_monte_carlo():

@@ -25,7 +25,8 @@ import numpy as np
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 
-from .propagation import ACTIVATIONS, INITIALIZERS, DepthResult, default_gain, simulate
+from .activations import ACTIVATIONS
+from .propagation import INITIALIZERS, DepthResult, default_gain, simulate
 
 __all__ = ["depth_figure", "main", "parse_gain", "resolve_gain", "simulate_with_progress"]
 

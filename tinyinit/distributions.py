@@ -3,8 +3,9 @@
 Any object with a `uniform()` method is a generator here (a course's frozen
 scalar PCG32 has nothing else). A `PCG32` of this package is also accepted and
 takes the fast path: blocks of uniforms computed with vector arithmetic, spread
-over the machine's cores, each block starting where the previous one ends
-thanks to jump-ahead. Both paths give the same numbers, bit for bit.
+over the CPUs this process may use (`usable_cpus`), each block starting where
+the previous one ends thanks to jump-ahead. Both paths give the same numbers,
+bit for bit.
 
 About the last bit of a normal. The spec computes r = sqrt(-2 ln(1 - u0)),
 cos(2 pi u1) and sin(2 pi u1) in float64 with the C library's functions, as
@@ -19,6 +20,7 @@ from __future__ import annotations
 import math
 import os
 from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
 
 import numpy as np
 
@@ -31,11 +33,52 @@ PAIRS_PER_BLOCK = TABLE_SIZE
 
 _pool: ThreadPoolExecutor | None = None
 
+CGROUP_CPU_MAX = Path("/sys/fs/cgroup/cpu.max")
+
+
+def cgroup_cpu_quota(cpu_max: str) -> float | None:
+    """The CPUs a cgroup v2 `cpu.max` line ("quota period") allows, or None if unlimited.
+
+    >>> cgroup_cpu_quota("150000 100000"), cgroup_cpu_quota("max 100000")
+    (1.5, None)
+    """
+    fields = cpu_max.split()
+    if len(fields) != 2 or fields[0] == "max":
+        return None
+    try:
+        quota, period = int(fields[0]), int(fields[1])
+    except ValueError:
+        return None
+    return quota / period if quota > 0 and period > 0 else None
+
+
+def usable_cpus(cpu_max_file: Path = CGROUP_CPU_MAX) -> int:
+    """How many CPUs this process may really use: its affinity mask, capped by a container quota.
+
+    os.cpu_count() counts the machine's CPUs, not the ones a container, a
+    taskset or a batch scheduler lets us run on: threads beyond those only
+    queue. The quota rounds up (1.5 CPUs of quota still run 2 threads at once).
+
+    >>> usable_cpus() >= 1
+    True
+    """
+    try:
+        cpus = len(os.sched_getaffinity(0))
+    except AttributeError:  # macOS and Windows have no affinity mask
+        cpus = os.cpu_count() or 1
+    try:
+        quota = cgroup_cpu_quota(cpu_max_file.read_text())
+    except OSError:
+        quota = None
+    if quota is not None:
+        cpus = min(cpus, math.ceil(quota))
+    return max(cpus, 1)
+
 
 def _workers() -> ThreadPoolExecutor:
     global _pool
     if _pool is None:
-        _pool = ThreadPoolExecutor(max_workers=os.cpu_count() or 1, thread_name_prefix="tinyinit")
+        _pool = ThreadPoolExecutor(max_workers=usable_cpus(), thread_name_prefix="tinyinit")
     return _pool
 
 
@@ -96,14 +139,27 @@ def uniforms(rng, n: int) -> np.ndarray:
     return _draw(rng, _count("n", n), lambda u, out: np.copyto(out, u))
 
 
-def scaled_uniform_float32(rng, n: int, a: float) -> np.ndarray:
-    """float32(-a + 2a * u_k) for the next n uniforms u_k: U(-a, a), spec section 4."""
+def uniform_float32(rng, n: int, low: float, high: float) -> np.ndarray:
+    """float32(low + (high - low) * u_k) for the next n uniforms u_k: U(low, high).
+
+    >>> uniform_float32(PCG32(0), 2, -1.0, 1.0)
+    array([-0.43937546, -0.02155171], dtype=float32)
+    """
     _check_rng(rng)
+    width = high - low
 
     def weights(u, out):
-        out[:] = -a + 2.0 * a * u  # in float64, rounded to float32 once
+        out[:] = low + width * u  # in float64, rounded to float32 once
 
     return _draw(rng, _count("n", n), weights, np.float32)
+
+
+def scaled_uniform_float32(rng, n: int, a: float) -> np.ndarray:
+    """float32(-a + 2a * u_k) for the next n uniforms u_k: U(-a, a), spec section 4.
+
+    a - (-a) is 2a exactly, so this is uniform_float32(rng, n, -a, a).
+    """
+    return uniform_float32(rng, n, -a, a)
 
 
 def _cos_and_sin_terms(u0: np.ndarray, u1: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -149,14 +205,25 @@ def normal(rng, n: int) -> np.ndarray:
     return _draw(rng, 2 * ((n + 1) // 2), box_muller, every=2)[:n]
 
 
-def scaled_normal_float32(rng, n: int, std: float) -> np.ndarray:
-    """float32(std * normal(rng, n)): a normal weight, computed in float64, cast once."""
+def scaled_normal_float32(
+    rng, n: int, std: float, mean: float = 0.0, bounds: tuple[float, float] | None = None
+) -> np.ndarray:
+    """float32(normal(rng, n) * std + mean): a normal weight, computed in float64, cast once.
+
+    A mean of 0 is not added (so that -0.0 stays -0.0, as in the spec). With
+    bounds (a, b), the mean is always added, and a value outside [a, b], as
+    tested in float64, comes out as NaN: the truncated normal's rejections.
+    """
     _check_rng(rng)
     n = _count("n", n)
 
     def weights(u0, u1, out):
         for j, z in enumerate(_cos_and_sin_terms(u0, u1)):
             z *= std
+            if mean or bounds is not None:
+                z += mean
+            if bounds is not None:
+                z[(z < bounds[0]) | (z > bounds[1])] = np.nan
             out[j::2] = z  # rounded to float32 once
 
     return _draw(rng, 2 * ((n + 1) // 2), weights, np.float32, every=2)[:n]

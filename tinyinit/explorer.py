@@ -1,4 +1,8 @@
-"""The live depth explorer: sliders over `simulate`, one figure updated in place.
+"""The live explorers: widgets over the numerics, one figure each, updated in place.
+
+`DepthExplorer` (below, with `depth_explorer`) puts sliders over
+`tinyinit.propagation.simulate`; `ResidualStreamExplorer` (at the end) puts a
+slider and a toggle over `tinyinit.residual.stream_variances`.
 
     %matplotlib widget
     from tinyinit.explorer import depth_explorer
@@ -26,8 +30,10 @@ from contextlib import contextmanager
 
 import ipywidgets as widgets
 import matplotlib
+import numpy as np
 from matplotlib.colors import to_hex, to_rgba
 
+from .activations import ACTIVATIONS
 from .plots import (
     DepthPlot,
     edge_note,
@@ -37,13 +43,18 @@ from .plots import (
     settings_title,
 )
 from .propagation import (
-    ACTIVATIONS,
     INITIALIZERS,
-    UNIT_WEIGHTS,
     DepthResult,
     UnitWeights,
     default_gain,
     simulate,
+)
+from .residual import (
+    ResidualStack,
+    out_scale,
+    residual_variance_theory,
+    stream_variance,
+    stream_variances,
 )
 
 WIDTHS = (16, 32, 64, 128, 256, 512)
@@ -127,7 +138,8 @@ class DepthExplorer:
     depth, width, seeds, direction (widgets); readout (HTML); figure, plot
     (DepthPlot); result (the latest DepthResult); app (the whole layout).
 
-    batch: samples per seed. cache: where unit matrices live (default: shared).
+    batch: samples per seed. cache: where unit matrices live (default: the
+    explorer's own UnitWeights, kept as long as the explorer).
     png_fallback: without a live canvas, show each update as a PNG (False: leave
     the figure to the caller, e.g. a benchmark timing the canvas draw alone).
 
@@ -158,7 +170,7 @@ class DepthExplorer:
     ):
         self.batch = batch
         self.png_fallback = png_fallback
-        self.cache = UNIT_WEIGHTS if cache is None else cache
+        self.cache = UnitWeights() if cache is None else cache
         self.result: DepthResult | None = None
         self.updates = 0
         self._holding = 0  # open hold() blocks; updates wait for the last to close
@@ -369,3 +381,108 @@ def depth_explorer(**defaults) -> DepthExplorer:
     layer 3: measured 1.03, theory 1
     """
     return DepthExplorer(**defaults)
+
+
+# --- the residual stream explorer: a thin layer over residual.stream_variances ---------------
+
+
+class ResidualStreamExplorer:
+    """Stream variance after each block, measured and in theory, for N blocks, scaled or not.
+
+    The figure, its lines and the widgets are built once; moving the slider or
+    the toggle recomputes the stream from the same drawn weights (rescaled) and
+    updates the lines in place (set_data + draw_idle). Results are cached per
+    (N, scaled), so going back to a setting is instant.
+
+    CSS classes: container tinyinit-residual, slider tinyinit-blocks, toggle
+    tinyinit-scaling, readout tinyinit-readout.
+    """
+
+    def __init__(self, stack: ResidualStack, n_layers: int = 12, scaled: bool = True):
+        import ipywidgets as widgets
+        import matplotlib.pyplot as plt
+
+        self.stack = stack
+        self._cache: dict[tuple[int, bool], tuple[np.ndarray, np.ndarray]] = {}
+        self.n_updates = 0
+
+        with plt.ioff():
+            self.fig, self.ax = plt.subplots(figsize=(6.4, 3.6))
+        (self.theory_line,) = self.ax.plot([], [], "k--", lw=1.5, label="theory 1 + 2b s²")
+        (self.measured_line,) = self.ax.plot([], [], "o-", ms=3, color="C0", label="measured")
+        self.ax.set_xlabel("block b")
+        self.ax.set_ylabel("Var(stream) after block b")
+        self.ax.set_xlim(0, stack.max_layers)
+        self.ax.legend(loc="upper left")
+        self.ax.grid(alpha=0.3)
+        self.fig.tight_layout()
+
+        self.blocks = widgets.IntSlider(
+            value=n_layers,
+            min=1,
+            max=stack.max_layers,
+            description="blocks N",
+            tooltip="number of Transformer blocks (2 residual additions each)",
+            continuous_update=True,
+        )
+        self.scaling = widgets.ToggleButton(
+            value=scaled,
+            description="scale by 1/√(2N)",
+            tooltip="multiply every output projection's std by 1/sqrt(2N), as GPT-2 does",
+            icon="check",
+        )
+        self.readout = widgets.HTML(tooltip="final stream variance, measured and in theory")
+        self.blocks.add_class("tinyinit-blocks")
+        self.scaling.add_class("tinyinit-scaling")
+        self.readout.add_class("tinyinit-readout")
+        canvas = self.fig.canvas
+        if not isinstance(canvas, widgets.DOMWidget):  # not ipympl: a static fallback
+            canvas = widgets.Output()
+        else:
+            canvas.header_visible = False
+        self.widget = widgets.VBox(
+            [widgets.HBox([self.blocks, self.scaling]), self.readout, canvas]
+        )
+        self.widget.add_class("tinyinit-residual")
+
+        self.blocks.observe(self._on_change, names="value")
+        self.scaling.observe(self._on_change, names="value")
+        self.update()
+
+    def _on_change(self, _change) -> None:
+        self.update()
+
+    def curves(self, n_layers: int, scaled: bool) -> tuple[np.ndarray, np.ndarray]:
+        """(measured, theory) stream variance after each block 0 .. N, shape (N + 1,)."""
+        key = (n_layers, scaled)
+        if key not in self._cache:
+            measured = stream_variances(self.stack, n_layers, out_scale(n_layers, scaled))
+            x0_var = stream_variance(self.stack.x0)
+            theory = residual_variance_theory(n_layers, scaled=scaled, x0_var=x0_var)
+            self._cache[key] = (measured[::2], theory[::2])
+        return self._cache[key]
+
+    def update(self) -> None:
+        n, scaled = self.blocks.value, self.scaling.value
+        measured, theory = self.curves(n, scaled)
+        b = np.arange(n + 1)
+        self.measured_line.set_data(b, measured)
+        self.theory_line.set_data(b, theory)
+        self.ax.set_ylim(0, 1.08 * max(measured.max(), theory.max()))
+        self.scaling.icon = "check" if scaled else ""
+        factor = out_scale(n, scaled)
+        self.readout.value = (
+            f"N = {n} blocks, 2N = {2 * n} additions, output std × {factor:.3f}: "
+            f"final variance <b>{measured[-1]:.2f}</b> (theory {theory[-1]:.2f})"
+        )
+        self.fig.canvas.draw_idle()
+        self.n_updates += 1
+
+    @property
+    def final_variance(self) -> float:
+        return float(self.measured_line.get_ydata()[-1])
+
+    def _ipython_display_(self) -> None:
+        from IPython.display import display
+
+        display(self.widget)

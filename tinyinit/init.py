@@ -11,7 +11,11 @@ between, and GPT-2's 1/sqrt(2L) for the outputs that add into a residual stream.
 
 Every initializer returns a new float32, C-contiguous array of exactly `shape`,
 filled in row-major order with exactly prod(shape) values drawn from `rng`
-(spec/pcg32.md section 4). It checks its arguments before drawing anything.
+(docs/spec.md, section 4). It checks its arguments before drawing anything.
+
+The scales live here once: `xavier_std`, `kaiming_std`, `uniform_bound` and
+`xavier_bound` (as torch keeps `_calculate_correct_fan`). Whatever else in the
+package needs a Xavier or Kaiming std asks them.
 """
 
 from __future__ import annotations
@@ -21,7 +25,14 @@ from numbers import Real
 
 import numpy as np
 
-from .distributions import _check_rng, scaled_normal_float32, scaled_uniform_float32
+from .distributions import (
+    _check_rng,
+    normal,
+    scaled_normal_float32,
+    scaled_uniform_float32,
+    uniform_float32,
+    uniforms,
+)
 
 # torch.nn.init.calculate_gain's table; leaky_relu is a formula of its slope.
 GAINS = {
@@ -62,6 +73,18 @@ def _shape(shape, *, min_dims: int = 0) -> tuple[int, ...]:
             f"(out, in, *kernel), as in torch"
         )
     return tuple(int(d) for d in dims)
+
+
+def _real(name: str, value) -> float:
+    if isinstance(value, bool) or not isinstance(value, Real) or not math.isfinite(value):
+        raise ValueError(f"{name} must be a finite real number, got {value!r}")
+    return float(value)
+
+
+def _positive(name: str, value) -> float:
+    if _non_negative(name, value) == 0:
+        raise ValueError(f"{name} must be a finite real number > 0, got {value!r}")
+    return float(value)
 
 
 def _non_negative(name: str, value) -> float:
@@ -125,11 +148,58 @@ def calculate_gain(nonlinearity: str, param: float | None = None) -> float:
     return math.sqrt(2.0 / (1 + slope**2))
 
 
+# --- scales: each formula once --------------------------------------------------------
+
+
+def xavier_std(fan_in: int, fan_out: int, gain: float = 1.0) -> float:
+    """Glorot & Bengio's std: gain * sqrt(2 / (fan_in + fan_out)).
+
+    The variance 2 / (fan_in + fan_out) is the compromise between keeping the
+    forward signal (1 / fan_in) and the gradients (1 / fan_out).
+
+    >>> xavier_std(3, 4)
+    0.5345224838248488
+    """
+    return gain * math.sqrt(2.0 / (fan_in + fan_out))
+
+
+def xavier_bound(fan_in: int, fan_out: int, gain: float = 1.0) -> float:
+    """The bound a of Xavier's U(-a, a): gain * sqrt(6 / (fan_in + fan_out)).
+
+    Equal to uniform_bound(xavier_std(...)) in exact arithmetic; computed this
+    way, as the spec states it, it can differ from that product in the last bit.
+
+    >>> xavier_bound(3, 4)      # the card's sqrt(6/7)
+    0.9258200997725514
+    """
+    return gain * math.sqrt(6.0 / (fan_in + fan_out))
+
+
+def kaiming_std(fan: int, gain: float) -> float:
+    """He et al.'s std: gain / sqrt(fan), fan being fan_in or fan_out.
+
+    >>> kaiming_std(3, calculate_gain("relu"))
+    0.8164965809277261
+    """
+    return gain / math.sqrt(fan)
+
+
+def uniform_bound(std: float) -> float:
+    """The bound a of U(-a, a) with standard deviation std: a = sqrt(3) * std.
+
+    Var U(-a, a) = a**2 / 3. Computed as torch's kaiming_uniform_ does.
+
+    >>> uniform_bound(1.0)
+    1.7320508075688772
+    """
+    return math.sqrt(3.0) * std
+
+
 # --- initializers ----------------------------------------------------------------------
 
 
-def _scaled_normal(shape: tuple[int, ...], std: float, rng) -> np.ndarray:
-    return scaled_normal_float32(rng, math.prod(shape), std).reshape(shape)
+def _scaled_normal(shape: tuple[int, ...], std: float, rng, mean: float = 0.0) -> np.ndarray:
+    return scaled_normal_float32(rng, math.prod(shape), std, mean).reshape(shape)
 
 
 def xavier_uniform(shape, gain: float, rng) -> np.ndarray:
@@ -145,7 +215,7 @@ def xavier_uniform(shape, gain: float, rng) -> np.ndarray:
     fan_in, fan_out = fans(shape)
     gain = _non_negative("gain", gain)
     _check_rng(rng)
-    a = gain * math.sqrt(6.0 / (fan_in + fan_out))
+    a = xavier_bound(fan_in, fan_out, gain)
     return scaled_uniform_float32(rng, math.prod(shape), a).reshape(shape)
 
 
@@ -159,7 +229,7 @@ def xavier_normal(shape, gain: float, rng) -> np.ndarray:
     fan_in, fan_out = fans(shape)
     gain = _non_negative("gain", gain)
     _check_rng(rng)
-    return _scaled_normal(_shape(shape), gain * math.sqrt(2.0 / (fan_in + fan_out)), rng)
+    return _scaled_normal(_shape(shape), xavier_std(fan_in, fan_out, gain), rng)
 
 
 def kaiming_normal(
@@ -174,26 +244,36 @@ def kaiming_normal(
     >>> kaiming_normal((4, 3), "fan_in", "relu", PCG32(0))[0, 0]
     np.float32(-0.66073924)
     """
+    std = _kaiming(shape, fan_mode, nonlinearity, param, rng)
+    return _scaled_normal(_shape(shape), std, rng)
+
+
+def _kaiming(shape, fan_mode, nonlinearity, param, rng) -> float:
+    """Kaiming's std for these arguments, after checking all of them (rng included)."""
     fan_in, fan_out = fans(shape)
-    if fan_mode not in FAN_MODES:
+    if not isinstance(fan_mode, str) or fan_mode not in FAN_MODES:  # a list is unhashable
         raise ValueError(f"fan_mode must be 'fan_in' or 'fan_out', got {fan_mode!r}")
     gain = calculate_gain(nonlinearity, param)
     _check_rng(rng)
-    fan = fan_in if fan_mode == "fan_in" else fan_out
-    return _scaled_normal(_shape(shape), gain / math.sqrt(fan), rng)
+    return kaiming_std(fan_in if fan_mode == "fan_in" else fan_out, gain)
 
 
-def normal_init(shape, std: float, rng) -> np.ndarray:
-    """W ~ N(0, std**2) for any shape, 1-D included (embeddings, GPT-2's 0.02).
+def normal_init(shape, std: float, rng, *, mean: float = 0.0) -> np.ndarray:
+    """W ~ N(mean, std**2) for any shape, 1-D included (embeddings, GPT-2's 0.02).
+
+    Element k is z_k * std + mean (mean 0 is not added), z = normal(rng, prod(shape)).
 
     >>> from tinyinit import PCG32
     >>> normal_init((3,), 0.02, PCG32(0))
     array([-0.01618474,  0.00109749, -0.01491485], dtype=float32)
+    >>> normal_init((2,), 0.02, PCG32(0), mean=1.0)
+    array([0.98381525, 1.0010974 ], dtype=float32)
     """
     dims = _shape(shape)
     std = _non_negative("std", std)
+    mean = _real("mean", mean)
     _check_rng(rng)
-    return _scaled_normal(dims, std, rng)
+    return _scaled_normal(dims, std, rng, mean)
 
 
 def scaled_residual_std(base_std: float, n_layers: int) -> float:
@@ -209,3 +289,250 @@ def scaled_residual_std(base_std: float, n_layers: int) -> float:
     if isinstance(n_layers, bool) or not isinstance(n_layers, (int, np.integer)) or n_layers < 1:
         raise ValueError(f"n_layers must be an integer >= 1, got {n_layers!r}")
     return base_std / math.sqrt(2 * n_layers)
+
+
+# --- the rest of torch.nn.init ------------------------------------------------------------
+
+
+def kaiming_uniform(
+    shape, fan_mode: str, nonlinearity: str, rng, *, param: float | None = None
+) -> np.ndarray:
+    """He et al. (2015), uniform: W ~ U(-a, a), a = sqrt(3) * gain / sqrt(fan).
+
+    The same std as kaiming_normal (U(-a, a) has variance a**2 / 3); element k
+    is -a + 2a * u_k. torch's default for every nn.Linear and nn.Conv weight is
+    this with leaky_relu and param = sqrt(5): see torch_default_init.
+
+    >>> from tinyinit import PCG32
+    >>> kaiming_uniform((4, 3), "fan_in", "relu", PCG32(0))[0, 0]
+    np.float32(-0.62137073)
+    """
+    a = uniform_bound(_kaiming(shape, fan_mode, nonlinearity, param, rng))
+    dims = _shape(shape)
+    return scaled_uniform_float32(rng, math.prod(dims), a).reshape(dims)
+
+
+TORCH_DEFAULT_SLOPE = math.sqrt(5.0)
+
+
+def torch_default_init(shape, rng) -> np.ndarray:
+    """What an untouched torch nn.Linear or nn.Conv weight starts from.
+
+    kaiming_uniform(shape, "fan_in", "leaky_relu", rng, param=sqrt(5)): the gain
+    sqrt(2 / (1 + 5)) makes the bound a = 1 / sqrt(fan_in), so the variance is
+    1 / (3 fan_in), a third of what keeps a linear layer's signal.
+
+    >>> from tinyinit import PCG32
+    >>> w = torch_default_init((4, 3), PCG32(0))
+    >>> w[0, 0], float(np.abs(w).max()) <= 1 / 3**0.5
+    (np.float32(-0.25367352), True)
+    """
+    return kaiming_uniform(shape, "fan_in", "leaky_relu", rng, param=TORCH_DEFAULT_SLOPE)
+
+
+def uniform_init(shape, low: float, high: float, rng) -> np.ndarray:
+    """W ~ U(low, high): element k is low + (high - low) * u_k, for any shape.
+
+    >>> from tinyinit import PCG32
+    >>> uniform_init((3,), 0.0, 2.0, PCG32(0))
+    array([0.56062454, 0.9784483 , 1.2247084 ], dtype=float32)
+    """
+    dims = _shape(shape)
+    low, high = _real("low", low), _real("high", high)
+    if not (low <= high and math.isfinite(high - low)):
+        raise ValueError(
+            f"high must be >= low and high - low finite, got low={low!r} and high={high!r}"
+        )
+    _check_rng(rng)
+    return uniform_float32(rng, math.prod(dims), low, high).reshape(dims)
+
+
+def constant_init(shape, value: float) -> np.ndarray:
+    """W = value everywhere; draws nothing.
+
+    >>> constant_init((2, 2), 0.5)
+    array([[0.5, 0.5],
+           [0.5, 0.5]], dtype=float32)
+    """
+    dims = _shape(shape)
+    value = _real("value", value)
+    with np.errstate(over="ignore"):  # the overflow is the answer here, not news
+        fits = math.isfinite(np.float32(value))
+    if not fits:
+        raise ValueError(f"value must fit in float32 (|value| < 3.4e38), got {value!r}")
+    return np.full(dims, value, dtype=np.float32)
+
+
+def zeros_init(shape) -> np.ndarray:
+    """W = 0 everywhere (torch's zeros_, the usual bias); draws nothing.
+
+    >>> zeros_init((3,))
+    array([0., 0., 0.], dtype=float32)
+    """
+    return constant_init(shape, 0.0)
+
+
+def ones_init(shape) -> np.ndarray:
+    """W = 1 everywhere (torch's ones_, a LayerNorm gain); draws nothing.
+
+    >>> ones_init((3,))
+    array([1., 1., 1.], dtype=float32)
+    """
+    return constant_init(shape, 1.0)
+
+
+# trunc_normal_init redraws until every value is in [a, b]; below this probability of
+# landing there, that would take more than 1,000 draws per weight: refused instead.
+MIN_TRUNC_ACCEPTANCE = 1e-3
+
+
+def _normal_cdf(x: float) -> float:
+    return 0.5 * math.erfc(-x / math.sqrt(2.0))
+
+
+def trunc_normal_init(
+    shape, std: float, rng, *, mean: float = 0.0, a: float = -2.0, b: float = 2.0
+) -> np.ndarray:
+    """W ~ N(mean, std**2) truncated to [a, b], by rejection (GPT-style 0.02).
+
+    a and b are absolute cutoffs, as in torch (not multiples of std). Exactly:
+    x = mean + std * normal(rng, n) in float64, n = prod(shape); then, while
+    some x_k < a or x_k > b, those (m of them, in C order) take the values
+    mean + std * normal(rng, m) in turn; finally cast to float32. So the
+    generator advances by a number of draws that depends on the seed.
+    Refused when the chance of [a, b] is below MIN_TRUNC_ACCEPTANCE.
+
+    >>> from tinyinit import PCG32
+    >>> trunc_normal_init((4,), 1.0, PCG32(0), a=-0.5, b=2.0)  # normal(PCG32(0), 4) is
+    ...                          # -0.81, 0.05, -0.75, 1.16: two redrawn, from the next pair
+    array([ 0.18554305,  0.05487465, -0.3948574 ,  1.1572359 ], dtype=float32)
+    """
+    dims = _shape(shape)
+    std = _positive("std", std)
+    mean, a, b = _real("mean", mean), _real("a", a), _real("b", b)
+    if not a < b:
+        raise ValueError(f"a must be < b (the cutoffs of [a, b]), got a={a!r} and b={b!r}")
+    chance = _normal_cdf((b - mean) / std) - _normal_cdf((a - mean) / std)
+    if not chance >= MIN_TRUNC_ACCEPTANCE:
+        raise ValueError(
+            f"a and b must leave N(mean, std**2) a chance >= {MIN_TRUNC_ACCEPTANCE} of "
+            f"[a, b], got a={a!r}, b={b!r} for mean={mean!r}, std={std!r} (chance {chance:.3g})"
+        )
+    _check_rng(rng)
+    # The first draw on the fast path, with NaN where a value fell outside [a, b]
+    w = scaled_normal_float32(rng, math.prod(dims), std, mean, bounds=(a, b))
+    redraw = np.flatnonzero(np.isnan(w))
+    while redraw.size:
+        x = mean + std * normal(rng, redraw.size)
+        inside = (x >= a) & (x <= b)
+        w[redraw[inside]] = x[inside]
+        redraw = redraw[~inside]
+    return w.reshape(dims)
+
+
+def orthogonal_init(shape, gain: float, rng) -> np.ndarray:
+    """Saxe et al. (2013): a (semi-)orthogonal W, times gain; torch's algorithm.
+
+    The trailing dimensions are flattened: M of shape (rows, cols), rows =
+    shape[0], filled in C order from normal(rng, rows * cols). For a wide M
+    (rows < cols) the QR is of M's transpose. Q, R = qr(M), reduced; Q's
+    columns are multiplied by the signs of R's diagonal (so Q is uniform over
+    the orthogonal matrices, Mezzadri 2007); a wide M takes Q transposed back.
+    W = gain * Q in float64, cast to float32. The normals are exact; the QR is
+    numpy's (LAPACK), so W is exact to float tolerance only, not bit for bit.
+
+    >>> from tinyinit import PCG32
+    >>> w = orthogonal_init((3, 5), 1.0, PCG32(0))
+    >>> bool(np.allclose(w @ w.T, np.eye(3), atol=1e-6))
+    True
+    """
+    dims = _shape(shape, min_dims=2)
+    rows = dims[0]
+    cols = math.prod(dims) // rows if rows else 0
+    if rows == 0 or cols == 0:
+        raise ValueError(f"shape {dims!r} has no elements; orthogonal_init needs rows, cols >= 1")
+    gain = _non_negative("gain", gain)
+    _check_rng(rng)
+    m = normal(rng, rows * cols).reshape(rows, cols)
+    wide = rows < cols
+    q, r = np.linalg.qr(m.T if wide else m)
+    q *= np.sign(np.diag(r))
+    if wide:
+        q = q.T
+    return np.ascontiguousarray(gain * q, dtype=np.float32).reshape(dims)
+
+
+def eye_init(shape) -> np.ndarray:
+    """The identity of a 2-D shape (out, in): W[i, i] = 1, 0 elsewhere; draws nothing.
+
+    A Linear layer with this weight passes min(out, in) of its inputs through.
+
+    >>> eye_init((2, 3))
+    array([[1., 0., 0.],
+           [0., 1., 0.]], dtype=float32)
+    """
+    dims = _shape(shape)
+    if len(dims) != 2:
+        raise ValueError(f"shape must have 2 dimensions (out, in), got {dims!r}")
+    return np.eye(*dims, dtype=np.float32)
+
+
+def dirac_init(shape, groups: int = 1) -> np.ndarray:
+    """The identity convolution: a 1 at the kernel's centre, channel d to channel d.
+
+    shape (out, in, *kernel), with 1, 2 or 3 kernel dimensions; out is split in
+    `groups` blocks of out / groups channels. In block g, W[g * out/groups + d,
+    d, k1 // 2, ...] = 1 for d < min(out / groups, in); 0 elsewhere. Draws nothing.
+
+    >>> dirac_init((2, 2, 3))[:, :, 1]
+    array([[1., 0.],
+           [0., 1.]], dtype=float32)
+    """
+    dims = _shape(shape)
+    if len(dims) not in (3, 4, 5):
+        raise ValueError(f"shape must have 3, 4 or 5 dimensions (out, in, *kernel), got {dims!r}")
+    if isinstance(groups, bool) or not isinstance(groups, (int, np.integer)) or groups < 1:
+        raise ValueError(f"groups must be an integer >= 1, got {groups!r}")
+    if dims[0] % groups:
+        raise ValueError(f"groups must divide shape[0] = {dims[0]}, got {groups!r}")
+    w = np.zeros(dims, dtype=np.float32)
+    per_group = dims[0] // groups
+    centre = tuple(k // 2 for k in dims[2:])
+    for g in range(groups):
+        for d in range(min(per_group, dims[1])):
+            w[(g * per_group + d, d, *centre)] = 1.0
+    return w
+
+
+def sparse_init(shape, sparsity: float, std: float, rng) -> np.ndarray:
+    """Martens (2010): N(0, std**2) with ceil(sparsity * rows) zeros in every column.
+
+    shape (rows, cols). First W = std * normal(rng, rows * cols), in C order;
+    then, column by column, rows uniforms u (so rows * cols of them in all): the
+    rows of the ceil(sparsity * rows) smallest u (the lower row first on a tie)
+    are set to 0. torch picks them with randperm, which has no exact analogue.
+
+    >>> from tinyinit import PCG32
+    >>> sparse_init((3, 2), 0.5, 1.0, PCG32(0))
+    array([[-0.809237 ,  0.       ],
+           [ 0.       ,  0.       ],
+           [ 0.       , -0.3948574]], dtype=float32)
+    """
+    dims = _shape(shape)
+    if len(dims) != 2:
+        raise ValueError(f"shape must have 2 dimensions (rows, cols), got {dims!r}")
+    if (
+        isinstance(sparsity, bool)
+        or not isinstance(sparsity, Real)
+        or not 0 <= sparsity <= 1  # also refuses NaN
+    ):
+        raise ValueError(f"sparsity must be a real number in [0, 1], got {sparsity!r}")
+    std = _non_negative("std", std)
+    _check_rng(rng)
+    rows, cols = dims
+    w = _scaled_normal(dims, std, rng)
+    keys = uniforms(rng, rows * cols).reshape(cols, rows)
+    zeros = math.ceil(sparsity * rows)
+    chosen = np.argsort(keys, axis=1, kind="stable")[:, :zeros]
+    w[chosen.T, np.arange(cols)] = 0.0
+    return w

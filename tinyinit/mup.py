@@ -51,7 +51,7 @@ from typing import NamedTuple
 import numpy as np
 
 from .distributions import normal
-from .init import kaiming_normal, normal_init
+from .init import kaiming_normal, kaiming_std, normal_init
 from .pcg32 import PCG32
 
 PARAMETRIZATIONS = ("sp", "mup")
@@ -112,7 +112,7 @@ def init_mlp(
     _check_sizes(n_hidden, width, base_width)
     shapes = layer_shapes(d_in, width, d_out, n_hidden)
     weights = [kaiming_normal(shape, "fan_in", "relu", rng) for shape in shapes[:-1]]
-    out_std = 1.0 / math.sqrt(width)
+    out_std = kaiming_std(width, 1.0)
     if parametrization == "mup":
         out_std *= math.sqrt(base_width / width)
     weights.append(normal_init(shapes[-1], out_std, rng))
@@ -400,37 +400,3 @@ def lr_sweep(
             )
             losses[i, j] = train(weights, x, target, layer_lrs, optimizer, steps)[1][-1]
     return losses
-
-
-# --- figures: thin layers over the arrays above -------------------------------------
-
-
-def plot_coordinate_check(ax, widths, sizes: np.ndarray, title: str = "") -> None:
-    """One line per step t: coordinate size of one layer against width, log-log.
-
-    sizes has shape (len(widths), steps + 1), e.g. coordinate_check(...)[:, :, -1]
-    for the output. Missing points are diverged runs (NaN).
-    """
-    from matplotlib import colormaps  # figures only: the numerics need numpy alone
-
-    colors = colormaps["viridis"](np.linspace(0, 0.9, sizes.shape[1]))
-    for t, color in enumerate(colors):
-        ax.plot(widths, sizes[:, t], "o-", color=color, ms=3, label=f"t={t}")
-    ax.set(xscale="log", yscale="log", xlabel="width n", ylabel="rms", title=title)
-    ax.set_xticks(widths, [str(w) for w in widths])
-    ax.minorticks_off()
-
-
-def plot_lr_sweep(ax, widths, lrs, losses: np.ndarray, title: str = "") -> None:
-    """Final training loss against global learning rate, one line per width.
-
-    A star marks each width's best learning rate; diverged runs (NaN) are gaps.
-    """
-    from matplotlib import colormaps
-
-    colors = colormaps["plasma"](np.linspace(0, 0.85, len(widths)))
-    for width, row, color in zip(widths, losses, colors, strict=True):
-        ax.plot(lrs, row, "o-", color=color, ms=3, label=f"n={width}")
-        best = np.nanargmin(row)
-        ax.plot(lrs[best], row[best], "*", color=color, ms=14, mec="k")
-    ax.set(xscale="log", yscale="log", xlabel="global learning rate", ylabel="loss", title=title)

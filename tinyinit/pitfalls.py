@@ -121,7 +121,7 @@ PITFALLS: dict[str, Pitfall] = {
     "wrong_values": Pitfall(
         "values differ in a way none of the known pitfalls explains",
         "the weights are not the reference's, nor a known mistake of it",
-        "compare with the formula and the draw order of spec/pcg32.md, element by element",
+        "compare with the formula and the draw order of docs/spec.md, element by element",
     ),
 }
 
@@ -566,7 +566,7 @@ def stack_mean_squares(
     Layer l maps widths[l] -> widths[l + 1] with W = init(shape, rng), shape
     (out, in) or (out, in, *kernel_size) (valid convolutions, stride 1), then a
     bias drawn as bias_std * normal (0 draws nothing), then the activation
-    (a name of tinyinit.gains.ACTIVATIONS). The input, standard normal, is drawn
+    (a name of tinyinit.activations.ACTIVATIONS). The input, standard normal, is drawn
     from rng first; then each layer's weight and bias, in order. Shape
     (len(widths),).
 
@@ -575,11 +575,11 @@ def stack_mean_squares(
     >>> stack_mean_squares(kaiming, [256, 256, 256], PCG32(0)).round(1).tolist()
     [1.0, 1.0, 0.9]
     """
+    from .activations import activation as activation_of
     from .distributions import normal
-    from .gains import activation as phi_of
-    from .gains import forward
+    from .layouts import forward
 
-    phi = phi_of(activation)
+    phi = activation_of(activation).phi
     kernel = tuple(kernel_size)
     n_layers = len(widths) - 1
     spatial = tuple(4 + n_layers * (k - 1) for k in kernel)

@@ -1,4 +1,9 @@
-"""Figures of the mean square per layer: one live figure updated in place, and static ones.
+"""The package's figures: pixels here, numbers in the modules they draw.
+
+The mean square per layer (tinyinit.propagation): one live figure updated in
+place, and static ones. Below them, the residual stream's two panels
+(`residual_figure`, tinyinit.residual) and muP's coordinate checks and
+learning-rate sweeps (`plot_coordinate_check`, `plot_lr_sweep`, tinyinit.mup).
 
 `DepthPlot` builds its artists once; `update(result)` moves their data and
 redraws: the whole figure when the axes change, else only the data over the
@@ -16,14 +21,21 @@ from __future__ import annotations
 
 import io
 import math
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 
 import numpy as np
-from matplotlib import ticker
+from matplotlib import colormaps, ticker
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 
 from .propagation import INITIALIZERS, DepthResult
+from .residual import (
+    ResidualStack,
+    out_scale,
+    residual_variance_theory,
+    stream_variance,
+    stream_variances,
+)
 
 OVERFLOW_COLOR = "#b2182b"
 UNDERFLOW_COLOR = "#5e3c99"
@@ -268,3 +280,73 @@ def png_bytes(fig: Figure, dpi: int = 100) -> bytes:
     buffer = io.BytesIO()
     fig.savefig(buffer, format="png", dpi=dpi)
     return buffer.getvalue()
+
+
+# --- the residual stream (tinyinit.residual) ---------------------------------------------
+
+
+def residual_figure(stack: ResidualStack, n_layers: int, depths: Iterable[int]):
+    """Two panels: the stream after each block for n_layers, and the final variance vs N.
+
+    Measured (markers) against theory (lines), without and with the 1/sqrt(2N) scaling.
+    """
+    import matplotlib.pyplot as plt
+
+    fig, (left, right) = plt.subplots(1, 2, figsize=(10, 3.8))
+    x0_var = stream_variance(stack.x0)
+    b = np.arange(n_layers + 1)
+    for scaled, color in ((False, "C3"), (True, "C0")):
+        label = "scaled 1/√(2N)" if scaled else "unscaled"
+        measured = stream_variances(stack, n_layers, out_scale(n_layers, scaled))[::2]
+        theory = residual_variance_theory(n_layers, scaled=scaled, x0_var=x0_var)[::2]
+        left.plot(b, measured, "o", ms=3, color=color, label=f"{label}, measured")
+        left.plot(b, theory, "-", color=color, lw=1, label=f"{label}, theory")
+    left.set(xlabel="block b", ylabel="Var(stream)", yscale="log", title=f"N = {n_layers} blocks")
+    depths = np.array(sorted(depths))
+    for scaled, color in ((False, "C3"), (True, "C0")):
+        finals = [stream_variances(stack, n, out_scale(n, scaled))[-1] for n in depths]
+        theory = [residual_variance_theory(n, scaled=scaled, x0_var=x0_var)[-1] for n in depths]
+        right.plot(depths, finals, "o", color=color)
+        right.plot(depths, theory, "-", color=color, lw=1)
+    right.set(
+        xlabel="number of blocks N",
+        ylabel="Var(stream) after the last block",
+        xscale="log",
+        yscale="log",
+        title="1 + 2N unscaled, 2 scaled",
+    )
+    left.legend(fontsize=8)
+    for ax in (left, right):
+        ax.grid(alpha=0.3, which="both")
+    fig.tight_layout()
+    return fig
+
+
+# --- muP: coordinate checks and learning-rate sweeps (tinyinit.mup) ------------------------
+
+
+def plot_coordinate_check(ax, widths, sizes: np.ndarray, title: str = "") -> None:
+    """One line per step t: coordinate size of one layer against width, log-log.
+
+    sizes has shape (len(widths), steps + 1), e.g. coordinate_check(...)[:, :, -1]
+    for the output. Missing points are diverged runs (NaN).
+    """
+    colors = colormaps["viridis"](np.linspace(0, 0.9, sizes.shape[1]))
+    for t, color in enumerate(colors):
+        ax.plot(widths, sizes[:, t], "o-", color=color, ms=3, label=f"t={t}")
+    ax.set(xscale="log", yscale="log", xlabel="width n", ylabel="rms", title=title)
+    ax.set_xticks(widths, [str(w) for w in widths])
+    ax.minorticks_off()
+
+
+def plot_lr_sweep(ax, widths, lrs, losses: np.ndarray, title: str = "") -> None:
+    """Final training loss against global learning rate, one line per width.
+
+    A star marks each width's best learning rate; diverged runs (NaN) are gaps.
+    """
+    colors = colormaps["plasma"](np.linspace(0, 0.85, len(widths)))
+    for width, row, color in zip(widths, losses, colors, strict=True):
+        ax.plot(lrs, row, "o-", color=color, ms=3, label=f"n={width}")
+        best = np.nanargmin(row)
+        ax.plot(lrs[best], row[best], "*", color=color, ms=14, mec="k")
+    ax.set(xscale="log", yscale="log", xlabel="global learning rate", ylabel="loss", title=title)

@@ -24,7 +24,7 @@ With a share URL (`python -m tinyinit present --share-url URL`), a tab shows
 that link and its QR code, where students open the same explorer.
 
 The explorers are the suite's own (`tinyinit.explorer.DepthExplorer`,
-`tinyinit.residual.ResidualStreamExplorer`), restyled: what the class sees is
+`tinyinit.explorer.ResidualStreamExplorer`), restyled: what the class sees is
 what the notebooks show.
 """
 
@@ -44,9 +44,9 @@ import ipywidgets as widgets
 import numpy as np
 import traitlets
 
-from .explorer import DepthExplorer
+from .explorer import DepthExplorer, ResidualStreamExplorer
 from .pcg32 import PCG32
-from .residual import ResidualStack, ResidualStreamExplorer, draw_residual_stack
+from .residual import ResidualStack, draw_residual_stack
 
 __all__ = [
     "PRESETS",
@@ -668,12 +668,12 @@ class LargeDepthExplorer(DepthExplorer):
 class LargeResidualExplorer(ResidualStreamExplorer):
     """The residual-stream explorer for a projector: headline, thick lines, large fonts."""
 
-    def __init__(self, stack, n_blocks: int = 12, scaled: bool = True):
+    def __init__(self, stack, n_layers: int = 12, scaled: bool = True):
         self.headline = widgets.HTML(
             tooltip="The stream's variance after the last block, measured and in theory"
         )
         self.headline.add_class("tinyinit-headline")
-        super().__init__(stack, n_blocks=n_blocks, scaled=scaled)
+        super().__init__(stack, n_layers=n_layers, scaled=scaled)
         canvas = self.fig.canvas
         if isinstance(canvas, widgets.DOMWidget):
             canvas.toolbar_visible = False
@@ -763,7 +763,7 @@ class Presentation:
         # needs), kept in float64: the same numbers, and a slider move is twice as fast.
         drawn = draw_residual_stack(residual_blocks, 128, 128, 128, PCG32(0))
         stack = ResidualStack(*(np.asarray(a, dtype=np.float64) for a in astuple_shallow(drawn)))
-        self.residual = LargeResidualExplorer(stack, n_blocks=12, scaled=True)
+        self.residual = LargeResidualExplorer(stack, n_layers=12, scaled=True)
         self.preset = widgets.Dropdown(
             options=[CHOOSE, *PRESETS],
             value=CHOOSE,

@@ -45,61 +45,16 @@ from collections import OrderedDict
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import NamedTuple
 
 import numpy as np
 
+from .activations import activation
 from .distributions import normal, uniforms
-from .init import calculate_gain
+from .gaussian import activation_mean_square, slope_mean_square
+from .init import calculate_gain, kaiming_std, xavier_bound, xavier_std
 from .pcg32 import PCG32
 
-# --- activations and their derivatives -------------------------------------------
-
-LEAKY_RELU_SLOPE = 0.01
-# Klambauer et al. (2017), "Self-Normalizing Neural Networks", the exact constants.
-SELU_ALPHA = 1.6732632423543772848170429916717
-SELU_SCALE = 1.0507009873554804934193349852946
-
-
-class Activation(NamedTuple):
-    """An activation phi and its derivative phi', both elementwise on arrays."""
-
-    phi: Callable[[np.ndarray], np.ndarray]
-    dphi: Callable[[np.ndarray], np.ndarray]
-
-
-def _sigmoid(z):
-    # exp(-log(1 + e^-z)) never overflows, whatever the sign of z.
-    return np.exp(-np.logaddexp(0.0, -z))
-
-
-def _selu(z):
-    return SELU_SCALE * np.where(z > 0, z, SELU_ALPHA * np.expm1(np.minimum(z, 0.0)))
-
-
-# To add an activation (gelu, silu, ...), add an entry: the simulation, the
-# theory and the explorer's dropdown all read this table.
-ACTIVATIONS: dict[str, Activation] = {
-    "linear": Activation(lambda z: z, lambda z: np.ones_like(z)),
-    "relu": Activation(lambda z: np.maximum(z, 0.0), lambda z: (z > 0).astype(z.dtype)),
-    "leaky_relu": Activation(
-        lambda z: np.where(z > 0, z, LEAKY_RELU_SLOPE * z),
-        lambda z: np.where(z > 0, 1.0, LEAKY_RELU_SLOPE),
-    ),
-    "tanh": Activation(np.tanh, lambda z: 1.0 - np.tanh(z) ** 2),
-    "sigmoid": Activation(_sigmoid, lambda z: _sigmoid(z) * _sigmoid(-z)),
-    "selu": Activation(
-        _selu,
-        lambda z: SELU_SCALE * np.where(z > 0, 1.0, SELU_ALPHA * np.exp(np.minimum(z, 0.0))),
-    ),
-}
-
-
-def activation(name: str) -> Activation:
-    """The entry of ACTIVATIONS called `name`, or a ValueError listing them."""
-    if name not in ACTIVATIONS:
-        raise ValueError(f"activation must be one of {', '.join(ACTIVATIONS)}; got {name!r}")
-    return ACTIVATIONS[name]
+# --- activations: the package's table, and torch's gain where it has one ----------------
 
 
 def default_gain(name: str) -> float:
@@ -133,11 +88,11 @@ def weight_std(initializer: str, fan_in: int, fan_out: int, gain: float = 1.0, s
     0.08838834764831845
     """
     if initializer in ("xavier_uniform", "xavier_normal"):
-        return gain * math.sqrt(2.0 / (fan_in + fan_out))
+        return xavier_std(fan_in, fan_out, gain)
     if initializer == "kaiming_fan_in":
-        return gain / math.sqrt(fan_in)
+        return kaiming_std(fan_in, gain)
     if initializer == "kaiming_fan_out":
-        return gain / math.sqrt(fan_out)
+        return kaiming_std(fan_out, gain)
     if initializer == "normal":
         return float(std)
     raise ValueError(f"initializer must be one of {', '.join(INITIALIZERS)}; got {initializer!r}")
@@ -154,7 +109,7 @@ def unit_scale(initializer: str, fan_in: int, fan_out: int, gain: float = 1.0, s
     """
     if initializer == "xavier_uniform":
         # As xavier_uniform computes it, so the bound agrees to the last bit.
-        return "uniform", gain * math.sqrt(6.0 / (fan_in + fan_out))
+        return "uniform", xavier_bound(fan_in, fan_out, gain)
     return "normal", weight_std(initializer, fan_in, fan_out, gain, std)
 
 
@@ -223,9 +178,11 @@ class UnitWeights:
     leaves it unchanged. Least recently used entries are dropped when the cache
     holds more than `max_bytes` (the ones asked for now are always kept).
 
-    It also remembers the last forward passes over its matrices (`forward_memo`,
-    see `simulate`): a deeper stack then only adds layers, a shallower one is a
-    slice, and the depth slider costs almost nothing.
+    It also keeps the unit batches (`batch`) and remembers the last forward
+    passes over its matrices (`forward_mean_squares`, kept in `forward_memo`):
+    a deeper stack then only adds layers, a shallower one is a slice, and the
+    depth slider costs almost nothing. An explorer owns one; `simulate` without
+    a cache makes a fresh one for the call.
 
     >>> cache = UnitWeights()
     >>> r = simulate("tanh", "xavier_normal", gain=1.0, depth=5, width=16, seeds=1, cache=cache)
@@ -244,6 +201,7 @@ class UnitWeights:
         self._layers: OrderedDict[tuple[str, int, int], list[np.ndarray]] = OrderedDict()
         self.memo_size = memo_size
         self.forward_memo: OrderedDict = OrderedDict()
+        self._batches: OrderedDict[tuple[int, int, int, int], np.ndarray] = OrderedDict()
 
     def get(self, kind: str, width: int, seed: int, depth: int) -> list[np.ndarray]:
         """Layers 1 .. depth of (kind, width, seed), drawing only the missing ones."""
@@ -255,6 +213,31 @@ class UnitWeights:
             self.draws += 1
         self._evict(keep=key)
         return layers[:depth]
+
+    def batch(self, width: int, batch: int, seed: int, stream: int) -> np.ndarray:
+        """unit_batch(width, batch, seed, stream), drawn once (the last memo_size kept)."""
+        key = (width, batch, seed, stream)
+        if key not in self._batches:
+            self._batches[key] = unit_batch(width, batch, seed, stream)
+        self._batches.move_to_end(key)
+        while len(self._batches) > self.memo_size:
+            self._batches.popitem(last=False)
+        return self._batches[key]
+
+    def forward_mean_squares(self, kind, scale, activation_name, width, seed, batch, depth):
+        """Forward mean squares 0 .. depth, continuing the last pass with these settings."""
+        memo = self.forward_memo
+        x = self.batch(width, batch, seed, INPUT_STREAM)
+        key = (kind, scale, activation_name, width, seed, batch)
+        squares, h = memo.pop(key, None) or ([mean_square(x)], x)
+        if len(squares) <= depth:
+            units = self.get(kind, width, seed, depth)[len(squares) - 1 :]
+            more, h = forward_pass(units, scale, activation_name, h)
+            squares = squares + more
+        memo[key] = (squares, h)
+        while len(memo) > self.memo_size:
+            memo.popitem(last=False)
+        return squares[: depth + 1]
 
     @property
     def nbytes(self) -> int:
@@ -268,8 +251,6 @@ class UnitWeights:
             del self._layers[oldest]
 
 
-UNIT_WEIGHTS = UnitWeights()
-
 # --- the batch that goes in, and the gradient that comes back ------------------------
 
 # Streams other than the weights' 54, so inputs never share numbers with weights.
@@ -277,11 +258,11 @@ INPUT_STREAM = 1
 GRADIENT_STREAM = 2
 
 
-@lru_cache(maxsize=64)
 def unit_batch(width: int, batch: int, seed: int, stream: int) -> np.ndarray:
     """A (width, batch) standard normal batch scaled to mean square exactly 1.
 
-    Drawn from PCG32(seed, stream); one column per sample. Read-only (cached).
+    Drawn from PCG32(seed, stream); one column per sample. Read-only, so that a
+    cache (UnitWeights.batch) can hand the same array out again.
     """
     x = normal(PCG32(seed, stream), width * batch).reshape(width, batch)
     x /= math.sqrt(np.mean(x * x))
@@ -355,72 +336,26 @@ def propagate(
     return forward, backward[::-1] + [mean_square(upstream)]
 
 
-def _forward_memoized(cache, kind, scale, activation_name, width, seed, batch, depth):
-    """Forward mean squares 0 .. depth, continuing the cache's last pass with these settings."""
-    memo = cache.forward_memo
-    x = unit_batch(width, batch, seed, INPUT_STREAM)
-    key = (kind, scale, activation_name, width, seed, batch)
-    squares, h = memo.pop(key, None) or ([mean_square(x)], x)
-    if len(squares) <= depth:
-        units = cache.get(kind, width, seed, depth)[len(squares) - 1 :]
-        more, h = forward_pass(units, scale, activation_name, h)
-        squares = squares + more
-    memo[key] = (squares, h)
-    while len(memo) > cache.memo_size:
-        memo.popitem(last=False)
-    return squares[: depth + 1]
-
-
-# --- theory: Gaussian integrals by quadrature ------------------------------------------
-
-QUADRATURE_NODES = 96  # per half line
-QUADRATURE_CUTOFF = 12.0  # the normal density at 12 is 6e-33 of its peak
-
-
-@lru_cache(maxsize=1)
-def _normal_quadrature() -> tuple[np.ndarray, np.ndarray]:
-    """Nodes x and weights w with sum(w * f(x)) = E[f(X)], X ~ N(0, 1).
-
-    Each half line [0, 12] and [-12, 0] separately: relu, leaky_relu and selu bend
-    at 0, and a Gauss rule converges fast only on a smooth integrand; each half is
-    smooth. On a half, x = 12 s**2 with Gauss-Legendre in s on [0, 1]: the square
-    crowds nodes near 0, where tanh(sqrt(q) x) turns sharply when q is large.
-    Relu's E = q / 2 comes out to 1e-15 relative, tanh's to 1e-14 for q <= 100.
-    """
-    t, w = np.polynomial.legendre.leggauss(QUADRATURE_NODES)
-    s, ws = (t + 1.0) / 2.0, w / 2.0
-    x = QUADRATURE_CUTOFF * s * s
-    wx = ws * 2.0 * QUADRATURE_CUTOFF * s  # dx = 2 * 12 * s ds
-    x = np.concatenate([-x[::-1], x])
-    weights = np.concatenate([wx[::-1], wx]) * np.exp(-0.5 * x * x)
-    return x, weights / weights.sum()  # E[1] = 1: a constant activation is exact
-
-
-def gaussian_expectation(f: Callable[[np.ndarray], np.ndarray], q: float) -> float:
-    """E[f(z)] for z ~ N(0, q), by quadrature (no node at 0, so q = inf is safe).
-
-    >>> round(gaussian_expectation(lambda z: np.maximum(z, 0) ** 2, 3.0), 12)  # relu: q / 2
-    1.5
-    """
-    x, w = _normal_quadrature()
-    with np.errstate(all="ignore"):
-        return float(np.sum(w * f(math.sqrt(q) * x)))
+# --- theory: the mean-field recursion (Gaussian integrals from tinyinit.gaussian) ----------
 
 
 @lru_cache(maxsize=512)
 def _mean_field(activation_name: str, fan_var: float, depth: int, direction: str):
-    act = activation(activation_name)
     m = [1.0]  # the input's mean square
     q = [math.nan]  # layer 0 has no pre-activation
-    for _ in range(depth):
-        q.append(fan_var * m[-1])
-        m.append(gaussian_expectation(lambda z: act.phi(z) ** 2, q[-1]))
+    with np.errstate(all="ignore"):  # overflow is inf, and stays inf
+        for _ in range(depth):
+            q.append(fan_var * m[-1])
+            m_l = activation_mean_square(activation_name, q[-1])
+            # inf * 0 inside phi (gelu at -inf) is nan: the stack has overflowed
+            m.append(math.inf if math.isnan(m_l) else m_l)
     if direction == "forward":
         out = np.array(m)
     else:
         g = [1.0]  # the upstream gradient's mean square at layer depth
-        for layer in range(depth, 0, -1):
-            g.append(fan_var * gaussian_expectation(lambda z: act.dphi(z) ** 2, q[layer]) * g[-1])
+        with np.errstate(all="ignore"):
+            for layer in range(depth, 0, -1):
+                g.append(fan_var * slope_mean_square(activation_name, q[layer]) * g[-1])
         out = np.array(g[::-1])
     out[np.isnan(out)] = math.inf
     out.setflags(write=False)
@@ -548,7 +483,8 @@ def simulate(
 
     seeds: a count n (seeds 0 .. n-1) or the seeds themselves. Each seed has its
     own weights (PCG32(seed), stream 54), inputs and upstream gradient (streams
-    1 and 2). cache: where unit matrices are kept (default: one module-wide cache).
+    1 and 2). cache: where unit matrices, batches and forward passes are kept
+    (an explorer passes its own; default: a fresh UnitWeights for this call).
 
     >>> r = simulate("relu", "kaiming_fan_in", gain=2**0.5, depth=5, width=64, seeds=1)
     >>> r.per_seed.shape, round(r.theory_end, 12)    # Kaiming keeps relu's signal
@@ -557,18 +493,18 @@ def simulate(
     seeds = tuple(range(seeds)) if isinstance(seeds, int) else tuple(seeds)
     if direction not in DIRECTIONS:
         raise ValueError(f"direction must be 'forward' or 'backward', got {direction!r}")
-    cache = UNIT_WEIGHTS if cache is None else cache
+    cache = UnitWeights() if cache is None else cache
     kind, scale = unit_scale(initializer, width, width, gain, std)
     std_w = weight_std(initializer, width, width, gain, std)
     rows = []
     for seed in seeds:
         if direction == "forward":
-            args = (cache, kind, scale, activation, width, seed, batch, depth)
-            rows.append(_forward_memoized(*args))
+            args = (kind, scale, activation, width, seed, batch, depth)
+            rows.append(cache.forward_mean_squares(*args))
         else:
             units = cache.get(kind, width, seed, depth)
-            x = unit_batch(width, batch, seed, INPUT_STREAM)
-            upstream = unit_batch(width, batch, seed, GRADIENT_STREAM)
+            x = cache.batch(width, batch, seed, INPUT_STREAM)
+            upstream = cache.batch(width, batch, seed, GRADIENT_STREAM)
             rows.append(propagate(units, scale, activation, x, upstream)[1])
     theory = mean_field(activation, width * std_w**2, depth, direction)
     return DepthResult(

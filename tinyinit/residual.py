@@ -4,9 +4,11 @@ A pre-LN block adds two sublayer outputs to a running stream,
 
     x <- x + attn(LN(x)),    x <- x + mlp(LN(x)),
 
-2N additions for N blocks. LN gives every sublayer the same unit-size input,
-so each addition has the same variance s**2 whatever the stream holds; if they
-are roughly independent, the variances add:
+2N additions for N blocks. (N is `n_layers` throughout the package, as in
+`scaled_residual_std(base_std, n_layers)`: a block, attention and MLP, is one
+layer.) LN gives every sublayer the same unit-size input, so each addition
+has the same variance s**2 whatever the stream holds; if they are roughly
+independent, the variances add:
 
     Var(x_k) = Var(x_0) + k * s**2,     k = 0 .. 2N.
 
@@ -14,8 +16,10 @@ A variance-preserving sublayer (s**2 = 1) makes the stream grow like 1 + 2N.
 Scaling the output projections' std by 1/sqrt(2N) (`scaled_residual_std`)
 makes s**2 = 1/(2N), and the 2N additions sum to 1 whatever N is.
 
-Pure functions first (a stack drawn once, the stream it makes, the theory, a
-checker for a model's output projections), then a thin live explorer.
+Pure functions only (a stack drawn once, the stream it makes, the theory, a
+checker for a model's output projections): the live explorer over them is
+`tinyinit.explorer.ResidualStreamExplorer`, the static figure
+`tinyinit.plots.residual_figure`.
 """
 
 from __future__ import annotations
@@ -28,7 +32,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .distributions import normal
-from .init import kaiming_normal, normal_init, scaled_residual_std
+from .init import calculate_gain, kaiming_normal, kaiming_std, normal_init, scaled_residual_std
 
 # --- a stack of residual sublayers, drawn once -------------------------------------------
 
@@ -48,10 +52,10 @@ def normalize(x: np.ndarray, eps: float = 1e-5) -> np.ndarray:
 
 @dataclass(frozen=True)
 class ResidualStack:
-    """2 * max_blocks two-layer sublayers f(x) = W_out relu(W_in x), and an input x_0.
+    """2 * max_layers two-layer sublayers f(x) = W_out relu(W_in x), and an input x_0.
 
-    w_in:  (2 * max_blocks, hidden, width), Kaiming (ReLU, fan_in): std sqrt(2 / width)
-    w_out: (2 * max_blocks, width, hidden), N(0, 1 / hidden): variance preserving,
+    w_in:  (2 * max_layers, hidden, width), Kaiming (ReLU, fan_in): std sqrt(2 / width)
+    w_out: (2 * max_layers, width, hidden), N(0, 1 / hidden): variance preserving,
            so each sublayer adds variance 1 before any residual scaling
     x0:    (tokens, width), standard normals: Var(x_0) = 1
 
@@ -63,12 +67,12 @@ class ResidualStack:
     x0: np.ndarray
 
     @property
-    def max_blocks(self) -> int:
+    def max_layers(self) -> int:
         return self.w_in.shape[0] // 2
 
 
 def draw_residual_stack(
-    max_blocks: int, width: int, hidden: int, tokens: int, rng
+    max_layers: int, width: int, hidden: int, tokens: int, rng
 ) -> ResidualStack:
     """Draw a ResidualStack from rng, in this order: x_0, then W_in, W_out per sublayer.
 
@@ -76,13 +80,13 @@ def draw_residual_stack(
     >>> draw_residual_stack(2, 8, 16, 4, PCG32(0)).w_in.shape
     (4, 16, 8)
     """
-    if isinstance(max_blocks, bool) or not isinstance(max_blocks, (int, np.integer)):
-        raise ValueError(f"max_blocks must be an integer >= 1, got {max_blocks!r}")
-    if max_blocks < 1:
-        raise ValueError(f"max_blocks must be an integer >= 1, got {max_blocks!r}")
+    if isinstance(max_layers, bool) or not isinstance(max_layers, (int, np.integer)):
+        raise ValueError(f"max_layers must be an integer >= 1, got {max_layers!r}")
+    if max_layers < 1:
+        raise ValueError(f"max_layers must be an integer >= 1, got {max_layers!r}")
     x0 = normal(rng, tokens * width).reshape(tokens, width)
     w_in, w_out = [], []
-    for _ in range(2 * max_blocks):
+    for _ in range(2 * max_layers):
         w_in.append(kaiming_normal((hidden, width), "fan_in", "relu", rng))
         w_out.append(normal_init((width, hidden), 1.0 / math.sqrt(hidden), rng))
     return ResidualStack(np.stack(w_in), np.stack(w_out), x0)
@@ -94,7 +98,7 @@ def stream_variance(x: np.ndarray) -> float:
 
 
 def stream_variances(
-    stack: ResidualStack, n_blocks: int, out_scale: float = 1.0, *, pre_norm: bool = True
+    stack: ResidualStack, n_layers: int, out_scale: float = 1.0, *, pre_norm: bool = True
 ) -> np.ndarray:
     """Var(x_k) after each of the 2N additions x <- x + out_scale * f(LN(x)); shape (2N + 1,).
 
@@ -108,11 +112,11 @@ def stream_variances(
     >>> stream_variances(stack, 2).round(1)         # theory 1, 2, 3, 4, 5
     array([1. , 2. , 3. , 3.8, 4.7])
     """
-    if not 1 <= n_blocks <= stack.max_blocks:
-        raise ValueError(f"n_blocks must be in 1 .. {stack.max_blocks}, got {n_blocks!r}")
+    if not 1 <= n_layers <= stack.max_layers:
+        raise ValueError(f"n_layers must be in 1 .. {stack.max_layers}, got {n_layers!r}")
     x = stack.x0.astype(np.float64)
     variances = [stream_variance(x)]
-    for k in range(2 * n_blocks):
+    for k in range(2 * n_layers):
         h = np.maximum((normalize(x) if pre_norm else x) @ stack.w_in[k].T, 0.0)
         x = x + out_scale * (h @ stack.w_out[k].T)
         variances.append(stream_variance(x))
@@ -120,7 +124,7 @@ def stream_variances(
 
 
 def residual_variance_theory(
-    n_blocks: int, *, scaled: bool, x0_var: float = 1.0, addition_var: float = 1.0
+    n_layers: int, *, scaled: bool, x0_var: float = 1.0, addition_var: float = 1.0
 ) -> np.ndarray:
     """Var(x_k) = Var(x_0) + k * s**2 for k = 0 .. 2N; shape (2N + 1,).
 
@@ -132,39 +136,39 @@ def residual_variance_theory(
     >>> residual_variance_theory(2, scaled=True)
     array([1.  , 1.25, 1.5 , 1.75, 2.  ])
     """
-    s2 = addition_var / (2 * n_blocks) if scaled else addition_var
-    return x0_var + s2 * np.arange(2 * n_blocks + 1)
+    s2 = addition_var / (2 * n_layers) if scaled else addition_var
+    return x0_var + s2 * np.arange(2 * n_layers + 1)
 
 
-def out_scale(n_blocks: int, scaled: bool) -> float:
+def out_scale(n_layers: int, scaled: bool) -> float:
     """The factor on every output projection's std: 1/sqrt(2N) if scaled, else 1."""
-    return scaled_residual_std(1.0, n_blocks) if scaled else 1.0
+    return scaled_residual_std(1.0, n_layers) if scaled else 1.0
 
 
 # --- compounding: a small error per layer, raised to the depth -------------------------
 
 
-def compounded(per_layer: float, depth: int) -> np.ndarray:
-    """per_layer ** k for k = 0 .. depth: what a constant per-layer factor does.
+def compounded(per_layer: float, n_layers: int) -> np.ndarray:
+    """per_layer ** k for k = 0 .. n_layers: what a constant per-layer factor does.
 
     >>> float(compounded(0.95, 48)[-1].round(4))
     0.0853
     """
-    return float(per_layer) ** np.arange(depth + 1)
+    return float(per_layer) ** np.arange(n_layers + 1)
 
 
 def relu_stack_mean_squares(
-    width: int, depth: int, variance_factor: float, rng, tokens: int = 256
+    width: int, n_layers: int, variance_factor: float, rng, tokens: int = 256
 ) -> np.ndarray:
-    """E[x**2] after each of `depth` ReLU layers with Var(W) = variance_factor * 2 / width.
+    """E[x**2] after each of `n_layers` ReLU layers with Var(W) = variance_factor * 2 / width.
 
     E[relu(z)**2] = Var(z) / 2 = variance_factor * E[x**2]: each layer multiplies
-    the mean square by variance_factor (1 is Kaiming). Shape (depth + 1,).
+    the mean square by variance_factor (1 is Kaiming). Shape (n_layers + 1,).
     """
     x = normal(rng, tokens * width).reshape(tokens, width)
-    std = math.sqrt(variance_factor * 2.0 / width)
+    std = kaiming_std(width, calculate_gain("relu")) * math.sqrt(variance_factor)
     mean_squares = [float(np.mean(x**2))]
-    for _ in range(depth):
+    for _ in range(n_layers):
         x = np.maximum(x @ normal_init((width, width), std, rng).T.astype(np.float64), 0.0)
         mean_squares.append(float(np.mean(x**2)))
     return np.array(mean_squares)
@@ -416,148 +420,3 @@ def toy_gpt2_parameters(
             std = scaled if kind in ("attn", "mlp") and (i, kind) not in unscaled else base_std
             params.append((template.format(i=i), normal_init(shapes[kind], std, rng)))
     return params
-
-
-# --- the live explorer: a thin layer over stream_variances ---------------------------------
-
-
-class ResidualStreamExplorer:
-    """Stream variance after each block, measured and in theory, for N blocks, scaled or not.
-
-    The figure, its lines and the widgets are built once; moving the slider or
-    the toggle recomputes the stream from the same drawn weights (rescaled) and
-    updates the lines in place (set_data + draw_idle). Results are cached per
-    (N, scaled), so going back to a setting is instant.
-
-    CSS classes: container tinyinit-residual, slider tinyinit-blocks, toggle
-    tinyinit-scaling, readout tinyinit-readout.
-    """
-
-    def __init__(self, stack: ResidualStack, n_blocks: int = 12, scaled: bool = True):
-        import ipywidgets as widgets
-        import matplotlib.pyplot as plt
-
-        self.stack = stack
-        self._cache: dict[tuple[int, bool], tuple[np.ndarray, np.ndarray]] = {}
-        self.n_updates = 0
-
-        with plt.ioff():
-            self.fig, self.ax = plt.subplots(figsize=(6.4, 3.6))
-        (self.theory_line,) = self.ax.plot([], [], "k--", lw=1.5, label="theory 1 + 2b s²")
-        (self.measured_line,) = self.ax.plot([], [], "o-", ms=3, color="C0", label="measured")
-        self.ax.set_xlabel("block b")
-        self.ax.set_ylabel("Var(stream) after block b")
-        self.ax.set_xlim(0, stack.max_blocks)
-        self.ax.legend(loc="upper left")
-        self.ax.grid(alpha=0.3)
-        self.fig.tight_layout()
-
-        self.blocks = widgets.IntSlider(
-            value=n_blocks,
-            min=1,
-            max=stack.max_blocks,
-            description="blocks N",
-            tooltip="number of Transformer blocks (2 residual additions each)",
-            continuous_update=True,
-        )
-        self.scaling = widgets.ToggleButton(
-            value=scaled,
-            description="scale by 1/√(2N)",
-            tooltip="multiply every output projection's std by 1/sqrt(2N), as GPT-2 does",
-            icon="check",
-        )
-        self.readout = widgets.HTML(tooltip="final stream variance, measured and in theory")
-        self.blocks.add_class("tinyinit-blocks")
-        self.scaling.add_class("tinyinit-scaling")
-        self.readout.add_class("tinyinit-readout")
-        canvas = self.fig.canvas
-        if not isinstance(canvas, widgets.DOMWidget):  # not ipympl: a static fallback
-            canvas = widgets.Output()
-        else:
-            canvas.header_visible = False
-        self.widget = widgets.VBox(
-            [widgets.HBox([self.blocks, self.scaling]), self.readout, canvas]
-        )
-        self.widget.add_class("tinyinit-residual")
-
-        self.blocks.observe(self._on_change, names="value")
-        self.scaling.observe(self._on_change, names="value")
-        self.update()
-
-    def _on_change(self, _change) -> None:
-        self.update()
-
-    def curves(self, n_blocks: int, scaled: bool) -> tuple[np.ndarray, np.ndarray]:
-        """(measured, theory) stream variance after each block 0 .. N, shape (N + 1,)."""
-        key = (n_blocks, scaled)
-        if key not in self._cache:
-            measured = stream_variances(self.stack, n_blocks, out_scale(n_blocks, scaled))
-            x0_var = stream_variance(self.stack.x0)
-            theory = residual_variance_theory(n_blocks, scaled=scaled, x0_var=x0_var)
-            self._cache[key] = (measured[::2], theory[::2])
-        return self._cache[key]
-
-    def update(self) -> None:
-        n, scaled = self.blocks.value, self.scaling.value
-        measured, theory = self.curves(n, scaled)
-        b = np.arange(n + 1)
-        self.measured_line.set_data(b, measured)
-        self.theory_line.set_data(b, theory)
-        self.ax.set_ylim(0, 1.08 * max(measured.max(), theory.max()))
-        self.scaling.icon = "check" if scaled else ""
-        factor = out_scale(n, scaled)
-        self.readout.value = (
-            f"N = {n} blocks, 2N = {2 * n} additions, output std × {factor:.3f}: "
-            f"final variance <b>{measured[-1]:.2f}</b> (theory {theory[-1]:.2f})"
-        )
-        self.fig.canvas.draw_idle()
-        self.n_updates += 1
-
-    @property
-    def final_variance(self) -> float:
-        return float(self.measured_line.get_ydata()[-1])
-
-    def _ipython_display_(self) -> None:
-        from IPython.display import display
-
-        display(self.widget)
-
-
-# --- a static figure for readers ----------------------------------------------------------
-
-
-def residual_figure(stack: ResidualStack, n_blocks: int, depths: Iterable[int]):
-    """Two panels: the stream after each block for n_blocks, and the final variance vs N.
-
-    Measured (markers) against theory (lines), without and with the 1/sqrt(2N) scaling.
-    """
-    import matplotlib.pyplot as plt
-
-    fig, (left, right) = plt.subplots(1, 2, figsize=(10, 3.8))
-    x0_var = stream_variance(stack.x0)
-    b = np.arange(n_blocks + 1)
-    for scaled, color in ((False, "C3"), (True, "C0")):
-        label = "scaled 1/√(2N)" if scaled else "unscaled"
-        measured = stream_variances(stack, n_blocks, out_scale(n_blocks, scaled))[::2]
-        theory = residual_variance_theory(n_blocks, scaled=scaled, x0_var=x0_var)[::2]
-        left.plot(b, measured, "o", ms=3, color=color, label=f"{label}, measured")
-        left.plot(b, theory, "-", color=color, lw=1, label=f"{label}, theory")
-    left.set(xlabel="block b", ylabel="Var(stream)", yscale="log", title=f"N = {n_blocks} blocks")
-    depths = np.array(sorted(depths))
-    for scaled, color in ((False, "C3"), (True, "C0")):
-        finals = [stream_variances(stack, n, out_scale(n, scaled))[-1] for n in depths]
-        theory = [residual_variance_theory(n, scaled=scaled, x0_var=x0_var)[-1] for n in depths]
-        right.plot(depths, finals, "o", color=color)
-        right.plot(depths, theory, "-", color=color, lw=1)
-    right.set(
-        xlabel="number of blocks N",
-        ylabel="Var(stream) after the last block",
-        xscale="log",
-        yscale="log",
-        title="1 + 2N unscaled, 2 scaled",
-    )
-    left.legend(fontsize=8)
-    for ax in (left, right):
-        ax.grid(alpha=0.3, which="both")
-    fig.tight_layout()
-    return fig

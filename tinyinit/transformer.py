@@ -5,6 +5,8 @@ Per block, as in GPT-2 (pre-LN), with torch's Linear layout W: (out, in), y = x 
     x <- x + W_O attn(LN_1(x))                    attention: Xavier-uniform Q, K, V
     x <- x + W_down gelu(W_up LN_2(x))            W_up: Kaiming (fan_in, gain sqrt 2)
 
+(gelu in GPT-2's tanh form: tinyinit.activations.gelu(x, approximate="tanh")).
+
 W_O and W_down add into the residual stream: std base_std / sqrt(2N). Biases 0,
 LayerNorm gains 1 and biases 0, embeddings N(0, base_std**2) (a lookup has no
 fan-in), a final LayerNorm, and logits from the tied token embedding.
@@ -23,43 +25,21 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .activations import gelu
 from .distributions import uniforms
-from .init import kaiming_normal, normal_init, scaled_residual_std, xavier_uniform
+from .gaussian import gaussian_expectation
+from .init import (
+    calculate_gain,
+    kaiming_normal,
+    kaiming_std,
+    normal_init,
+    scaled_residual_std,
+    xavier_std,
+    xavier_uniform,
+)
 from .residual import normalize
 
 # --- GELU and what it does to a variance ---------------------------------------------------
-
-_erf = np.frompyfunc(math.erf, 1, 1)
-
-
-def gelu(x: np.ndarray, approximate: str = "tanh") -> np.ndarray:
-    """GELU(x) = x Phi(x), Phi the standard normal CDF (Hendrycks & Gimpel, 2016).
-
-    approximate="tanh" is GPT-2's 0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x**3)));
-    "none" is exact, with the C library's erf (slower).
-
-    >>> gelu(np.array([-1.0, 0.0, 1.0]), approximate="none").round(6)
-    array([-0.158655,  0.      ,  0.841345])
-    """
-    x = np.asarray(x, dtype=np.float64)
-    if approximate == "tanh":
-        return 0.5 * x * (1.0 + np.tanh(math.sqrt(2.0 / math.pi) * (x + 0.044715 * x**3)))
-    if approximate == "none":
-        return x * 0.5 * (1.0 + _erf(x / math.sqrt(2.0)).astype(np.float64))
-    raise ValueError(f"approximate must be 'tanh' or 'none', got {approximate!r}")
-
-
-def gaussian_expectation(f, var: float, n_nodes: int = 101) -> float:
-    """E[f(z)] for z ~ N(0, var), by Gauss-Hermite quadrature (weight exp(-z**2/2)).
-
-    Exact for polynomials of degree < 2 n_nodes; smooth f converge fast. numpy's
-    nodes overflow beyond about 150.
-
-    >>> round(gaussian_expectation(lambda z: z**2, 2.0), 12)
-    2.0
-    """
-    nodes, weights = np.polynomial.hermite_e.hermegauss(n_nodes)
-    return float(np.sum(weights * f(math.sqrt(var) * nodes)) / math.sqrt(2.0 * math.pi))
 
 
 def gelu_mean_square(var: float, approximate: str = "none") -> float:
@@ -152,9 +132,9 @@ def init_rule(role: str, config: GPTConfig) -> tuple[str, object]:
     if scheme == "flat" or role == "embedding":
         return f"N(0, {base:g}^2)", base
     if role == "qkv":
-        return "Xavier-uniform, gain 1", math.sqrt(2.0 / (d + d))
+        return "Xavier-uniform, gain 1", xavier_std(d, d)
     if role == "mlp_up":
-        return "Kaiming-normal, fan_in, gain sqrt 2", math.sqrt(2.0 / d)
+        return "Kaiming-normal, fan_in, gain sqrt 2", kaiming_std(d, calculate_gain("relu"))
     if scheme == "unscaled":
         return f"N(0, {base:g}^2)", base
     return f"N(0, ({base:g}/sqrt(2N))^2)", scaled_residual_std(base, config.n_layer)
@@ -267,7 +247,7 @@ def forward(params: dict[str, np.ndarray], config: GPTConfig, idx: np.ndarray) -
         x = x + attn
         h = layer_norm(x, params[p + "ln_2.weight"], params[p + "ln_2.bias"])
         preact = _linear(h, params, p + "mlp.c_fc")
-        mlp = _linear(gelu(preact), params, p + "mlp.c_proj")
+        mlp = _linear(gelu(preact, approximate="tanh"), params, p + "mlp.c_proj")
         x = x + mlp
         for key, value in zip(rec, (scores, attn, preact, mlp)):
             rec[key].append(np.var(value))

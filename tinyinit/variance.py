@@ -26,7 +26,16 @@ from typing import NamedTuple
 import numpy as np
 
 from .distributions import normal, scaled_uniform_float32, uniforms
-from .init import calculate_gain, fans, normal_init, scaled_residual_std
+from .init import (
+    calculate_gain,
+    fans,
+    kaiming_std,
+    normal_init,
+    scaled_residual_std,
+    uniform_bound,
+    xavier_bound,
+    xavier_std,
+)
 from .pcg32 import PCG32
 
 
@@ -123,7 +132,7 @@ def draw_weights(shape, std: float, rng, weights: str = "normal") -> np.ndarray:
     if weights == "normal":
         w = normal_init((n,), std, rng)
     elif weights == "uniform":
-        w = scaled_uniform_float32(rng, n, math.sqrt(3.0) * std)
+        w = scaled_uniform_float32(rng, n, uniform_bound(std))
     else:
         raise ValueError(f"weights must be one of {', '.join(WEIGHTS)}; got {weights!r}")
     return w.astype(np.float64).reshape(shape)
@@ -207,9 +216,9 @@ def hand_example(shape=(4, 3), n_layers: int = 12, base_std: float = 0.02) -> di
     """
     fan_in, fan_out = fans(shape)
     return {
-        "xavier_uniform_bound": calculate_gain("linear") * math.sqrt(6.0 / (fan_in + fan_out)),
-        "xavier_normal_std": calculate_gain("linear") * math.sqrt(2.0 / (fan_in + fan_out)),
-        "kaiming_normal_std": calculate_gain("relu") / math.sqrt(fan_in),
+        "xavier_uniform_bound": xavier_bound(fan_in, fan_out, calculate_gain("linear")),
+        "xavier_normal_std": xavier_std(fan_in, fan_out, calculate_gain("linear")),
+        "kaiming_normal_std": kaiming_std(fan_in, calculate_gain("relu")),
         "gpt2_residual_std": scaled_residual_std(base_std, n_layers),
     }
 

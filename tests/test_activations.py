@@ -1,0 +1,60 @@
+"""tinyinit.activations: one table of phi, phi' and kinks that every module reads."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+from tinyinit.activations import ACTIVATIONS, Activation, activation, erf, gelu, leaky_relu
+
+
+def test_the_table_holds_torchs_activations_and_the_transformers_two():
+    assert list(ACTIVATIONS) == [
+        "linear", "relu", "leaky_relu", "tanh", "sigmoid", "selu", "gelu", "silu",
+    ]  # fmt: skip
+    assert all(isinstance(act, Activation) for act in ACTIVATIONS.values())
+
+
+def test_kinks_are_where_the_slope_jumps():
+    z = np.array([-1e-9, 1e-9])
+    for name, act in ACTIVATIONS.items():
+        jumps = abs(np.diff(act.dphi(z))[0]) > 1e-6
+        assert jumps == (0.0 in act.kinks), name
+
+
+def test_erf_is_the_c_librarys_bit_for_bit():
+    z = np.linspace(-7, 7, 4001).reshape(4001, 1)
+    expected = np.array([math.erf(v) for v in z.ravel()]).reshape(z.shape)
+    assert np.array_equal(erf(z), expected)
+    assert erf(0.5).shape == () and float(erf(0.5)) == math.erf(0.5)
+
+
+def test_gelu_is_one_function_with_torchs_two_forms():
+    x = np.linspace(-6, 6, 241)
+    assert np.array_equal(gelu(x), x * 0.5 * (1.0 + erf(x / math.sqrt(2.0))))
+    np.testing.assert_allclose(gelu(x, "tanh"), gelu(x), atol=1e-3)
+    assert ACTIVATIONS["gelu"].phi is gelu
+    with pytest.raises(ValueError, match="^approximate must be 'none' or 'tanh', got 'erf'"):
+        gelu(x, "erf")
+
+
+def test_leaky_relu_slope_is_a_parameter():
+    z = np.array([-2.0, 3.0])
+    assert np.array_equal(activation("leaky_relu", 0.2).phi(z), [-0.4, 3.0])
+    assert np.array_equal(activation("leaky_relu").phi(z), ACTIVATIONS["leaky_relu"].phi(z))
+    assert np.array_equal(leaky_relu(0.5).dphi(z), [0.5, 1.0])
+
+
+def test_a_callable_gets_its_slope_by_central_differences():
+    act = activation(np.sin)
+    z = np.linspace(-3, 3, 13)
+    np.testing.assert_allclose(act.dphi(z), np.cos(z), atol=1e-9)
+    assert act.kinks == ()
+
+
+@pytest.mark.parametrize("bad", ["swish", "ReLU", "", None, 3])
+def test_an_unknown_activation_is_named_in_the_error(bad):
+    with pytest.raises(ValueError, match=rf"^activation must be one of linear, .*; got {bad!r}"):
+        activation(bad)

@@ -1,0 +1,142 @@
+"""Edges the other tests leave open, each one a place where wrong code would pass them.
+
+Uniforms past one jump table; the dtype of words; scalar and integer shapes;
+no floating-point warning escaping the propagation code at extreme inputs
+(warnings are errors here); the defaults of the propagation helpers.
+"""
+
+from __future__ import annotations
+
+import math
+import warnings
+
+import numpy as np
+import pytest
+import reference_pcg32 as ref
+
+import tinyinit as ti
+from tinyinit import PCG32
+from tinyinit.pcg32 import TABLE_SIZE
+from tinyinit.propagation import (
+    backward_pass,
+    default_gain,
+    forward_pass,
+    gaussian_expectation,
+    mean_field,
+    mean_square,
+    unit_scale,
+    weight_std,
+)
+
+# --- the generator -------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("n", [TABLE_SIZE + 1, TABLE_SIZE + 5, 2 * TABLE_SIZE + 3])
+def test_pcg32_uniforms_past_one_table_continue_the_sequence(n):
+    rng = PCG32(3, 7)
+    u = rng.uniforms(n)
+    scalar = ref.PCG32(3, 7)
+    expected = [scalar.uniform() for _ in range(n)]
+    assert u.tolist() == expected
+    assert rng == PCG32(3, 7).advance(2 * n)
+
+
+def test_words_are_uint32():
+    w = PCG32(0).words(5)
+    assert w.dtype == np.uint32 and w.shape == (5,)
+    assert PCG32(0).words(0).dtype == np.uint32
+
+
+# --- scalar and integer shapes --------------------------------------------------------------
+
+SHAPED = {
+    "normal_init": lambda s, rng: ti.normal_init(s, 0.5, rng),
+    "uniform_init": lambda s, rng: ti.uniform_init(s, -1.0, 1.0, rng),
+    "trunc_normal_init": lambda s, rng: ti.trunc_normal_init(s, 0.5, rng),
+    "constant_init": lambda s, rng: ti.constant_init(s, 2.0),
+    "zeros_init": lambda s, rng: ti.zeros_init(s),
+    "ones_init": lambda s, rng: ti.ones_init(s),
+}
+
+
+@pytest.mark.parametrize("name", SHAPED)
+def test_a_scalar_shape_and_an_int_shape_are_accepted(name):
+    draw = SHAPED[name]
+    scalar = draw((), PCG32(0))
+    assert scalar.shape == () and scalar.dtype == np.float32
+    three = draw(3, PCG32(0))
+    assert three.shape == (3,) and three.dtype == np.float32 and three.flags.c_contiguous
+    assert three.tobytes() == draw((3,), PCG32(0)).tobytes()
+    assert draw(np.int64(3), PCG32(0)).tobytes() == three.tobytes()
+    assert scalar.reshape(1).tobytes() == draw((1,), PCG32(0)).tobytes()
+
+
+def test_normal_init_of_a_scalar_shape_is_the_first_normal_scaled():
+    assert ti.normal_init((), 0.5, PCG32(0)) == np.float32(0.5 * ti.normal(PCG32(0), 1)[0])
+    assert ti.normal_init(3, 0.5, PCG32(0)).tolist() == ti.normal_init((3,), 0.5, PCG32(0)).tolist()
+
+
+# --- no warning escapes, at extreme inputs ---------------------------------------------------
+
+
+@pytest.fixture
+def warnings_are_errors():
+    with warnings.catch_warnings(), np.errstate(all="warn"):
+        warnings.simplefilter("error")
+        yield
+
+
+@pytest.mark.usefixtures("warnings_are_errors")
+def test_mean_square_overflows_to_inf_without_a_warning():
+    assert mean_square(np.array([1e307, 1e307])) == math.inf
+    assert mean_square(np.array([1e-200])) == 0.0
+
+
+@pytest.mark.usefixtures("warnings_are_errors")
+def test_mean_square_of_nan_is_inf():
+    assert mean_square(np.array([math.nan, 1.0])) == math.inf
+    assert mean_square(np.array([math.inf])) == math.inf
+
+
+@pytest.mark.usefixtures("warnings_are_errors")
+def test_forward_and_backward_passes_overflow_without_a_warning():
+    unit = np.ones((4, 4))
+    h = np.ones((4, 2))
+    slopes = []
+    squares, last = forward_pass([unit, unit], 1e200, "tanh", h * 1e200, slopes)
+    assert all(math.isfinite(m) for m in squares)  # tanh saturates
+    squares, last = forward_pass([unit, unit], 1e200, "linear", h, slopes)
+    assert squares[-1] == math.inf
+    back = backward_pass([unit, unit], 1e200, [np.ones((4, 2))] * 2, h)
+    assert back[-1] == math.inf
+
+
+@pytest.mark.usefixtures("warnings_are_errors")
+def test_gaussian_expectation_overflows_without_a_warning():
+    assert gaussian_expectation(lambda z: z * z, 1e307) == math.inf
+    assert gaussian_expectation(lambda z: np.exp(z), 1e6) == math.inf
+
+
+# --- defaults and the helpers' own checks ------------------------------------------------------
+
+
+def test_weight_std_and_unit_scale_defaults():
+    assert weight_std("normal", 3, 4) == 0.02
+    assert weight_std("xavier_normal", 3, 4) == math.sqrt(2 / 7)  # gain 1
+    assert weight_std("kaiming_fan_in", 3, 4) == 1 / math.sqrt(3)
+    assert unit_scale("normal", 3, 4) == ("normal", 0.02)
+    assert unit_scale("xavier_uniform", 3, 4) == ("uniform", ti.xavier_bound(3, 4))
+    assert unit_scale("kaiming_fan_out", 3, 4) == ("normal", 0.5)
+
+
+def test_default_gain_is_torchs_or_one():
+    assert default_gain("gelu") == 1.0  # torch has no gain for gelu
+    assert default_gain("relu") == math.sqrt(2)
+    assert default_gain("tanh") == 5 / 3
+
+
+def test_mean_field_takes_direction_forward_by_default():
+    forward = mean_field("relu", 1.0, 3)
+    assert np.allclose(forward, [1.0, 0.5, 0.25, 0.125], rtol=1e-12)
+    assert forward.tolist() == mean_field("relu", 1.0, 3, "forward").tolist()
+    assert np.allclose(mean_field("relu", 1.0, 2, "backward"), [0.25, 0.5, 1.0], rtol=1e-12)

@@ -1,0 +1,51 @@
+"""tinyinit.gaussian: the one quadrature, at every scale the theory reaches."""
+
+from __future__ import annotations
+
+import math
+import warnings
+
+import numpy as np
+import pytest
+from test_propagation import reference_expectation
+
+from tinyinit.activations import ACTIVATIONS
+from tinyinit.gaussian import (
+    activation_mean_square,
+    gaussian_expectation,
+    next_q,
+    slope_mean_square,
+)
+
+
+@pytest.mark.parametrize("q", [1e2, 1e4, 1e6])
+@pytest.mark.parametrize("name", ["tanh", "sigmoid"])
+def test_a_large_variance_keeps_a_smooth_turn_resolved(name, q):
+    # tanh(sqrt(q) xi) turns within |xi| ~ 1/sqrt(q): panels shrink toward 0 to follow it.
+    act = ACTIVATIONS[name]
+    for f in (lambda z: act.phi(z) ** 2, lambda z: act.dphi(z) ** 2):
+        assert gaussian_expectation(f, q) == pytest.approx(reference_expectation(f, q), rel=1e-12)
+
+
+def test_a_constant_is_exact_and_q_zero_is_f_of_zero():
+    assert gaussian_expectation(lambda z: np.ones_like(z), 7.0) == pytest.approx(1.0, abs=5e-16)
+    assert gaussian_expectation(lambda z: np.cos(z) + 2.0, 0.0) == 3.0
+
+
+def test_an_overflowed_variance_gives_the_limits_without_warnings():
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert activation_mean_square("relu", math.inf) == math.inf
+        assert activation_mean_square("tanh", math.inf) == pytest.approx(1.0, abs=5e-16)
+        assert slope_mean_square("tanh", math.inf) == 0.0
+
+
+@pytest.mark.parametrize("bad", [-1.0, math.nan])
+def test_a_variance_below_zero_or_nan_is_refused(bad):
+    with pytest.raises(ValueError, match=r"^q \(the variance of z\) must be a number >= 0"):
+        gaussian_expectation(np.square, bad)
+
+
+def test_the_mean_field_map_is_gain_squared_times_the_mean_square():
+    q = 0.7
+    assert next_q("tanh", 1.3, q) == 1.3**2 * activation_mean_square("tanh", q)

@@ -1,0 +1,178 @@
+"""`tinyinit.quiz`: predict-then-run questions and the checks that speak to a student."""
+
+from __future__ import annotations
+
+import sys
+
+import nbformat
+import pytest
+from nbclient import NotebookClient
+
+from tinyinit.quiz import Check, NotYet, Prediction, Unanswered, check, predict
+
+WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
+
+
+def depth_question() -> Prediction:
+    return predict(
+        "After 20 ReLU layers with Xavier init, the mean square of the signal is",
+        ["about the same", "about 1e-6 of the input's", "about 1e6 times larger"],
+        answer="about 1e-6 of the input's",
+        measured="9.5e-07 of the input's",
+    )
+
+
+# --- predict -------------------------------------------------------------------------------
+
+
+def test_a_choice_is_recorded_and_judged_and_reveals_the_measurement():
+    q = depth_question()
+    assert q.choice is None and q.correct is None
+    verdict = q.choose("about the same")
+    assert (q.choice, q.correct) == ("about the same", False)
+    assert "(b) about 1e-6 of the input's" in verdict and "9.5e-07" in verdict
+    assert q.choose("b") == q.verdict() and q.correct is True  # letters work, a re-choice counts
+
+
+def test_clicking_a_button_locks_the_question_and_shows_the_verdict():
+    q = depth_question()
+    _question, buttons, reveal = q.widget.children
+    assert "<details>" in reveal.value  # before a choice the answer is folded away
+    buttons.children[2].click()
+    assert q.choice == "about 1e6 times larger"
+    assert all(b.disabled for b in buttons.children)
+    assert [b.button_style for b in buttons.children] == ["", "success", "danger"]
+    assert "<details>" not in reveal.value and "Not quite" in reveal.value
+    assert "9.5e-07" in reveal.value
+
+
+def test_static_page_keeps_the_measured_answer_behind_a_fold():
+    q = depth_question()
+    fold = q.widget.children[2].value
+    summary, hidden = fold.split("</summary>")
+    assert "9.5e-07" not in summary and "9.5e-07" in hidden
+    assert "9.5e-07" in q._repr_mimebundle_()["text/html"].split("</summary>")[1]
+
+
+def test_the_question_shows_as_text_where_widgets_do_not_render():
+    bundle = depth_question()._repr_mimebundle_()
+    assert WIDGET_VIEW in bundle
+    text = bundle["text/plain"]
+    assert text.splitlines()[0].startswith("Predict, then run: After 20 ReLU")
+    assert "  (c) about 1e6 times larger" in text
+    assert "9.5e-07" not in text  # the answer is not given away before the run
+
+
+def test_without_ipywidgets_the_text_form_still_works(monkeypatch):
+    monkeypatch.setitem(sys.modules, "ipywidgets", None)  # import fails
+    q = depth_question()
+    assert q.widget is None
+    assert WIDGET_VIEW not in q._repr_mimebundle_()
+    assert q.choose("a").startswith("Your prediction: (a) about the same. Not quite")
+
+
+def test_texts_are_escaped_in_the_widget():
+    q = predict("Is a < b?", ["<yes>", "no"], "<yes>", "a & b")
+    assert "a &lt; b" in q.widget.children[0].value
+    assert "&lt;yes&gt;" in q.widget.children[2].value
+
+
+@pytest.mark.parametrize(
+    "options, answer, message",
+    [
+        (["only one"], "only one", "options: got 1 options"),
+        (["same", "same"], "same", "expected distinct texts"),
+        (["yes", "no"], "maybe", "answer: got 'maybe', expected one of the options"),
+    ],
+)
+def test_a_malformed_question_is_refused_with_what_is_accepted(options, answer, message):
+    with pytest.raises(ValueError, match=message):
+        predict("?", options, answer, "measured")
+
+
+def test_an_unknown_choice_is_refused_with_what_is_accepted():
+    accepted = r"option: got 'z', expected one of .* or \['a', 'b', 'c'\]"
+    with pytest.raises(ValueError, match=accepted):
+        depth_question().choose("z")
+
+
+# --- check and Check -----------------------------------------------------------------------
+
+
+def test_a_correct_answer_gets_a_tick(capsys):
+    with Check("Exercise 1"):
+        check(True, "unused")
+    assert capsys.readouterr().out == "✓ Exercise 1: correct.\n"
+
+
+def test_a_failed_condition_says_not_yet_with_its_hint(capsys):
+    with pytest.raises(NotYet) as raised, Check("Exercise 1", hint="general"):
+        check(1 == 1, "first hint")
+        check(1 == 2, "count the kernel too")
+    assert str(raised.value) == "Exercise 1: not yet. Hint: count the kernel too"
+    assert capsys.readouterr().out == ""  # no tick
+
+
+def test_an_answer_not_yet_written_is_unanswered_and_names_it():
+    with pytest.raises(Unanswered, match=r"Exercise 2: `answer_2` is not defined yet"):
+        with Check("Exercise 2"):
+            answer_2  # noqa: B018, F821
+    with pytest.raises(Unanswered, match="not answered yet"):
+        with Check("Exercise 2"):
+            raise NotImplementedError()
+    assert issubclass(Unanswered, NotImplementedError)
+
+
+def test_an_answer_of_the_wrong_kind_fails_with_the_error_and_the_general_hint():
+    with pytest.raises(NotYet) as raised, Check("Exercise 3", hint="a number, not a string"):
+        "0.5" + 1  # noqa: B018
+    message = str(raised.value)
+    assert message.startswith("Exercise 3: not yet. With your answer the check fails: TypeError")
+    assert message.endswith("Hint: a number, not a string")
+    with pytest.raises(NotYet, match=r"^Exercise 3: not yet\. Hint: a number$"):
+        with Check("Exercise 3", hint="a number"):
+            raise AssertionError()  # a bare assert in a notebook (no pytest rewriting)
+
+
+def test_an_interrupt_is_not_turned_into_a_verdict():
+    with pytest.raises(KeyboardInterrupt), Check("Exercise 4"):
+        raise KeyboardInterrupt
+
+
+# --- in a kernel, as a student sees them -----------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def executed():
+    cells = [
+        "from tinyinit.quiz import Check, check, predict",
+        "predict('2 + 2?', ['4', '5'], answer='4', measured='4, exactly')",
+        "with Check('Exercise 1'):\n    check(answer_1 == 4, 'add again')",
+        "answer_1 = 5",
+        "with Check('Exercise 1'):\n    check(answer_1 == 4, 'add again')",
+        "answer_1 = 4",
+        "with Check('Exercise 1'):\n    check(answer_1 == 4, 'add again')",
+    ]
+    nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(c) for c in cells])
+    NotebookClient(nb, timeout=120, allow_errors=True, store_widget_state=True).execute()
+    return nb
+
+
+def test_in_a_kernel_a_failed_check_shows_its_message_without_a_traceback(executed):
+    unanswered, wrong = executed.cells[2].outputs[0], executed.cells[4].outputs[0]
+    assert (unanswered.output_type, unanswered.ename) == ("error", "Unanswered")
+    assert (wrong.output_type, wrong.ename) == ("error", "NotYet")
+    assert len(wrong.traceback) == 1
+    assert "Exercise 1: not yet. Hint: add again" in wrong.traceback[0]
+    assert "`answer_1` is not defined yet" in unanswered.traceback[0]
+    assert executed.cells[6].outputs[0].text == "✓ Exercise 1: correct.\n"
+
+
+def test_in_a_kernel_the_question_is_a_widget_whose_state_is_stored(executed):
+    data = executed.cells[1].outputs[0].data
+    assert data["text/plain"].startswith("Predict, then run: 2 + 2?")
+    model_id = data[WIDGET_VIEW]["model_id"]
+    state = executed.metadata.widgets["application/vnd.jupyter.widget-state+json"]["state"]
+    assert model_id in state  # a static page renders it from the notebook alone
+    folds = [m["state"].get("value", "") for m in state.values()]
+    assert any("<details>" in v and "4, exactly" in v for v in folds)

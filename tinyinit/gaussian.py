@@ -1,0 +1,228 @@
+"""Gaussian integrals of an activation: the theory under every variance in the package.
+
+A layer with weights of std gain / sqrt(n) sends a pre-activation of variance
+q to the next one's
+
+    q_next = gain**2 * E[phi(z)**2],    z ~ N(0, q)          (the mean-field map)
+
+and scales a gradient's mean square by chi = gain**2 * E[phi'(z)**2]. A deep
+stack settles where q* = gain**2 * E[phi(z)**2], z ~ N(0, q*) (the fixed point).
+
+Every one of these is a one-dimensional Gaussian integral, E[f(z)] for
+z ~ N(0, q), computed here by quadrature (numpy only): Gauss-Legendre panels
+over xi = z / sqrt(q) in [-12, 12], with a panel edge at 0 and at every kink
+of the activation, so ReLU's corner costs no accuracy (E[relu(z)**2] = q/2 to
+about 1e-15 relative), and panels that shrink toward 0 as q grows, so tanh's
+turn near z = 0 stays resolved at any scale. `tinyinit.propagation`, `tinyinit.gains`,
+`tinyinit.transformer` and the explorer all take their theory from here.
+
+>>> round(activation_mean_square("relu", 3.0), 12)   # relu keeps half of E[z**2] = q
+1.5
+>>> round(fixed_point("tanh", 5 / 3), 6)
+1.17848
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from functools import lru_cache
+
+import numpy as np
+
+from .activations import activation
+
+__all__ = [
+    "activation_mean_square",
+    "fixed_point",
+    "gaussian_expectation",
+    "gradient_factor",
+    "mean_square_by_depth",
+    "next_q",
+    "slope_mean_square",
+]
+
+Phi = str | Callable[[np.ndarray], np.ndarray]
+
+# Panel edges in xi (standard normal units), mirrored. Beyond |xi| = 12 the
+# density is below 1e-31: nothing a float64 sum could see is left out.
+_EDGES = np.array([0.0, 0.5, 1.0, 1.5, 2.0, 3.0, 4.0, 5.0, 6.0, 8.0, 10.0, 12.0])
+NODES_PER_PANEL = 48
+
+
+@lru_cache(maxsize=128)
+def _rule(edges: tuple[float, ...], nodes_per_panel: int) -> tuple[np.ndarray, np.ndarray]:
+    """Nodes xi and weights w with sum(w * f(xi)) = E[f(xi)], xi ~ N(0, 1), for these panels."""
+    x, w = np.polynomial.legendre.leggauss(nodes_per_panel)
+    edges = np.array(edges)
+    lo, hi = edges[:-1, None], edges[1:, None]
+    xi = (0.5 * (hi - lo) * x + 0.5 * (hi + lo)).ravel()
+    weight = (0.5 * (hi - lo) * w).ravel() * np.exp(-0.5 * xi**2)
+    weight /= weight.sum()  # E[1] = 1 to rounding: a constant (tanh**2 at q = inf) is exact
+    for a in (xi, weight):
+        a.setflags(write=False)
+    return xi, weight
+
+
+def _panels(kinks_xi: list[float], q: float) -> tuple[float, ...]:
+    """Panel edges in xi: the fixed ones, the kinks, and for q > 1 edges halving toward 0.
+
+    With a large q, a smooth phi (tanh, sigmoid) turns within |z| ~ 1, that is
+    within |xi| ~ 1 / sqrt(q): the edges at 0.5 / 2**j, j = 1 .. ceil(log2(q) / 2),
+    keep that turn inside panels of its own size (tanh's E[phi(z)**2] to 1e-15
+    even at q = 1e6, where one panel [0, 0.5] is off by 1e-5).
+    """
+    # Capped: beyond q = 2**128 the turn is thinner than float64 can matter.
+    halvings = min(math.ceil(math.log2(q) / 2), 64) if 1 < q < math.inf else 0
+    near_zero = [0.5 * 2.0**-j for j in range(1, halvings + 1)]
+    edges = np.concatenate([-_EDGES[::-1], _EDGES[1:], kinks_xi, near_zero, -np.array(near_zero)])
+    return tuple(np.unique(np.clip(edges, -_EDGES[-1], _EDGES[-1])).tolist())
+
+
+def gaussian_expectation(
+    f: Callable[[np.ndarray], np.ndarray],
+    q: float = 1.0,
+    *,
+    kinks: tuple[float, ...] = (0.0,),
+    nodes_per_panel: int = NODES_PER_PANEL,
+) -> float:
+    """E[f(z)] for z ~ N(0, q), by Gauss-Legendre quadrature on panels.
+
+        E[f(z)] = integral f(sqrt(q) xi) exp(-xi**2 / 2) / sqrt(2 pi) dxi
+
+    Gauss-Legendre with m nodes is exact for polynomials of degree 2m - 1 on a
+    panel, and converges fast for anything smooth there; a kink inside a panel
+    (relu's corner) would slow it to a crawl, so every kink (in z units) is a
+    panel edge. q = 0 gives f(0); q = inf gives what f does at +-inf (no node
+    sits at 0), which is where a stack that overflowed has gone. No warning
+    escapes: an overflow inside f gives inf.
+
+    >>> round(gaussian_expectation(lambda z: np.maximum(z, 0) ** 2), 15)
+    0.5
+    """
+    q = float(q)
+    if math.isnan(q) or q < 0:
+        raise ValueError(f"q (the variance of z) must be a number >= 0, got {q!r}")
+    with np.errstate(all="ignore"):
+        if q == 0:
+            return float(np.asarray(f(np.zeros(1)))[0])
+        root_q = math.sqrt(q)
+        xi, weight = _rule(_panels([k / root_q for k in kinks], q), nodes_per_panel)
+        return float(np.sum(weight * f(root_q * xi)))
+
+
+def activation_mean_square(phi: Phi, q: float = 1.0, *, param: float | None = None) -> float:
+    """E[phi(z)**2] for z ~ N(0, q): the mean square a layer passes on to the next.
+
+    phi: a name of tinyinit.activations.ACTIVATIONS or a callable; param:
+    leaky_relu's slope. (The mean square of an array is
+    tinyinit.propagation.mean_square.)
+
+    >>> round(activation_mean_square("relu", 3.0), 12)   # relu keeps half of E[z**2] = q
+    1.5
+    """
+    act = activation(phi, param)
+    f = act.phi
+    return gaussian_expectation(
+        lambda z: np.asarray(f(z), dtype=np.float64) ** 2, q, kinks=(0.0, *act.kinks)
+    )
+
+
+def slope_mean_square(phi: Phi, q: float = 1.0, *, param: float | None = None) -> float:
+    """E[phi'(z)**2] for z ~ N(0, q): what a layer does to a gradient's mean square.
+
+    A kink is a panel edge of the quadrature, so phi' is never evaluated on it.
+
+    >>> round(slope_mean_square("relu", 2.0), 12)   # relu' is 1 on half the line
+    0.5
+    """
+    act = activation(phi, param)
+    dphi = act.dphi
+    return gaussian_expectation(
+        lambda z: np.asarray(dphi(z), dtype=np.float64) ** 2, q, kinks=(0.0, *act.kinks)
+    )
+
+
+def next_q(phi: Phi, gain: float, q: float, *, param: float | None = None) -> float:
+    """One layer of the mean-field map: q_next = gain**2 * E[phi(z)**2], z ~ N(0, q).
+
+    >>> round(next_q("relu", 2**0.5, 3.0), 12)       # Kaiming keeps relu's q
+    3.0
+    """
+    return gain**2 * activation_mean_square(phi, q, param=param)
+
+
+def mean_square_by_depth(
+    phi: Phi,
+    gain: float,
+    n_layers: int,
+    *,
+    input_mean_square: float = 1.0,
+    param: float | None = None,
+) -> tuple[np.ndarray, np.ndarray]:
+    """(q, h) for layers 1..n_layers of a deep stack with std = gain / sqrt(n).
+
+    q[l] is the variance of layer l+1's pre-activation, h[l] = E[phi(z)**2] the
+    mean square of its output (what the next layer receives). The input has
+    mean square `input_mean_square`, so q[0] = gain**2 * input_mean_square.
+
+    >>> q, h = mean_square_by_depth("relu", 2 ** 0.5, 3)
+    >>> h.round(12).tolist()
+    [1.0, 1.0, 1.0]
+    """
+    q = np.empty(n_layers)
+    h = np.empty(n_layers)
+    x = float(input_mean_square)
+    for layer in range(n_layers):
+        q[layer] = gain**2 * x
+        h[layer] = x = activation_mean_square(phi, q[layer], param=param)
+    return q, h
+
+
+def fixed_point(phi: Phi, gain: float, *, param: float | None = None, q0: float = 1.0) -> float:
+    """The q* > 0 with q* = gain**2 * E[phi(z)**2], z ~ N(0, q*), where a deep stack settles.
+
+    Found by bisection on log q of gain**2 * E[phi(z)**2] / q - 1 over
+    q in [1e-12, 1e8] (one crossing assumed). When there is none, the stack
+    drains (returns 0.0) or blows up (returns inf). A positively homogeneous
+    phi (relu, leaky_relu, linear) scales q by the same factor at every size:
+    with its own gain every q is a fixed point, and the stack keeps q0.
+
+    >>> round(fixed_point("tanh", 5 / 3), 6)
+    1.17848
+    >>> fixed_point("tanh", 1.0), fixed_point("relu", 2 ** 0.5)
+    (0.0, 1.0)
+    """
+
+    def excess(q: float) -> float:
+        return next_q(phi, gain, q, param=param) / q - 1.0
+
+    lo, hi = 1e-12, 1e8
+    at_lo, at_hi = excess(lo), excess(hi)
+    if abs(at_lo) < 1e-12 and abs(at_hi) < 1e-12:
+        return float(q0)
+    if at_lo <= 0 and at_hi <= 0:
+        return 0.0
+    if at_lo > 0 and at_hi > 0:
+        return math.inf
+    for _ in range(200):
+        mid = math.sqrt(lo * hi)
+        if (excess(mid) > 0) == (at_lo > 0):
+            lo = mid
+        else:
+            hi = mid
+        if hi / lo - 1 < 1e-15:
+            break
+    return math.sqrt(lo * hi)
+
+
+def gradient_factor(phi: Phi, gain: float, q: float, *, param: float | None = None) -> float:
+    """chi = gain**2 * E[phi'(z)**2], z ~ N(0, q): how a gradient's mean square scales per layer.
+
+    Backward, a square layer multiplies the gradient by W^T and then phi'(z);
+    chi > 1 grows gradients with depth, chi < 1 shrinks them.
+
+    >>> round(gradient_factor("relu", 2**0.5, 1.0), 12)   # Kaiming: gradients keep their size
+    1.0
+    """
+    return gain**2 * slope_mean_square(phi, q, param=param)

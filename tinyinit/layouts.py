@@ -1,0 +1,117 @@
+"""Layer layouts: how a weight is stored, and which of its dimensions is fan-in.
+
+torch's `fans(shape)` reads fan_in from dimension 1 and fan_out from dimension 0
+of an (out, in, *kernel) weight. That is right for a Linear stored (out, in)
+and for a convolution, but not for a weight stored (in, out) (x @ W in JAX,
+Keras and many numpy codes) nor for a transposed convolution, whose torch
+weight (in, out / groups, *kernel) makes `fans` read the two fans swapped.
+`counted_fans` settles it by running the layer: it counts the terms of each
+output's sum and the outputs each input feeds.
+
+>>> weight_shape("conv_transpose", 4, 6, (3, 3))
+(4, 6, 3, 3)
+>>> counted_fans("conv_transpose", 4, 6, (3, 3))    # torch's fans() says (54, 36)
+(36, 54)
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+__all__ = ["LAYERS", "counted_fans", "forward", "layer_fans", "weight_shape"]
+
+LAYERS = ("linear", "linear_in_out", "conv", "conv_transpose")
+
+
+def weight_shape(
+    layer: str, in_channels: int, out_channels: int, kernel_size: tuple[int, ...] = ()
+) -> tuple[int, ...]:
+    """The shape a weight is stored with.
+
+    linear: (out, in), torch's nn.Linear; linear_in_out: (in, out), a weight
+    used as x @ W (JAX, Keras, many numpy codes); conv: (out, in, *kernel);
+    conv_transpose: (in, out, *kernel), torch's ConvTranspose (groups = 1).
+
+    >>> weight_shape("linear", 3, 4), weight_shape("linear_in_out", 3, 4)
+    ((4, 3), (3, 4))
+    """
+    kernel = tuple(kernel_size)
+    if layer == "linear":
+        return (out_channels, in_channels)
+    if layer == "linear_in_out":
+        return (in_channels, out_channels)
+    if layer == "conv":
+        return (out_channels, in_channels, *kernel)
+    if layer == "conv_transpose":
+        return (in_channels, out_channels, *kernel)
+    raise ValueError(f"layer must be one of {', '.join(LAYERS)}; got {layer!r}")
+
+
+def layer_fans(
+    in_channels: int, out_channels: int, kernel_size: tuple[int, ...] = ()
+) -> tuple[int, int]:
+    """The fans a layer really has (stride 1, groups 1): inputs per output, outputs per input.
+
+    Every output sums in_channels * prod(kernel) terms, whatever the layout.
+
+    >>> layer_fans(4, 6, (3, 3))
+    (36, 54)
+    """
+    receptive = math.prod(kernel_size)
+    return in_channels * receptive, out_channels * receptive
+
+
+def forward(layer: str, weight: np.ndarray, x: np.ndarray) -> np.ndarray:
+    """Run one layer on a batch x of shape (batch, in, *spatial); stride 1, no bias.
+
+    conv is a valid cross-correlation; conv_transpose scatters every input
+    through the kernel ("full" output, spatial + kernel - 1).
+
+    >>> forward("linear", np.array([[1.0, 2.0]]), np.array([[3.0, 4.0]]))   # x @ W.T
+    array([[11.]])
+    """
+    if layer == "linear":
+        return x @ weight.T
+    if layer == "linear_in_out":
+        return x @ weight
+    if layer == "conv_transpose":
+        # A stride-1 transposed convolution is a convolution of the zero-padded
+        # input with the kernel flipped and its two channel axes exchanged.
+        kdims = weight.shape[2:]
+        pad = [(0, 0), (0, 0), *[(k - 1, k - 1) for k in kdims]]
+        flipped = np.flip(weight, axis=tuple(range(2, weight.ndim))).swapaxes(0, 1)
+        return forward("conv", flipped, np.pad(x, pad))
+    if layer == "conv":
+        kdims = weight.shape[2:]
+        axes = tuple(range(2, x.ndim))
+        windows = np.lib.stride_tricks.sliding_window_view(x, kdims, axis=axes)
+        # windows: (batch, in, *out_spatial, *kernel) -> contract in and kernel
+        letters = "ijklmn"[: len(kdims)]
+        spatial = "uvw"[: len(kdims)]
+        spec = f"bc{spatial}{letters},oc{letters}->bo{spatial}"
+        return np.einsum(spec, windows, weight, optimize=True)
+    raise ValueError(f"layer must be one of {', '.join(LAYERS)}; got {layer!r}")
+
+
+def counted_fans(
+    layer: str, in_channels: int, out_channels: int, kernel_size: tuple[int, ...] = ()
+) -> tuple[int, int]:
+    """(fan_in, fan_out) counted by running the layer with every weight equal to 1.
+
+    fan_in: feed all ones; an output away from the border is the number of
+    terms in its sum. fan_out: feed a single 1 (first channel, middle
+    position); the outputs it reaches are the ones it feeds.
+
+    >>> counted_fans("conv_transpose", 4, 6, (3, 3))    # torch's fans() says (54, 36)
+    (36, 54)
+    """
+    kernel = tuple(kernel_size)
+    spatial = tuple(4 * k for k in kernel)
+    weight = np.ones(weight_shape(layer, in_channels, out_channels, kernel))
+    fan_in = forward(layer, weight, np.ones((1, in_channels, *spatial))).max()
+    one_hot = np.zeros((1, in_channels, *spatial))
+    one_hot[(0, 0, *[n // 2 for n in spatial])] = 1.0
+    fan_out = np.count_nonzero(forward(layer, weight, one_hot))
+    return int(round(fan_in)), int(fan_out)
