@@ -679,6 +679,8 @@ class LargeResidualExplorer(ResidualStreamExplorer):
             canvas.toolbar_visible = False
             canvas.footer_visible = False
         self.ax.get_legend().remove()  # said in the headline and the caption beside the plot
+        # Room for the large marker at block 0, which would sit half outside on the spine.
+        self.ax.set_xlim(-1, self.blocks.max + 1)
         self.fit(Look.for_page(*BASE_VIEWPORT, top=150))
 
     def fit(self, look: Look) -> None:
