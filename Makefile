@@ -46,9 +46,11 @@ notebooks: $(VENV)/.test
 
 # The live explorers as a classroom app (Voila: large type, demonstration presets,
 # no code): opens http://127.0.0.1:$(PRESENT_PORT)/ in a browser. Ctrl+C stops it.
+# SHARE_URL=... shows students where to open the same explorer (link and QR code).
 PRESENT_PORT ?= 8866
+SHARE_URL ?=
 present: $(VENV)/.runtime
-	$(PY) -m tinyinit present --port $(PRESENT_PORT)
+	$(PY) -m tinyinit present --port $(PRESENT_PORT) $(if $(SHARE_URL),--share-url '$(SHARE_URL)')
 
 # The course as a static web site in site/ (stored outputs, no kernel): open site/index.html.
 # It works offline: MathJax, require.js and ipympl come from Python packages, the widget

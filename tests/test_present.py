@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -11,10 +12,18 @@ import nbformat
 import pytest
 
 from tinyinit.present import (
+    FIGURE_FONTS,
     PRESETS,
+    PROJECTOR_LINE_WIDTH,
     REPO_APP,
+    SHARE_TITLE,
+    SHARE_URL_VARIABLE,
+    Look,
+    Presentation,
     app_notebook,
+    check_share_url,
     presentation,
+    qr_svg,
     style_figure,
     voila_command,
 )
@@ -24,7 +33,7 @@ ROOT = Path(__file__).resolve().parent.parent
 
 @pytest.fixture(scope="module")
 def app():
-    return presentation()
+    return Presentation()  # without a share URL, whatever the environment says
 
 
 def test_the_classic_demonstrations_are_offered(app):
@@ -101,6 +110,13 @@ def test_residual_stream_grows_without_the_scaling_and_not_with_it(app):
     assert app.residual.ax.get_ylim()[1] > grown
 
 
+def test_every_caption_fits_one_line_on_a_projector():
+    # At 24 px, 95 characters fill the 1250 px a 1280x720 screen leaves (the browser
+    # tests measure it); a longer caption would be cut off in front of the class.
+    too_long = [s.says for p in PRESETS.values() for s in p.steps if len(s.says) > 95]
+    assert too_long == []
+
+
 def test_one_preset_costs_one_redraw(app):
     app.choose("Xavier + ReLU: collapse")
     before = app.depth.updates
@@ -170,5 +186,168 @@ def test_present_help_names_its_options():
         timeout=60,
     )
     assert run.returncode == 0
-    for option in ("--port", "--ip", "--no-browser"):
+    for option in ("--port", "--ip", "--no-browser", "--share-url"):
         assert option in run.stdout
+
+
+# --- the clicker: step by step through every demonstration -------------------------------------
+
+
+def every_step() -> list[tuple[str, str]]:
+    return [(name, step.label) for name, p in PRESETS.items() for step in p.steps]
+
+
+def where(app) -> tuple[str, str]:
+    return app.preset.value, app.step.value
+
+
+def test_next_walks_every_step_of_every_demonstration_in_order(app):
+    app.preset.value = "choose a demonstration"
+    walked = []
+    for _ in every_step():
+        app.next()
+        walked.append(where(app))
+    assert walked == every_step()
+    app.next()  # past the end: the last step stays on screen
+    assert where(app) == every_step()[-1]
+
+
+def test_previous_walks_back_to_the_first_step(app):
+    app.choose(list(PRESETS)[-1], step=len(PRESETS[list(PRESETS)[-1]].steps) - 1)
+    walked = [where(app)]
+    for _ in every_step()[1:]:
+        app.previous()
+        walked.append(where(app))
+    assert walked == every_step()[::-1]
+    app.previous()
+    assert where(app) == every_step()[0]
+
+
+def test_a_step_changes_the_caption_and_the_plot(app):
+    app.choose("Xavier + ReLU: collapse")
+    caption, end = app.says.value, app.depth.result.measured_end
+    app._on_key(app.keys, {"step": 1}, [])  # PageDown, as the page sends it
+    assert app.preset.value == "Kaiming + ReLU: kept"
+    assert app.says.value != caption and app.depth.result.measured_end != end
+    app._on_key(app.keys, {"step": -1}, [])  # PageUp
+    assert app.says.value == caption
+    app._on_key(app.keys, {"something": "else"}, [])  # anything else is ignored
+    assert app.preset.value == "Xavier + ReLU: collapse"
+
+
+def test_choose_names_a_step_that_is_not_there(app):
+    with pytest.raises(ValueError, match=r"step must be in 0\.\.0 .*; got 1"):
+        app.choose("Kaiming + ReLU: kept", step=1)
+
+
+# --- the layout: the plot in view on a projector ------------------------------------------------
+
+
+@pytest.mark.parametrize(("width", "height", "top"), [(1280, 720, 134), (1920, 1080, 172)])
+def test_the_plot_takes_a_third_of_a_projector_and_stays_on_it(width, height, top):
+    look = Look.for_page(width, height, top)
+    canvas_w, canvas_h = look.canvas_px
+    assert canvas_w * canvas_h >= width * height / 3
+    assert canvas_w + look.side_px <= width and top + canvas_h <= height
+
+
+def test_type_grows_with_the_screen_and_not_past_one_and_a_half():
+    assert Look.for_page(1280, 720, 150).font_px == 20
+    assert Look.for_page(1920, 1080, 200).font_px == 30
+    assert Look.for_page(3840, 2160, 300).font_px == 30
+    assert Look.for_page(1024, 600, 150).font_px == 20  # never smaller than at 1280x720
+
+
+def test_the_page_size_sent_by_the_browser_resizes_plots_and_type():
+    app = Presentation()
+    app.keys.page = {"width": 1920, "height": 1080, "top": 172}
+    look = Look.for_page(1920, 1080, 172)
+    assert app.look == look and "font-size: 30px" in app.style.value
+    for figure in (app.depth.figure, app.residual.fig):
+        size = tuple(round(v) for v in figure.get_size_inches() * figure.dpi)
+        assert size == look.canvas_px
+        assert figure.axes[0].xaxis.label.get_fontsize() == FIGURE_FONTS["label"] * 1.5
+
+
+def test_projector_lines_are_thick_and_markers_large(app):
+    median = app.depth.plot.median_line
+    assert median.get_linewidth() >= PROJECTOR_LINE_WIDTH and median.get_markersize() >= 9
+    assert app.residual.measured_line.get_linewidth() >= PROJECTOR_LINE_WIDTH
+
+
+def test_the_headline_is_the_last_layer_as_a_power_of_two(app):
+    app.choose("Xavier + ReLU: collapse")
+    exponent = math.log2(app.depth.result.measured_end)
+    expected = f"layer 20: 2<sup>{exponent:.1f}</sup>".replace("-", "−")
+    assert app.depth.headline.value.startswith(expected)
+    assert "theory 2<sup>−20.0</sup>" in app.depth.headline.value
+
+
+# --- the students' link -------------------------------------------------------------------------
+
+SHARE = "https://hub.example.edu/hub/user-redirect/voila/render/tinyinit/apps/present.ipynb"
+
+
+def test_the_share_url_gets_a_tab_with_its_qr_code_open_at_the_start():
+    app = presentation(share_url=SHARE)
+    assert app.tabs.titles[-1] == SHARE_TITLE and app.tabs.selected_index == 2
+    qr, link = app.tabs.children[-1].children
+    assert qr.value == qr_svg(SHARE) and qr.value.startswith("<svg")
+    assert SHARE in link.value
+    app.next()  # the first demonstration takes over the screen
+    assert app.tabs.selected_index == 0
+
+
+def test_the_share_url_comes_from_the_environment_the_command_sets(monkeypatch):
+    import tinyinit.present
+
+    built = []
+    monkeypatch.setattr(tinyinit.present, "Presentation", lambda **kw: built.append(kw))
+    monkeypatch.setenv(SHARE_URL_VARIABLE, SHARE)
+    presentation()
+    presentation(share_url="https://example.org/")  # given: it wins
+    monkeypatch.delenv(SHARE_URL_VARIABLE)
+    presentation()
+    assert [kw["share_url"] for kw in built] == [SHARE, "https://example.org/", None]
+
+
+def test_without_a_share_url_there_is_no_link_tab(app):
+    assert app.share_url is None and list(app.tabs.titles) == [
+        "Signal through depth",
+        "Residual stream",
+    ]
+
+
+BAD_URLS = ["hub.example.edu/x", "ftp://example.org/", "https://", "https://a b"]
+
+
+@pytest.mark.parametrize("bad", BAD_URLS)
+def test_a_share_url_that_is_no_web_address_is_refused(bad):
+    with pytest.raises(ValueError, match=rf"share_url must be an http.*got {re.escape(repr(bad))}"):
+        check_share_url(bad)
+
+
+def test_present_passes_the_share_url_to_the_app(monkeypatch):
+    import io
+
+    from tinyinit import cli
+
+    seen = {}
+    monkeypatch.setattr(
+        subprocess, "call", lambda command, env: seen.update(command=command, env=env) or 0
+    )
+    stderr = io.StringIO()
+    assert cli.main(["present", "--no-browser", "--share-url", SHARE], stderr=stderr) == 0
+    assert seen["env"][SHARE_URL_VARIABLE] == SHARE
+    assert f"students open: {SHARE}" in stderr.getvalue()
+
+
+def test_present_refuses_a_bad_share_url():
+    run = subprocess.run(
+        [sys.executable, "-m", "tinyinit", "present", "--share-url", "hub.example.edu"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert run.returncode == 2
+    assert "--share-url must be an http:// or https:// address" in run.stderr

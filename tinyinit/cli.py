@@ -339,19 +339,41 @@ def build_parser() -> argparse.ArgumentParser:
     show.add_argument(
         "--no-browser", action="store_true", help="only print the address, open no browser"
     )
+    show.add_argument(
+        "--share-url",
+        type=_share_url,
+        default=None,
+        metavar="URL",
+        help="where students open the same explorer (a Binder or hub link): the app shows "
+        "it with its QR code, in a tab of its own that is open at the start",
+    )
     return parser
 
 
+def _share_url(text: str) -> str:
+    from .present import check_share_url
+
+    try:
+        return check_share_url(text)
+    except ValueError as error:
+        raise argparse.ArgumentTypeError(str(error).replace("share_url", "--share-url")) from None
+
+
 def present_command(args, parser, stderr: TextIO) -> int:
+    import os
     import subprocess
 
-    from .present import app_path, voila_command
+    from .present import SHARE_URL_VARIABLE, app_path, voila_command
 
     command = voila_command(app_path(), port=args.port, ip=args.ip, browser=not args.no_browser)
     print(f"serving the presentation at http://{args.ip}:{args.port}/  (Ctrl+C stops it)",
           file=stderr)  # fmt: skip
+    env = dict(os.environ)
+    if args.share_url is not None:
+        env[SHARE_URL_VARIABLE] = args.share_url  # the app's kernel reads it
+        print(f"students open: {args.share_url}", file=stderr)
     try:
-        return subprocess.call(command)
+        return subprocess.call(command, env=env)
     except KeyboardInterrupt:
         return 0
 

@@ -211,7 +211,8 @@ def histogram_caption_html(result: DepthResult) -> str:
     """The histogram view's title and key, as HTML above its canvas.
 
     >>> from tinyinit.propagation import simulate
-    >>> r = simulate("relu", "xavier_uniform", n_layers=3, width=16, seeds=2, sample_layers=(1, 2, 3))
+    >>> r = simulate("relu", "xavier_uniform", n_layers=3, width=16, seeds=2,
+    ...              sample_layers=(1, 2, 3))
     >>> "dead" in histogram_caption_html(r)
     True
     """

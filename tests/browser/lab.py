@@ -313,20 +313,20 @@ def start_lab(
 
 
 def spawn_server(
-    command, *, name, root, home, port, ready, timeout: float, env: dict[str, str] | None = None
+    command, *, name, root, home, port, ready, timeout: float, env: dict | None = None
 ) -> LabServer:
     """Run a server `command` in its own process group; return it once ready(server) is true.
 
-    Its environment is `env`, by default lab_environment(home). Its output goes to
-    home/<name>.log. Raises RuntimeError with the end of that log if the server
-    exits, or is not ready within `timeout` seconds.
+    `env`: variables added to its environment. Its output goes to home/<name>.log.
+    Raises RuntimeError with the end of that log if the server exits, or is not
+    ready within `timeout` seconds.
     """
     log_path = home / f"{name.replace(' ', '-')}.log"
     with open(log_path, "wb") as log:
         process = subprocess.Popen(
             command,
             cwd=root,
-            env=lab_environment(home) if env is None else env,
+            env={**lab_environment(home), **(env or {})},
             stdin=subprocess.DEVNULL,
             stdout=log,
             stderr=subprocess.STDOUT,

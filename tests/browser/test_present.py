@@ -1,12 +1,18 @@
 """Presentation mode in a real Chromium: Voila serves the app as `make present` does.
 
 The server is started with the very command `python -m tinyinit present` runs
-(`tinyinit.present.voila_command`), on 127.0.0.1 and a free port, with its own
-Jupyter folders, and stopped by process id together with its kernels.
+(`tinyinit.present.voila_command`), with a share URL as `--share-url` passes it,
+on 127.0.0.1 and a free port, with its own Jupyter folders, and stopped by
+process id together with its kernels.
+
+At 1280x720 and 1920x1080 a presenter's walk is checked and photographed: the
+screenshots go to build/screenshots/ (not committed) for a person to look at,
+with the measured boxes and font sizes in build/screenshots/measurements.json.
 """
 
 from __future__ import annotations
 
+import json
 import re
 import socket
 import time
@@ -21,12 +27,15 @@ from tests.browser.lab import (
     LabServer,
     free_port,
     mpl_canvas,
+    notebook_errors,
+    open_notebook,
     press_on_slider,
+    run_all_cells,
     spawn_server,
     wait_for_screenshot_change,
     wait_for_stable_screenshot,
 )
-from tinyinit.present import PRESETS, app_path, voila_command
+from tinyinit.present import PRESETS, SHARE_URL_VARIABLE, app_notebook, app_path, voila_command
 
 pytestmark = pytest.mark.browser
 
@@ -36,6 +45,10 @@ pytestmark = pytest.mark.browser
 # STIX ones it has). Anything else that fails to load is a finding.
 OFFLINE_CDN: tuple[str, ...] = ("about:blank", "/voila/static/mathjax/fonts/")
 NET_ERROR = "Failed to load resource: net::ERR_"
+
+SHARE_URL = "https://hub.example.edu/hub/user-redirect/voila/render/tinyinit/apps/present.ipynb"
+SCREENSHOTS = Path(__file__).resolve().parents[2] / "build" / "screenshots"
+PROJECTORS = [(1280, 720), (1920, 1080)]
 
 DEPTH_READOUT = ".tinyinit-explorer .tinyinit-readout"
 RESIDUAL_READOUT = ".tinyinit-residual .tinyinit-readout"
@@ -53,8 +66,9 @@ def start_voila(home: Path, timeout: float = 90.0) -> LabServer:
 
     command = voila_command(app_path(), port=port, browser=False)
     return spawn_server(
-        command, name="voila", root=home, home=home, port=port, ready=running, timeout=timeout
-    )
+        command, name="voila", root=home, home=home, port=port, ready=running, timeout=timeout,
+        env={SHARE_URL_VARIABLE: SHARE_URL},  # as `present --share-url` sets it
+    )  # fmt: skip
 
 
 def _port_open(port: int) -> bool:
@@ -125,15 +139,22 @@ def test_presentation_loads_and_presets_and_sliders_move_the_plot(voila, browser
     try:
         page.goto(voila.url, timeout=120_000)
         page.locator(".tinyinit-present").wait_for(timeout=120_000)
+        # The app opens on the students' link; the first demonstration brings up the plot.
+        page.locator(".tinyinit-qr svg").wait_for(state="visible", timeout=60_000)
+        select = page.locator(".tinyinit-preset select")
+        choose(select, "Xavier + ReLU: collapse")
         depth_canvas = mpl_canvas(page, ".tinyinit-explorer")
         depth_canvas.wait_for(state="visible", timeout=60_000)
+        # The full readout is folded away with the less used controls; unfold it.
+        page.locator(".tinyinit-explorer").get_by_text("more controls").click()
+        page.locator(DEPTH_READOUT).wait_for(state="visible")
+        wait_for_text(page, DEPTH_READOUT, r"theory 9\.54e-07")
         first = wait_for_stable_screenshot(depth_canvas)
         assert page_problems(page) == []
 
         # An app, not a notebook: no code, and type readable from the back of the room.
         assert page.locator(".jp-CodeCell .jp-InputArea, .jp-CodeMirrorEditor").count() == 0
         assert "from tinyinit" not in page.locator("body").inner_text()
-        select = page.locator(".tinyinit-preset select")
         assert float(select.evaluate("e => getComputedStyle(e).fontSize")[:-2]) >= 20
         label = page.locator(".tinyinit-depth .widget-label").first
         assert float(label.evaluate("e => getComputedStyle(e).fontSize")[:-2]) >= 20
@@ -203,3 +224,218 @@ def test_presentation_loads_and_presets_and_sliders_move_the_plot(voila, browser
         raise
     finally:
         context.close()
+
+
+# --- on a projector: everything in view, driven by a clicker ------------------------------------
+
+
+def says(name: str, step: int = 0) -> str:
+    return PRESETS[name].steps[step].says
+
+
+def wait_for_says(page, text: str, one_line: bool = True, timeout: float = 30.0) -> None:
+    """Wait until the caption shows exactly `text` (the kernel has taken the step)."""
+    wait_for_text(page, ".tinyinit-says", rf"^{re.escape(text)}$", timeout=timeout)
+    if one_line:  # as the room should read it on a projector
+        caption = page.locator(".tinyinit-says .widget-html-content")
+        lines = caption.evaluate(
+            "e => e.getClientRects().length && e.getBoundingClientRect().height"
+            " / parseFloat(getComputedStyle(e).lineHeight)"
+        )
+        assert lines < 1.5, f"the caption {text!r} takes {lines:.1f} lines"
+
+
+def box_in_view(locator, width: int, height: int) -> dict:
+    """The element's bounding box, asserted to lie wholly inside the viewport."""
+    box = locator.bounding_box()
+    assert box is not None, "not displayed"
+    inside = (
+        box["x"] >= 0
+        and box["y"] >= 0
+        and box["x"] + box["width"] <= width + 0.5
+        and box["y"] + box["height"] <= height + 0.5
+    )
+    assert inside, f"{box} runs out of the {width}x{height} viewport"
+    return {k: round(v, 1) for k, v in box.items()}
+
+
+def font_px(locator) -> float:
+    return float(locator.evaluate("e => getComputedStyle(e).fontSize")[:-2])
+
+
+def focused_class(page) -> str:
+    return page.evaluate("() => document.activeElement.className || ''")
+
+
+@pytest.mark.parametrize(("width", "height"), PROJECTORS, ids=lambda v: str(v))
+def test_projector_shows_the_whole_plot_and_a_clicker_steps_through(voila, browser, width, height):
+    size = f"{width}x{height}"
+    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+    context = browser.new_context(viewport={"width": width, "height": height})
+    page = context.new_page()
+    console = ConsoleLog(page)
+    measured: dict = {}
+    try:
+        page.goto(voila.url, timeout=120_000)
+        page.locator(".tinyinit-present").wait_for(timeout=120_000)
+
+        # Before the first demonstration: the students' link, its QR code as large as the plot.
+        qr = page.locator(".tinyinit-qr svg")
+        qr.wait_for(state="visible", timeout=60_000)
+        assert SHARE_URL in page.locator(".tinyinit-share").inner_text()
+        # Sized for this screen once the page has told the kernel how large it is.
+        page.wait_for_function(
+            "() => document.querySelector('.tinyinit-qr svg').getBoundingClientRect().height"
+            " >= 0.6 * window.innerHeight",
+            timeout=30_000,
+        )
+        measured["qr"] = box_in_view(qr, width, height)
+        box_in_view(page.locator(".tinyinit-share a"), width, height)
+        page.screenshot(path=str(SCREENSHOTS / f"share-{size}.png"))
+
+        # PageDown, as a clicker sends it with nothing focused: the first demonstration.
+        first = "Xavier + ReLU: collapse"
+        page.keyboard.press("PageDown")
+        wait_for_says(page, says(first))
+        canvas = mpl_canvas(page, ".tinyinit-explorer")
+        canvas.wait_for(state="visible", timeout=30_000)
+        wait_for_text(page, ".tinyinit-explorer .tinyinit-headline", r"^layer 20: 2−2\d\.\d")
+        # The page has laid itself out for this screen: the canvas, resized, is drawn.
+        wait_for_stable_screenshot(canvas, settle=1.0)
+        measured["canvas"] = plot = box_in_view(canvas, width, height)
+        assert plot["width"] * plot["height"] >= width * height / 3, (plot, size)
+        scroll = page.evaluate(
+            "() => [document.scrollingElement.scrollWidth, document.scrollingElement.scrollHeight]"
+        )
+        assert scroll[0] <= width and scroll[1] <= height, f"the page scrolls: {scroll}"
+
+        # The menu, its one-line caption, the headline and the most used controls: in view.
+        menu = page.locator(".tinyinit-preset select")
+        caption = page.locator(".tinyinit-says .widget-html-content")
+        headline = page.locator(".tinyinit-explorer .tinyinit-headline .widget-html-content")
+        measured["menu"] = box_in_view(menu, width, height)
+        measured["caption"] = box_in_view(caption, width, height)
+        measured["headline"] = box_in_view(headline, width, height)
+        controls = {
+            "initializer": page.locator(".tinyinit-explorer .tinyinit-side select").first,
+            "activation": page.locator(".tinyinit-activation select"),
+            "gain": page.locator(".tinyinit-gain .noUi-target"),
+            "depth": page.locator(".tinyinit-depth .noUi-target"),
+        }
+        for name, control in controls.items():
+            measured[name] = box_in_view(control, width, height)
+        # Beside the plot, not under it.
+        assert measured["headline"]["x"] >= plot["x"] + plot["width"]
+        assert measured["headline"]["y"] < plot["y"] + plot["height"] / 2
+        measured["font_px"] = {
+            "controls": font_px(page.locator(".tinyinit-depth .widget-label").first),
+            "menu": font_px(menu),
+            "caption": font_px(caption),
+            "headline": font_px(headline),
+        }
+        assert measured["font_px"]["controls"] >= 20 and measured["font_px"]["caption"] >= 24
+        assert measured["font_px"]["headline"] >= 40
+        page.screenshot(path=str(SCREENSHOTS / f"collapse-{size}.png"))
+        shot = wait_for_stable_screenshot(canvas)
+
+        # The next press: a one-step demonstration is over, so the next demonstration.
+        page.keyboard.press("PageDown")
+        wait_for_says(page, says("Kaiming + ReLU: kept"))
+        wait_for_text(page, ".tinyinit-explorer .tinyinit-headline", r"theory 2−?0\.0")
+        shot = wait_for_screenshot_change(canvas, shot)
+
+        # → as some clickers send it, then a two-step demonstration step by step.
+        page.keyboard.press("ArrowRight")
+        wait_for_says(page, says("tanh: gain 1 vs 5/3", 0))
+        shot = wait_for_screenshot_change(canvas, shot)
+        page.keyboard.press("PageDown")
+        wait_for_says(page, says("tanh: gain 1 vs 5/3", 1))
+        shot = wait_for_screenshot_change(canvas, shot)
+        shot = wait_for_stable_screenshot(canvas)
+        page.screenshot(path=str(SCREENSHOTS / f"tanh-5-3-{size}.png"))
+        page.keyboard.press("PageUp")
+        wait_for_says(page, says("tanh: gain 1 vs 5/3", 0))
+        shot = wait_for_screenshot_change(canvas, shot)
+
+        # Keys typed into a focused slider keep their meaning there: the depth moves,
+        # the demonstration stays.
+        press_on_slider(page, "tinyinit-depth", "ArrowRight")
+        wait_for_text(page, ".tinyinit-explorer .tinyinit-headline", r"^layer 21:")
+        press_on_slider(page, "tinyinit-depth", "PageUp")
+        wait_for_text(page, ".tinyinit-explorer .tinyinit-headline", r"^layer (?!21:)\d+:")
+        assert "noUi-handle" in focused_class(page)
+        assert caption.inner_text() == says("tanh: gain 1 vs 5/3", 0)
+        # Esc lets go of the slider, and the clicker has the keys back.
+        page.keyboard.press("Escape")
+        assert "noUi-handle" not in focused_class(page)
+        page.keyboard.press("PageDown")
+        wait_for_says(page, says("tanh: gain 1 vs 5/3", 1))
+
+        # A demonstration picked with the mouse: the menu lets go, so the clicker goes on.
+        choose(menu, "Kaiming + ReLU: kept")
+        wait_for_says(page, says("Kaiming + ReLU: kept"))
+        page.keyboard.press("PageDown")
+        wait_for_says(page, says("tanh: gain 1 vs 5/3", 0))
+
+        # On to the residual stream: its plot is in view too.
+        page.keyboard.press("PageDown")
+        page.keyboard.press("PageDown")
+        residual = "Residual stream: with and without 1/sqrt(2N)"
+        wait_for_says(page, says(residual, 0))
+        residual_canvas = mpl_canvas(page, ".tinyinit-residual")
+        residual_canvas.wait_for(state="visible", timeout=30_000)
+        wait_for_text(page, RESIDUAL_READOUT, r"N = 48 blocks.*× 1\.000")
+        shot = wait_for_stable_screenshot(residual_canvas)
+        measured["residual_canvas"] = box = box_in_view(residual_canvas, width, height)
+        assert box["width"] * box["height"] >= width * height / 3
+        page.keyboard.press("PageDown")
+        wait_for_says(page, says(residual, 1))
+        wait_for_text(page, RESIDUAL_READOUT, r"N = 48 blocks.*× 0\.102")
+        wait_for_screenshot_change(residual_canvas, shot)
+        wait_for_stable_screenshot(residual_canvas)
+        page.screenshot(path=str(SCREENSHOTS / f"residual-{size}.png"))
+        # The end of the last demonstration: a further press stays there.
+        page.keyboard.press("PageDown")
+        page.wait_for_timeout(500)
+        assert caption.inner_text() == says(residual, 1)
+
+        assert page_problems(page) == []
+        errors = [m for m in console.messages if NET_ERROR not in m]
+        assert errors == [], "\n".join(errors)
+    except Exception:
+        page.screenshot(path=str(SCREENSHOTS / f"failure-{size}.png"))
+        print(voila.log_tail(60))
+        raise
+    finally:
+        context.close()
+        record = SCREENSHOTS / "measurements.json"
+        known = json.loads(record.read_text()) if record.exists() else {}
+        known[size] = measured
+        record.write_text(json.dumps(known, indent=1))
+
+
+def test_the_clicker_keys_step_the_app_inside_jupyterlab_too(lab_server, page, console):
+    # The same app in a notebook: Lab has key bindings of its own, and the page's
+    # listener must neither lose the keys to them nor take keys typed into a cell.
+    name = "presentation_in_lab.ipynb"
+    notebook = {"type": "notebook", "format": "json", "content": app_notebook()}
+    lab_server.api(f"api/contents/{name}", method="PUT", body=notebook)
+    open_notebook(page, lab_server, name)
+    run_all_cells(page)
+    assert notebook_errors(page) == []
+    page.locator(".tinyinit-present .tinyinit-says").wait_for(timeout=60_000)
+    # A click on the app's caption: Lab's command mode, no control focused.
+    page.locator(".tinyinit-present .tinyinit-says").click()
+    page.keyboard.press("PageDown")
+    wait_for_says(page, says("Xavier + ReLU: collapse"), one_line=False)
+    page.keyboard.press("PageDown")
+    wait_for_says(page, says("Kaiming + ReLU: kept"), one_line=False)
+    page.keyboard.press("PageUp")
+    wait_for_says(page, says("Xavier + ReLU: collapse"), one_line=False)
+    # In the cell's editor, → moves the cursor and steps nothing.
+    page.locator(".jp-Cell .cm-content").first.click()
+    page.keyboard.press("ArrowRight")
+    page.keyboard.press("PageDown")
+    page.wait_for_timeout(1000)
+    assert page.locator(".tinyinit-says").inner_text() == says("Xavier + ReLU: collapse")
+    assert console.messages == []
