@@ -61,6 +61,14 @@ WRONG_ANSWERS: dict[str, dict[str, tuple[str, str]]] = {
             "what the ReLU keeps",
         ),
     },
+    "04_does_it_train": {
+        "Exercise 1": ("std_1 = math.sqrt(1 / 64)", "std_1 is too small"),
+        "Exercise 2": (
+            "def init_2(shape, rng):\n    return constant_init(shape, 0.05)",
+            "still all identical",
+        ),
+        "Exercise 3": ("ratio_3 = 2 ** (-(10 - 1))", "off by more than a factor 2"),
+    },
     "05_gains_from_first_principles": {
         "Exercise 1": ("answer_1 = math.sqrt(2)", "ELU is not ReLU"),
         "Exercise 2": ("answer_2 = gain_for_fixed_point('tanh', 0.5)", "not the pre-activations'"),
