@@ -141,8 +141,8 @@ PRESETS: dict[str, Preset] = {
                 ),
                 _depth(
                     "Kaiming, gain √2",
-                    "Kaiming's √2 gives back what ReLU takes: the signal stays at 1, "
-                    "2^20 above Xavier's (pinned, faded) after 20 layers.",
+                    "Kaiming's √2 gives back what ReLU takes: about 2^20 above Xavier's (faded) "
+                    "at layer 20.",
                     initializer="kaiming_fan_in",
                     gain=math.sqrt(2.0),
                 ),
@@ -178,8 +178,8 @@ PRESETS: dict[str, Preset] = {
                 ),
                 _residual(
                     "with 1/√(2N)",
-                    "GPT-2 scales the output projections by 1/√(2N): the 2N additions "
-                    "sum to 1, whatever N is (the unscaled stream, faded, for comparison).",
+                    "GPT-2 scales the outputs by 1/√(2N): the stream stays near 2 "
+                    "(unscaled, faded).",
                     scaled=True,
                     both=True,
                 ),
@@ -598,7 +598,7 @@ def depth_headline(result) -> str:
     """The readout that matters, as HTML in large type: where the signal ends, as a power of 2.
 
     >>> from tinyinit.propagation import simulate
-    >>> r = simulate("relu", "xavier_uniform", depth=3, width=16, seeds=1)
+    >>> r = simulate("relu", "xavier_uniform", n_layers=3, width=16, seeds=1)
     >>> depth_headline(r)
     'layer 3: 2<sup>−2.7</sup><br><small>of the input; theory 2<sup>−3.0</sup></small>'
     """
@@ -656,7 +656,7 @@ class LargeDepthExplorer(DepthExplorer):
                 if name in settings:
                     getattr(self, name).value = settings[name]
 
-    def view(self) -> widgets.Widget:
+    def projector_view(self) -> widgets.Widget:
         """The plot, and beside it the headline, the most used controls and the rest folded."""
         more = widgets.VBox(
             [
@@ -730,7 +730,7 @@ class LargeResidualExplorer(ResidualStreamExplorer):
         if "both" in settings:
             self.both.value = settings["both"]
 
-    def view(self) -> widgets.Widget:
+    def projector_view(self) -> widgets.Widget:
         """The plot, and beside it the headline, the two controls and the full readout."""
         legend = widgets.HTML(
             '<span style="color:#1f77b4">●━</span> measured &nbsp; ╍╍ theory 1 + 2b·s²',
@@ -811,7 +811,7 @@ class Presentation:
         )
         self.says.add_class("tinyinit-says")
         self.share_url = None if share_url is None else check_share_url(share_url)
-        views = [self.depth.view(), self.residual.view()]
+        views = [self.depth.projector_view(), self.residual.projector_view()]
         titles = list(TAB_TITLES)
         if self.share_url is not None:
             views.append(share_view(self.share_url))
