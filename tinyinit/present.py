@@ -133,22 +133,6 @@ PRESETS: dict[str, Preset] = {
             ),
         ),
         Preset(
-            "Xavier vs Kaiming + ReLU",
-            (
-                _depth(
-                    "Xavier, gain 1",
-                    "Xavier with gain 1: ReLU halves the signal at every layer.",
-                ),
-                _depth(
-                    "Kaiming, gain √2",
-                    "Kaiming's √2 gives back what ReLU takes: about 2^20 above Xavier's (faded) "
-                    "at layer 20.",
-                    initializer="kaiming_fan_in",
-                    gain=math.sqrt(2.0),
-                ),
-            ),
-        ),
-        Preset(
             "tanh: gain 1 vs 5/3",
             (
                 _depth(
@@ -182,6 +166,22 @@ PRESETS: dict[str, Preset] = {
                     "(unscaled, faded).",
                     scaled=True,
                     both=True,
+                ),
+            ),
+        ),
+        Preset(
+            "Xavier vs Kaiming + ReLU",
+            (
+                _depth(
+                    "Xavier, gain 1",
+                    "Xavier with gain 1: ReLU halves the signal at every layer.",
+                ),
+                _depth(
+                    "Kaiming, gain √2",
+                    "Kaiming's √2 gives back what ReLU takes: about 2^20 above Xavier's (faded) "
+                    "at layer 20.",
+                    initializer="kaiming_fan_in",
+                    gain=math.sqrt(2.0),
                 ),
             ),
         ),

@@ -151,7 +151,7 @@ def test_voila_app_typesets_formulas_offline(voila, browser):
         page.locator(".tinyinit-present").wait_for(timeout=120_000)
         count = wait_for_typesetting(page, minimum=3)
         text = prose(page)
-        assert "presentation mode" in text
+        assert "Behind every demonstration, one rule" in text  # the Markdown below the app
         assert not RAW_TEX.search(text), RAW_TEX.search(text).group(0)
         # Icons come from the app's own Font Awesome: its stylesheet loaded from 127.0.0.1.
         assert page.evaluate(
