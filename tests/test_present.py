@@ -40,9 +40,9 @@ def test_the_classic_demonstrations_are_offered(app):
     assert list(PRESETS) == [
         "Xavier + ReLU: collapse",
         "Kaiming + ReLU: kept",
-        "Xavier vs Kaiming + ReLU",
         "tanh: gain 1 vs 5/3",
         "Residual stream: with and without 1/sqrt(2N)",
+        "Xavier vs Kaiming + ReLU",
     ]
     assert set(PRESETS) <= set(app.preset.options)
 
