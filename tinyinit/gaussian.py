@@ -72,8 +72,17 @@ def _panels(kinks_xi: list[float], q: float) -> tuple[float, ...]:
     keep that turn inside panels of its own size (tanh's E[phi(z)**2] to 1e-15
     even at q = 1e6, where one panel [0, 0.5] is off by 1e-5).
     """
+    return _edges(tuple(kinks_xi), _halvings(q))
+
+
+def _halvings(q: float) -> int:
     # Capped: beyond q = 2**128 the turn is thinner than float64 can matter.
-    halvings = min(math.ceil(math.log2(q) / 2), 64) if 1 < q < math.inf else 0
+    return min(math.ceil(math.log2(q) / 2), 64) if 1 < q < math.inf else 0
+
+
+@lru_cache(maxsize=1024)
+def _edges(kinks_xi: tuple[float, ...], halvings: int) -> tuple[float, ...]:
+    # Cached: a mean-field recursion asks for the same few sets of edges at every layer.
     near_zero = [0.5 * 2.0**-j for j in range(1, halvings + 1)]
     edges = np.concatenate([-_EDGES[::-1], _EDGES[1:], kinks_xi, near_zero, -np.array(near_zero)])
     return tuple(np.unique(np.clip(edges, -_EDGES[-1], _EDGES[-1])).tolist())
