@@ -380,7 +380,10 @@ def test_backward_view_shows_the_weight_gradient_beside_dloss_dh(ex):
 
 
 def test_weight_gradient_is_delta_times_h_per_sample():
-    """Against the weight gradient formed entry by entry, for one sample at a time."""
+    """Against the weight gradient formed entry by entry, for one sample at a time.
+
+    In float64 here; the simulation's products are float32 (1e-7 relative per layer).
+    """
     from tinyinit.propagation import GRADIENT_STREAM, INPUT_STREAM, layer_weights, unit_batch
 
     width, depth, seed = 16, 3, 1
@@ -399,8 +402,8 @@ def test_weight_gradient_is_delta_times_h_per_sample():
         expected[layer] = np.mean([np.mean(d**2) for d in per_sample])
         g = weights[layer - 1].T @ delta
     for layer, value in expected.items():
-        assert r.weight_per_seed[0, layer] == pytest.approx(value, rel=1e-12)
-    assert r.per_seed[0, 0] == pytest.approx(np.mean(g**2), rel=1e-12)
+        assert r.weight_per_seed[0, layer] == pytest.approx(value, rel=1e-6)
+    assert r.per_seed[0, 0] == pytest.approx(np.mean(g**2), rel=1e-6)
 
 
 def test_histogram_view_shows_four_layers_on_shared_axes(ex):

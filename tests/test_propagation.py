@@ -273,6 +273,50 @@ def test_layer_weights_at_full_width():
     np.testing.assert_array_equal(w.astype(np.float32), expected)
 
 
+@pytest.mark.parametrize("scale", [2.0**-1060, 1e-300, 1e-30, 1.0, 1e30, 1e300, 2.0**1020])
+def test_float32_products_keep_24_bits_at_any_scale(scale):
+    unit = unit_matrix("normal", 32, 1, seed=3)
+    h = unit_batch(32, 8, seed=3, stream=prop.INPUT_STREAM) * scale
+    with np.errstate(all="ignore"):
+        # In long double where the machine has one (x86: to 1e4932), so that no partial
+        # sum overflows: a product is inf where its value is beyond float64, no sooner.
+        wide = unit.astype(np.longdouble) @ h.astype(np.longdouble)
+        exact = wide.astype(np.float64)
+        fast = prop.product(unit.astype(np.float32), h)
+        hinted = prop.product(unit.astype(np.float32), h, 1.0, prop.mean_square(h))
+        size = (np.abs(unit).astype(np.longdouble) @ np.abs(h)).astype(np.float64)
+    assert fast.dtype == np.float64
+    np.testing.assert_array_equal(np.isfinite(fast), np.isfinite(exact))
+    # A float32 sum of n = 32 products of rounded factors is off by at most about
+    # (n + 2) * 2**-24 of the sum of their sizes (a sum that cancels, relatively more).
+    finite = np.isfinite(exact) & (size > 1e-290)
+    for product in (fast, hinted):  # sized by max|h|, and by its root mean square
+        error = np.abs(product[finite] - exact[finite])
+        assert (error <= 34 * 2.0**-24 * size[finite]).all()
+
+
+def test_float32_products_pass_zeros_inf_and_nan_through():
+    unit = np.ones((2, 2), dtype=np.float32)
+    with np.errstate(all="ignore"):
+        assert (prop.product(unit, np.zeros((2, 3))) == 0).all()
+        assert np.isinf(prop.product(unit, np.array([[np.inf], [1.0]]))).all()
+        assert np.isnan(prop.product(unit, np.array([[np.nan], [1.0]]))).all()
+        assert np.isinf(prop.product(unit, np.full((2, 1), 1.7e308))).all()  # 3.4e308: beyond
+
+
+def test_simulation_agrees_with_float64_products():
+    """The cache's float32 units and products against float64 ones, layer by layer."""
+    width, depth, seed = 64, 12, 2
+    x = unit_batch(width, 16, seed, prop.INPUT_STREAM)
+    for activation_name in ("relu", "tanh", "gelu"):
+        kind, scale = prop.unit_scale("kaiming_fan_in", width, width, 1.7)
+        units = [unit_matrix(kind, width, k, seed) for k in range(1, depth + 1)]
+        exact = propagate(units, scale, activation_name, x)
+        r = simulate(activation_name, "kaiming_fan_in", gain=1.7, n_layers=depth, width=width,
+                     seeds=[seed], batch=16)  # fmt: skip
+        np.testing.assert_allclose(r.per_seed[0], exact, rtol=1e-5)
+
+
 def test_simulation_multiplies_by_exactly_those_weights():
     width, depth, seed, gain = 32, 4, 5, 1.3
     x = unit_batch(width, 8, seed, prop.INPUT_STREAM)
@@ -331,3 +375,38 @@ def test_rejects_unknown_names():
         simulate("relu", "orthogonal", n_layers=2, width=8, seeds=1)
     with pytest.raises(ValueError, match="direction"):
         simulate("relu", n_layers=2, width=8, seeds=1, direction="sideways")
+
+
+@pytest.mark.parametrize("activation_name", ["relu", "leaky_relu", "linear"])
+def test_a_homogeneous_stack_at_another_gain_is_rescaled_not_rerun(activation_name):
+    cache = UnitWeights()
+    settings = dict(n_layers=12, width=32, seeds=2, batch=8)
+    simulate(activation_name, "kaiming_fan_in", gain=1.0, cache=cache, **settings)
+    for gain in (0.7, 1.9):
+        for direction in ("forward", "backward"):
+            fast = simulate(activation_name, "kaiming_fan_in", gain=gain, cache=cache,
+                            direction=direction, sample_layers=(3, 12), **settings)  # fmt: skip
+            fresh = simulate(activation_name, "kaiming_fan_in", gain=gain,
+                             direction=direction, sample_layers=(3, 12), **settings)  # fmt: skip
+            # Equal up to the float32 products' rounding, which a rescale moves (1e-7 a layer).
+            np.testing.assert_allclose(fast.per_seed, fresh.per_seed, rtol=2e-6)
+            for layer in (3, 12):  # an entry that is a cancelling sum: relative to their size
+                size = np.sqrt(np.mean(fresh.samples[layer] ** 2))
+                np.testing.assert_allclose(
+                    fast.samples[layer], fresh.samples[layer], atol=1e-5 * size
+                )
+    assert cache.rescales == 2 * 2  # each gain, each seed: once, then kept
+
+
+def test_a_smooth_stack_or_one_near_float64s_ends_is_run_again():
+    cache = UnitWeights()
+    simulate("tanh", "xavier_normal", gain=1.0, n_layers=6, width=16, seeds=1, cache=cache)
+    simulate("tanh", "xavier_normal", gain=1.5, n_layers=6, width=16, seeds=1, cache=cache)
+    assert cache.rescales == 0  # tanh(c z) is not c tanh(z)
+    # A gain of 1e6 over 60 layers: h_60 is 1e360 times larger, beyond float64.
+    simulate("relu", "kaiming_fan_in", gain=1.0, n_layers=60, width=16, seeds=1, cache=cache)
+    r = simulate("relu", "kaiming_fan_in", gain=1e6, n_layers=60, width=16, seeds=1, cache=cache)
+    assert cache.rescales == 0
+    fresh = simulate("relu", "kaiming_fan_in", gain=1e6, n_layers=60, width=16, seeds=1)
+    np.testing.assert_array_equal(r.per_seed, fresh.per_seed)
+    assert np.isinf(r.per_seed[0, -1])

@@ -54,6 +54,9 @@ class Activation(NamedTuple):
     """An activation phi, its derivative phi' (both elementwise on arrays), and its kinks.
 
     kinks: the z where phi has a corner (relu's 0); empty for a smooth phi.
+    homogeneous: phi(c z) = c phi(z) for every c > 0 (linear, relu, leaky_relu).
+    A stack of such layers with every weight scaled by c then scales layer l by
+    c**l exactly, and phi'(c z) = phi'(z): a new gain only rescales.
 
     >>> Activation(np.tanh, lambda z: 1.0 - np.tanh(z) ** 2).kinks
     ()
@@ -62,6 +65,7 @@ class Activation(NamedTuple):
     phi: Callable[[np.ndarray], np.ndarray]
     dphi: Callable[[np.ndarray], np.ndarray]
     kinks: tuple[float, ...] = ()
+    homogeneous: bool = False
 
 
 def _sigmoid(z):
@@ -84,6 +88,7 @@ def leaky_relu(slope: float = LEAKY_RELU_SLOPE) -> Activation:
         lambda z: np.where(z > 0, z, slope * z),
         lambda z: np.where(z > 0, 1.0, slope),
         (0.0,),
+        homogeneous=True,
     )
 
 
@@ -151,8 +156,10 @@ def silu_slope(z: np.ndarray) -> np.ndarray:
 
 
 ACTIVATIONS: dict[str, Activation] = {
-    "linear": Activation(lambda z: z, lambda z: np.ones_like(z)),
-    "relu": Activation(lambda z: np.maximum(z, 0.0), lambda z: (z > 0).astype(z.dtype), (0.0,)),
+    "linear": Activation(lambda z: z, lambda z: np.ones_like(z), homogeneous=True),
+    "relu": Activation(
+        lambda z: np.maximum(z, 0.0), lambda z: (z > 0).astype(z.dtype), (0.0,), homogeneous=True
+    ),
     "leaky_relu": leaky_relu(LEAKY_RELU_SLOPE),
     "tanh": Activation(np.tanh, lambda z: 1.0 - np.tanh(z) ** 2),
     "sigmoid": Activation(_sigmoid, lambda z: _sigmoid(z) * _sigmoid(-z)),
