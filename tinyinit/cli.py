@@ -432,12 +432,13 @@ def figure_command(args, parser, stderr: TextIO) -> int:
 def main(argv: list[str] | None = None, stderr: TextIO | None = None) -> int:
     """Run the command line with `argv`; returns the exit code (bad input: SystemExit(2)).
 
-    >>> import io, os, tempfile
-    >>> out = os.path.join(tempfile.mkdtemp(), "relu.svg")
+    >>> import io, tempfile
+    >>> from pathlib import Path
+    >>> out = str(Path(tempfile.mkdtemp()) / "relu.svg")
     >>> main(["figure", "--depth", "3", "--width", "8", "--seeds", "2", "-o", out],
     ...      stderr=io.StringIO())
     0
-    >>> open(out).read().count("<svg") >= 1
+    >>> Path(out).read_text().count("<svg") >= 1
     True
     """
     args = build_parser().parse_args(argv)

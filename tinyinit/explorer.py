@@ -232,6 +232,34 @@ def histogram_caption_html(result: DepthResult) -> str:
     return f"<b>{html.escape(settings_title(result))}</b><br>{html.escape(key)}"
 
 
+def panel_row_html(plot: HistogramPlot) -> str:
+    """The panels' words in a row as wide as the figure, each over its panel.
+
+    >>> from tinyinit.propagation import simulate
+    >>> r = simulate("relu", "xavier_uniform", n_layers=2, width=16, seeds=1,
+    ...              sample_layers=(1, 2))
+    >>> plot = HistogramPlot(decorated=False)
+    >>> plot.update(r, draw=False)
+    >>> panel_row_html(plot).count("layer ")
+    2
+    """
+    figure = plot.figure
+    params = figure.subplotpars
+    panels, px = len(plot.axes), figure.get_figwidth() * figure.dpi
+    # The grid repeats the figure's: its margins, panel widths and gaps, in pixels.
+    panel = (params.right - params.left) * px / (panels + (panels - 1) * params.wspace)
+    cells = "".join(
+        f"<span>{'<br>'.join(html.escape(line) for line in lines)}</span>"
+        for lines in plot.panel_words()
+    )
+    style = (
+        f"display:grid;grid-template-columns:repeat({panels},{panel:.0f}px);"
+        f"column-gap:{panel * params.wspace:.0f}px;margin-left:{params.left * px:.0f}px;"
+        "font-size:12px;line-height:1.3"
+    )
+    return f'<div style="{style}">{cells}</div>'
+
+
 def _is_widget_backend() -> bool:
     backend = matplotlib.get_backend().lower()
     return "ipympl" in backend or backend in ("widget", "ipympl")
@@ -426,6 +454,12 @@ class DepthExplorer:
             self._views = dict.fromkeys(("curves", "histograms"), self._image)
         else:  # the caller shows or saves the figures
             self._views = dict.fromkeys(("curves", "histograms"), widgets.HTML())
+        # Each histogram panel's words, in HTML over its panel (see HistogramPlot).
+        self.panel_row = widgets.HTML(
+            tooltip="The layer of each panel, and its dead or saturated units"
+        )
+        self.panel_row.add_class("tinyinit-panel-row")
+        self._views["histograms"] = widgets.VBox([self.panel_row, self._views["histograms"]])
 
     @staticmethod
     def _new_figure(figsize):
@@ -536,6 +570,7 @@ class DepthExplorer:
         if histograms:
             self.histogram.update(self.result)
             self.caption.value = histogram_caption_html(self.result)
+            self.panel_row.value = panel_row_html(self.histogram)
             figure = self.histogram.figure
         else:
             self.plot.update(self.result)

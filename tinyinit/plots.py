@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import io
 import math
+from collections import OrderedDict
 from collections.abc import Iterable, Sequence
 
 import numpy as np
@@ -154,22 +155,28 @@ def edge_note(result: DepthResult) -> str:
     return ";  ".join(parts)
 
 
+FRAMES_KEPT = 8  # about 1.4 MB each for a 7.5 x 4.6 inch figure at 100 dpi
+
+
 class BlitPlot:
     """Blitting, as matplotlib's animations do, for a figure updated in place.
 
     The artists in `self._moving` are "animated": a full draw leaves them out and
     `_on_draw` draws them on top, keeping the pixels of the rest (axes, ticks,
     labels: the frame). While `_frame_state()` stays the same, an update puts those
-    pixels back and draws the moving artists alone, a fraction of the cost. A saved
-    picture (savefig) draws everything as usual. Subclasses set self.figure and
-    self._moving, call `_start_blitting()`, and define `_frame_state`.
+    pixels back and draws the moving artists alone, a fraction of the cost. The
+    last FRAMES_KEPT frames are kept, by state: going back to an activation, a
+    depth or a width seen a moment ago (what a demonstration does) finds its frame
+    without drawing it again. A saved picture (savefig) draws everything as usual.
+    Subclasses set self.figure and self._moving, call `_start_blitting()`, and
+    define `_frame_state`.
     """
 
     figure: Figure
     _moving: list
 
     def _start_blitting(self) -> None:
-        self._frame = None  # (what the frame showed, its pixels), from the last full draw
+        self._frames: OrderedDict = OrderedDict()  # frame state -> its pixels, newest last
         if self.figure.canvas.supports_blit:
             for artist in self._moving:
                 artist.set_animated(True)
@@ -179,24 +186,30 @@ class BlitPlot:
         raise NotImplementedError
 
     def _show(self) -> None:
-        if self._frame is None or self._frame[0] != self._frame_state():
-            self.redraw_all()
+        state = self._frame_state()
+        if state not in self._frames:
+            self.figure.canvas.draw_idle()  # _on_draw then keeps the new frame and adds the data
             return
+        self._frames.move_to_end(state)
         canvas = self.figure.canvas
-        canvas.restore_region(self._frame[1])
+        canvas.restore_region(self._frames[state])
         self._draw_moving()
         canvas.blit(self.figure.bbox)
 
     def redraw_all(self) -> None:
         """Draw the whole figure anew; call it after changing the figure outside `update`."""
-        self._frame = None
-        self.figure.canvas.draw_idle()  # _on_draw then keeps the new frame and adds the data
+        self._frames.clear()  # the change may be one no frame state records (a font, a colour)
+        self.figure.canvas.draw_idle()
 
     def _on_draw(self, event) -> None:
         """After each full draw on screen: keep the frame's pixels, then draw the data."""
         if event.canvas.is_saving():
             return  # savefig draws the animated artists itself
-        self._frame = (self._frame_state(), event.canvas.copy_from_bbox(self.figure.bbox))
+        state = self._frame_state()
+        self._frames[state] = event.canvas.copy_from_bbox(self.figure.bbox)
+        self._frames.move_to_end(state)
+        while len(self._frames) > FRAMES_KEPT:
+            self._frames.popitem(last=False)
         self._draw_moving()
 
     def _draw_moving(self) -> None:
@@ -258,6 +271,7 @@ class DepthPlot(BlitPlot):
             for color in PIN_COLORS
         ]
         self.pins: list[tuple[DepthResult, str]] = []
+        self._pins_version = 0
         self._drawn_pins: tuple = ()
         (self.weight_line,) = ax.plot([], [], "s-", color=WEIGHT_COLOR, ms=3, lw=1.2)
         (self.weight_theory_line,) = ax.plot([], [], ":", color=WEIGHT_COLOR, lw=1.2)
@@ -294,6 +308,7 @@ class DepthPlot(BlitPlot):
         if len(pins) > MAX_PINS:
             raise ValueError(f"pins must hold at most {MAX_PINS} curves; got {len(pins)}")
         self.pins = list(pins)
+        self._pins_version += 1
 
     def shown_pins(self, direction: str) -> list[tuple[int, DepthResult, str]]:
         """(slot, result, label) of the pins drawn with `direction`; the slot picks the colour."""
@@ -326,7 +341,8 @@ class DepthPlot(BlitPlot):
             line.set_data([], [])
         for slot, pinned, _ in pins:
             self.pin_lines[slot].set_data(pinned.layers, _positive(pinned.median))
-        self._drawn_pins = tuple((slot, id(pinned)) for slot, pinned, _ in pins)
+        # Which pins, by the version of the list they came in: ids of objects are reused.
+        self._drawn_pins = (self._pins_version, tuple(slot for slot, _, _ in pins))
         over, under = layers[np.isinf(median)], layers[median == 0]
         self.overflow_marks.set_data(over, np.full(len(over), top))
         self.underflow_marks.set_data(under, np.full(len(under), bottom))
@@ -445,9 +461,11 @@ class HistogramPlot(BlitPlot):
     One panel per layer of `histogram_layers`, on shared axes: x symmetric around
     0, to the 99.5th percentile of |value| over every panel (on the 1-2-5 ladder);
     y the fraction of all the values (every seed's batch) in each of 41 bins.
-    Each panel prints its layer, and the fraction of dead ReLU units or of
-    saturated tanh units (`layer_stats`). Those words are drawn with the bars
-    (blitted): a depth move changes them without redrawing the axes.
+    Each panel's words (`notes`): its layer, and the fraction of dead ReLU units
+    or of saturated tanh units (`layer_stats`). A decorated figure (a saved
+    picture) draws them on the panels; a live one leaves them to HTML above the
+    canvas (`panel_words`), as it does its title: four texts redrawn with the
+    bars on every move would cost more than the bars and the frame together.
 
     >>> from tinyinit.propagation import simulate
     >>> r = simulate("tanh", "xavier_normal", gain=3.0, n_layers=8, width=32, seeds=1,
@@ -484,8 +502,14 @@ class HistogramPlot(BlitPlot):
             ax.tick_params(labelbottom=False, labelleft=False)
         self.axes[0].set_ylabel("fraction of values", fontsize=9)
         self.decorated = decorated
-        self._moving = self.bars + self.notes
+        for note in self.notes:
+            note.set_visible(decorated)
+        self._moving = self.bars + (self.notes if decorated else [])
         self._start_blitting()
+
+    def panel_words(self) -> list[list[str]]:
+        """The lines of words of each panel shown, left to right."""
+        return [n.get_text().splitlines() for n in self.notes if n.get_text()]
 
     def update(self, result: DepthResult, draw: bool = True) -> None:
         """Show the samples of `result` (simulate(..., sample_layers=histogram_layers(...)))."""
