@@ -171,3 +171,19 @@ def test_readme_launch_links_point_at_files_that_exist():
     assert (root / "notebooks").is_dir() and (root / "environment.yml").is_file()
     for path in re.findall(r"voila/render/(?:tinyinit/)?([\w/]+\.ipynb)", readme):
         assert (root / path).is_file(), f"README opens {path}, which does not exist"
+
+
+def test_readme_lists_the_demonstrations_in_the_clickers_order():
+    """A presenter reads the table to know what the next PageDown brings."""
+    import re
+    from pathlib import Path
+
+    from tinyinit.present import PRESETS
+
+    readme = (Path(__file__).resolve().parent.parent / "README.md").read_text(encoding="utf-8")
+    table = readme.split("| demonstration | what the class sees |", 1)[1].split("\n\n", 1)[0]
+    rows = re.findall(r"^\| ([^|]+?) \| ([^|]+) \|$", table, flags=re.M)[1:]  # after the rule
+    assert [name for name, _ in rows] == list(PRESETS)
+    for name, sees in rows:
+        steps = len(PRESETS[name].steps)
+        assert sees.startswith("two steps") == (steps == 2), f"{name}: {steps} steps"
