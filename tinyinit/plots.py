@@ -483,7 +483,7 @@ class HistogramPlot(BlitPlot):
             figure = Figure(figsize=figsize, dpi=100)
             FigureCanvasAgg(figure)
         self.figure = figure
-        top = 0.85 if decorated else 0.93
+        top = 0.85 if decorated else 0.97  # live: the words are HTML above the canvas
         self.figure.subplots_adjust(left=0.08, right=0.98, top=top, bottom=0.14, wspace=0.08)
         self.axes = list(self.figure.subplots(1, HISTOGRAM_PANELS, sharex=True, sharey=True))
         self.bars, self.notes = [], []
