@@ -72,9 +72,6 @@ def test_core_path_total_is_stated():
     assert stated and int(stated.group(1)) == total, f"README should state {total} minutes"
 
 
-# A known gap, stated in the README: with the training notebook the core path is estimated at
-# 190 minutes. Strict, so that the day it fits, this marker has to go.
-@pytest.mark.xfail(strict=True, reason="the core path is estimated over 3 hours (README)")
 def test_core_path_fits_the_module():
     assert core_path_minutes() <= MODULE_MINUTES, "the core path takes over 3 hours"
 

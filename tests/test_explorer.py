@@ -326,7 +326,7 @@ def test_a_pin_keeps_the_curve_faded_and_named_and_the_readout_compares(ex):
     line = ex.plot.pin_lines[0]
     np.testing.assert_array_equal(line.get_ydata(), xavier.median)
     assert line.get_alpha() < 1 and line.get_color() != ex.plot.median_line.get_color()
-    assert "pinned: Xavier uniform + relu, gain 1, depth 20" in ex.caption.value
+    assert "pinned: relu, Xavier uniform, gain 1, depth 20" in ex.caption.value
     gap = math.log2(ex.result.measured_end / xavier.measured_end)
     assert 18 < gap < 22  # ReLU halves per layer under Xavier, not under Kaiming
     assert f"ends 2^{gap:.1f} above Xavier uniform, gain 1 (pin 1) at layer 20" in ex.readout.value

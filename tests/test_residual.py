@@ -67,9 +67,21 @@ def test_scaled_stream_stays_near_2_whatever_the_depth(stack):
 
 
 def test_without_layer_norm_each_addition_doubles_the_variance(stack):
-    v = stream_variances(stack, 4, pre_norm=False)
+    v = stream_variances(stack, 4, norm="none")
     ratios = v[1:] / v[:-1]
     assert np.all((ratios > 1.6) & (ratios < 2.5))
+
+
+def test_post_ln_renormalizes_the_stream_so_it_never_grows(stack):
+    for n in (1, 12, 48):
+        v = stream_variances(stack, n, norm="post")
+        assert np.allclose(v[1:], 1.0, atol=1e-4)
+
+
+def test_stream_variances_rejects_an_unknown_norm(stack):
+    accepted = r"norm must be one of \('pre', 'post', 'none'\), got 'pre_ln'"
+    with pytest.raises(ValueError, match=accepted):
+        stream_variances(stack, 1, norm="pre_ln")
 
 
 def test_stream_variances_rejects_too_many_blocks(stack):

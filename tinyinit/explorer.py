@@ -56,7 +56,6 @@ from .plots import (
     PIN_ALPHA,
     PIN_COLORS,
     WEIGHT_COLOR,
-    WEIGHT_LABELS,
     DepthPlot,
     HistogramPlot,
     edge_note,
@@ -67,6 +66,7 @@ from .plots import (
     quantity_label,
     root_mean_square,
     settings_title,
+    weight_labels,
 )
 from .propagation import (
     INITIALIZERS,
@@ -195,7 +195,7 @@ def caption_html(result: DepthResult, pins=()) -> str:
     labels = legend_labels(result)
     if result.weight_per_seed is not None:
         swatches += [_swatch(WEIGHT_COLOR, "■━"), _swatch(WEIGHT_COLOR, "┈┈")]
-        labels += list(WEIGHT_LABELS)
+        labels += list(weight_labels(plain=True))
     for slot, label in pins:
         swatches.append(_swatch(PIN_COLORS[slot], "━━", PIN_ALPHA))
         labels.append(f"pinned: {label}")
@@ -203,7 +203,7 @@ def caption_html(result: DepthResult, pins=()) -> str:
         f'<span style="white-space:nowrap">{swatch} {html.escape(label)}</span>'
         for swatch, label in zip(swatches, labels)
     )
-    y = html.escape(quantity_label(result.direction))
+    y = html.escape(quantity_label(result.direction, plain=True))
     return f"<b>{html.escape(settings_title(result))}</b><br>y: {y}, log scale &nbsp; {legend}"
 
 

@@ -65,12 +65,39 @@ def settings_title(result: DepthResult) -> str:
     return f"{result.activation}, {init}: width {result.width}, {seeds} seed{'s' * (seeds != 1)}"
 
 
-def quantity_label(direction: str) -> str:
-    # Plain text, not mathtext: it is redrawn on every slider move. "hₗ" is h with a
-    # subscript l (U+2097), which DejaVu Sans, matplotlib's default font, has.
-    if direction == "forward":
-        return "mean square of the activations hₗ"
-    return "mean square of the gradient ∂loss/∂hₗ"
+# What a depth figure shows, in words and symbol. Figures set the symbol with mathtext
+# (matplotlib caches its layout, so a slider's redraw does not pay for it); HTML captions,
+# which nothing typesets, spell it in plain Unicode.
+QUANTITIES = {
+    "forward": ("mean square of the activations", r"$h_\ell$", "hℓ"),
+    "backward": (
+        "mean square of the gradient",
+        r"$\partial\,\mathrm{loss}/\partial h_\ell$",
+        "∂loss/∂hℓ",
+    ),
+}
+
+
+def quantity_label(direction: str, *, plain: bool = False) -> str:
+    """The y axis's label for `direction` ("forward" or "backward"): mathtext, or plain text.
+
+    >>> print(quantity_label("forward"))
+    mean square of the activations $h_\\ell$
+    >>> quantity_label("backward", plain=True)
+    'mean square of the gradient ∂loss/∂hℓ'
+    """
+    words, math, text = QUANTITIES[direction]
+    return f"{words} {text if plain else math}"
+
+
+def weight_labels(*, plain: bool = False) -> tuple[str, str]:
+    """The legend's words for the weight gradient's curve and its theory.
+
+    >>> weight_labels(plain=True)
+    ('weight gradient ∂loss/∂Wℓ per sample', 'its theory')
+    """
+    symbol = "∂loss/∂Wℓ" if plain else r"$\partial\,\mathrm{loss}/\partial W_\ell$"
+    return (f"weight gradient {symbol} per sample", "its theory")
 
 
 def legend_labels(result: DepthResult) -> list[str]:
@@ -79,19 +106,21 @@ def legend_labels(result: DepthResult) -> list[str]:
     return [f"median of {len(result.seeds)} seeds", "min to max", "theory", f"{level}: 1"]
 
 
-WEIGHT_LABELS = ("weight gradient ∂loss/∂Wℓ per sample", "its theory")
-
-
 def pin_label(result: DepthResult) -> str:
-    """A pinned curve's name in the legend: the settings that tell curves apart.
+    """A pinned curve's name in the legend: the settings that tell curves apart, in the
+    order of the figure's title (activation, then initializer).
 
     >>> from tinyinit.propagation import simulate
     >>> pin_label(simulate("relu", "kaiming_fan_in", gain=2**0.5, n_layers=3, width=16, seeds=1))
-    'Kaiming normal, fan_in + relu, gain 1.41, depth 3'
+    'relu, Kaiming normal, fan_in, gain 1.41, depth 3'
+    >>> pin_label(simulate("linear", "normal", std=10.0, n_layers=3, width=16, seeds=1))
+    'linear, normal weights, std 10, depth 3'
     """
-    init = INITIALIZERS[result.initializer]
-    knob = f"std {result.std:.3g}" if result.initializer == "normal" else f"gain {result.gain:.3g}"
-    return f"{init} + {result.activation}, {knob}, depth {result.n_layers}"
+    if result.initializer == "normal":
+        init = f"normal weights, std {result.std:.3g}"
+    else:
+        init = f"{INITIALIZERS[result.initializer]}, gain {result.gain:.3g}"
+    return f"{result.activation}, {init}, depth {result.n_layers}"
 
 
 def _positive(values: np.ndarray) -> np.ndarray:
@@ -367,7 +396,7 @@ class DepthPlot(BlitPlot):
         labels = legend_labels(result)
         if result.weight_per_seed is not None:
             handles += [self.weight_line, self.weight_theory_line]
-            labels += list(WEIGHT_LABELS)
+            labels += list(weight_labels())
         for slot, _, label in pins:
             handles.append(self.pin_lines[slot])
             labels.append(f"pinned: {label}")
@@ -544,7 +573,8 @@ class HistogramPlot(BlitPlot):
                 ax.set_visible(False)
         self.axes[0].set_xlim(-reach, reach)
         self.axes[0].set_ylim(0, nice_ceiling(highest * 1.15) if highest > 0 else 1.0)
-        what = "activations hℓ" if result.direction == "forward" else "gradients ∂loss/∂hℓ"
+        kind = "activations" if result.direction == "forward" else "gradients"
+        what = f"{kind} {QUANTITIES[result.direction][1]}"
         self.axes[0].set_xlabel(f"value of the {what}", fontsize=9, loc="left")
         if self.decorated:
             self.figure.suptitle(settings_title(result), fontsize=10)

@@ -46,6 +46,7 @@ import traitlets
 
 from .explorer import DepthExplorer, ResidualStreamExplorer
 from .pcg32 import PCG32
+from .plots import QUANTITIES
 from .residual import ResidualStack, draw_residual_stack
 
 __all__ = [
@@ -610,7 +611,7 @@ def depth_headline(result) -> str:
     )
 
 
-SHORT_QUANTITY = {"forward": "mean square of hℓ", "backward": "mean square of ∂loss/∂hℓ"}
+SHORT_QUANTITY = {d: f"mean square of {QUANTITIES[d][1]}" for d in QUANTITIES}
 
 
 class LargeDepthExplorer(DepthExplorer):

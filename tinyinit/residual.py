@@ -97,28 +97,40 @@ def stream_variance(x: np.ndarray) -> float:
     return float(np.var(x))
 
 
+NORMS = ("pre", "post", "none")
+
+
 def stream_variances(
-    stack: ResidualStack, n_layers: int, out_scale: float = 1.0, *, pre_norm: bool = True
+    stack: ResidualStack, n_layers: int, out_scale: float = 1.0, *, norm: str = "pre"
 ) -> np.ndarray:
-    """Var(x_k) after each of the 2N additions x <- x + out_scale * f(LN(x)); shape (2N + 1,).
+    """Var(x_k) after each of the 2N additions of sublayer outputs; shape (2N + 1,).
 
     Entry 0 is the input; entry 2b is the stream after b whole blocks. out_scale
     multiplies every output projection (1 / sqrt(2N) for GPT-2's scaling): the
-    weights are drawn once and rescaled, never redrawn. pre_norm=False feeds
-    the raw stream to f, as a residual network without LayerNorm does.
+    weights are drawn once and rescaled, never redrawn. norm says where LayerNorm sits:
+
+        "pre"   x <- x + out_scale * f(LN(x))    GPT-2 and most modern decoders
+        "post"  x <- LN(x + out_scale * f(x))    the original Transformer, BERT
+        "none"  x <- x + out_scale * f(x)        a residual network without LayerNorm
 
     >>> from tinyinit import PCG32
     >>> stack = draw_residual_stack(2, 128, 128, 128, PCG32(0))
     >>> stream_variances(stack, 2).round(1)         # theory 1, 2, 3, 4, 5
     array([1. , 2. , 3. , 3.8, 4.7])
+    >>> stream_variances(stack, 2, norm="post").round(1)  # renormalized after each addition
+    array([1., 1., 1., 1., 1.])
     """
     if not 1 <= n_layers <= stack.max_layers:
         raise ValueError(f"n_layers must be in 1 .. {stack.max_layers}, got {n_layers!r}")
+    if norm not in NORMS:
+        raise ValueError(f"norm must be one of {NORMS}, got {norm!r}")
     x = stack.x0.astype(np.float64)
     variances = [stream_variance(x)]
     for k in range(2 * n_layers):
-        h = np.maximum((normalize(x) if pre_norm else x) @ stack.w_in[k].T, 0.0)
+        h = np.maximum((normalize(x) if norm == "pre" else x) @ stack.w_in[k].T, 0.0)
         x = x + out_scale * (h @ stack.w_out[k].T)
+        if norm == "post":
+            x = normalize(x)
         variances.append(stream_variance(x))
     return np.array(variances)
 
