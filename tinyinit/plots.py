@@ -48,6 +48,13 @@ MAX_PINS = len(PIN_COLORS)
 PIN_ALPHA = 0.55
 
 
+def _initializer_words(result: DepthResult) -> tuple[str, list[str]]:
+    """The initializer's name, and the numbers it was given (the one that was set first)."""
+    if result.initializer == "normal":
+        return "normal weights", [f"std {result.std:.3g}"]
+    return INITIALIZERS[result.initializer], [f"gain {result.gain:.3g}", f"std {result.std:.3g}"]
+
+
 def settings_title(result: DepthResult) -> str:
     """One line naming what is on the figure: activation, initializer, gain, std, shape.
 
@@ -57,10 +64,8 @@ def settings_title(result: DepthResult) -> str:
     >>> settings_title(simulate("linear", "normal", std=0.02, n_layers=2, width=16, seeds=1))
     'linear, normal weights (std 0.02): width 16, 1 seed'
     """
-    if result.initializer == "normal":
-        init = f"normal weights (std {result.std:.3g})"
-    else:
-        init = f"{INITIALIZERS[result.initializer]} (gain {result.gain:.3g}, std {result.std:.3g})"
+    name, numbers = _initializer_words(result)
+    init = f"{name} ({', '.join(numbers)})"
     seeds = len(result.seeds)
     return f"{result.activation}, {init}: width {result.width}, {seeds} seed{'s' * (seeds != 1)}"
 
@@ -116,11 +121,8 @@ def pin_label(result: DepthResult) -> str:
     >>> pin_label(simulate("linear", "normal", std=10.0, n_layers=3, width=16, seeds=1))
     'linear, normal weights, std 10, depth 3'
     """
-    if result.initializer == "normal":
-        init = f"normal weights, std {result.std:.3g}"
-    else:
-        init = f"{INITIALIZERS[result.initializer]}, gain {result.gain:.3g}"
-    return f"{result.activation}, {init}, depth {result.n_layers}"
+    name, numbers = _initializer_words(result)
+    return f"{result.activation}, {name}, {numbers[0]}, depth {result.n_layers}"
 
 
 def _positive(values: np.ndarray) -> np.ndarray:
