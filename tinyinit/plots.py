@@ -573,8 +573,11 @@ class HistogramPlot(BlitPlot):
                 self.bars[k].set_data(np.zeros(HISTOGRAM_BINS), edges)
                 self.notes[k].set_text("")
                 ax.set_visible(False)
-        self.axes[0].set_xlim(-reach, reach)
-        self.axes[0].set_ylim(0, nice_ceiling(highest * 1.15) if highest > 0 else 1.0)
+        limits = ((-reach, reach), (0.0, nice_ceiling(highest * 1.15) if highest > 0 else 1.0))
+        # Setting shared limits walks every panel's callbacks: only when they change.
+        if limits != (self.axes[0].get_xlim(), self.axes[0].get_ylim()):
+            self.axes[0].set_xlim(*limits[0])
+            self.axes[0].set_ylim(*limits[1])
         kind = "activations" if result.direction == "forward" else "gradients"
         what = f"{kind} {QUANTITIES[result.direction][1]}"
         self.axes[0].set_xlabel(f"value of the {what}", fontsize=9, loc="left")
