@@ -254,6 +254,29 @@ def test_sparse_init_zeroes_the_rows_of_the_smallest_keys(shape, sparsity):
     assert rng == PCG32(seed).advance(4 * pairs + 2 * rows * cols)
 
 
+class RepeatingUniforms:
+    """A generator whose uniforms repeat a short cycle, so that sparse_init's keys tie."""
+
+    def __init__(self, cycle):
+        self.cycle, self.k = cycle, 0
+
+    def uniform(self) -> float:
+        self.k += 1
+        return self.cycle[(self.k - 1) % len(self.cycle)]
+
+
+def test_sparse_init_breaks_ties_between_keys_by_row():
+    rows, cols, sparsity = 40, 3, 0.5
+    cycle = [0.5, 0.25, 0.75]
+    w = ti.sparse_init((rows, cols), sparsity, 1.0, RepeatingUniforms(cycle))
+    first_key = 2 * ((rows * cols + 1) // 2)  # after the Box-Muller pairs of the weights
+    zeros = math.ceil(sparsity * rows)
+    for j in range(cols):
+        keys = [cycle[(first_key + j * rows + i) % len(cycle)] for i in range(rows)]
+        lowest = sorted(range(rows), key=lambda i: (keys[i], i))[:zeros]
+        assert np.flatnonzero(w[:, j] == 0).tolist() == sorted(lowest)
+
+
 # --- every new initializer ------------------------------------------------------------------
 
 NEW = {

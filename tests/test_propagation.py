@@ -410,3 +410,32 @@ def test_a_smooth_stack_or_one_near_float64s_ends_is_run_again():
     fresh = simulate("relu", "kaiming_fan_in", gain=1e6, n_layers=60, width=16, seeds=1)
     np.testing.assert_array_equal(r.per_seed, fresh.per_seed)
     assert np.isinf(r.per_seed[0, -1])
+
+
+def test_suggested_gain_is_torchs_where_it_has_one_else_the_one_layer_gain():
+    assert prop.suggested_gain("relu") == (RELU_GAIN, "calculate_gain")
+    assert prop.suggested_gain("leaky_relu") == (calculate_gain("leaky_relu"), "calculate_gain")
+    gain, source = prop.suggested_gain("gelu")  # torch has no gain for gelu
+    assert source == "quadrature"
+    # one gelu layer at this gain keeps a unit signal's mean square at 1
+    assert math.isclose(gain**2 * gaussian_expectation(square("gelu"), 1.0), 1.0, rel_tol=1e-12)
+    with pytest.raises(ValueError, match="^activation must be one of"):
+        prop.suggested_gain("swish")
+
+
+def test_propagate_with_an_upstream_gradient_gives_both_directions_as_by_hand():
+    width, seed, scale = 6, 4, 0.7
+    x = unit_batch(width, 5, seed, prop.INPUT_STREAM)
+    g = unit_batch(width, 5, seed + 1, prop.INPUT_STREAM)
+    units = [unit_matrix("normal", width, k, seed) for k in (1, 2, 3)]
+    hs, zs = [x], []
+    for unit in units:
+        zs.append(scale * (unit @ hs[-1]))
+        hs.append(np.tanh(zs[-1]))
+    grads = [g]  # dloss/dh_L, then down to dloss/dh_0
+    for unit, z in zip(reversed(units), reversed(zs)):
+        grads.append(scale * (unit.T @ ((1 - np.tanh(z) ** 2) * grads[-1])))
+    forward, backward = propagate(units, scale, "tanh", x, upstream=g)
+    np.testing.assert_allclose(forward, [np.mean(h * h) for h in hs], rtol=1e-12)
+    np.testing.assert_allclose(backward, [np.mean(d * d) for d in grads[::-1]], rtol=1e-12)
+    assert backward[-1] == prop.mean_square(g) and backward[0] != backward[-1]
