@@ -439,3 +439,45 @@ def test_propagate_with_an_upstream_gradient_gives_both_directions_as_by_hand():
     np.testing.assert_allclose(forward, [np.mean(h * h) for h in hs], rtol=1e-12)
     np.testing.assert_allclose(backward, [np.mean(d * d) for d in grads[::-1]], rtol=1e-12)
     assert backward[-1] == prop.mean_square(g) and backward[0] != backward[-1]
+
+
+def test_a_rescale_goes_by_the_ratio_of_the_scales_within_the_range():
+    x = unit_batch(8, 4, 0, prop.INPUT_STREAM)
+    trace = prop.Trace(x, "linear", 1e10)
+    trace.extend([np.eye(8)] * 12)  # m_l = 1e20 ** l, up to 1e240
+    assert trace.rescaled(1e10).squares == trace.squares  # a ratio of 1
+    down = trace.rescaled(1e9)  # m_l = 1e18 ** l
+    np.testing.assert_allclose(down.squares, [1e18**layer for layer in range(13)], rtol=1e-12)
+    assert down.scale == 1e9 and down.slopes == trace.slopes
+    np.testing.assert_allclose(down.zs[-1], trace.zs[-1] * 0.1**12, rtol=1e-12)
+    assert down.nbytes == sum(a.nbytes for a in down.zs + down.hs[1:])
+    up = trace.rescaled(2e10)  # m_12 = 4**12 * 1e240: inside
+    np.testing.assert_allclose(up.squares, [4e20**layer for layer in range(13)], rtol=1e-12)
+    assert trace.rescaled(3e10) is None  # m_12 = 9**12 * 1e240, beyond RESCALE_SQUARES
+
+
+def test_a_rescale_overflows_as_a_direct_pass_does_without_a_warning():
+    x = np.array([[1.0], [0.0]])
+    unit = np.array([[1.0, 0.0], [-1e300, 0.0]])  # z = (1, -1e300): relu keeps only the 1
+    trace = prop.Trace(x, "relu", 1.0)
+    trace.extend([unit])
+    direct = prop.Trace(x, "relu", 1e10)
+    direct.extend([unit])
+    with warnings.catch_warnings(), np.errstate(all="warn"):
+        warnings.simplefilter("error")
+        fast = trace.rescaled(1e10)
+    assert fast.zs[0].tolist() == direct.zs[0].tolist() == [[1e10], [-math.inf]]
+    assert fast.squares == direct.squares
+
+
+def test_no_rescale_from_or_to_a_zero_scale_or_through_a_layer_of_zeros():
+    x = unit_batch(8, 4, 0, prop.INPUT_STREAM)
+    trace = prop.Trace(x, "relu", 1.0)
+    trace.extend([np.eye(8)] * 2)
+    assert trace.rescaled(0.0) is None
+    at_zero = prop.Trace(x, "relu", 0.0)
+    at_zero.extend([np.eye(8)])
+    assert at_zero.rescaled(1.0) is None
+    dead = prop.Trace(x, "linear", 1.0)
+    dead.extend([np.zeros((8, 8)), np.eye(8)])
+    assert dead.rescaled(2.0) is None
