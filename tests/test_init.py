@@ -234,6 +234,14 @@ def test_initializers_equal_the_scalar_reference():
     assert impl.scaled_residual_std(0.02, 7) == ref.scaled_residual_std(0.02, 7)
 
 
+def test_normal_init_adds_its_mean_to_each_scaled_normal():
+    for shape in SHAPES:
+        n = math.prod(shape)
+        z = ref.normal(ref.PCG32(9), n)
+        expected = np.array([0.02 * z_k + 0.5 for z_k in z]).astype(np.float32).reshape(shape)
+        assert bits(impl.normal_init(shape, 0.02, PCG32(9), mean=0.5)) == bits(expected)
+
+
 # --- test_uniform_uses_one_draw_per_element ------------------------------------------------
 
 
