@@ -481,3 +481,15 @@ def test_no_rescale_from_or_to_a_zero_scale_or_through_a_layer_of_zeros():
     dead = prop.Trace(x, "linear", 1.0)
     dead.extend([np.zeros((8, 8)), np.eye(8)])
     assert dead.rescaled(2.0) is None
+
+
+def test_overflow_and_underflow_are_found_in_the_direction_of_travel():
+    per_seed = np.array([[math.inf, math.inf, 3.0, 1.0, 0.0, 0.0]])
+    settings = dict(activation="relu", initializer="normal", gain=1.0, std=1.0, width=4)
+    common = dict(n_layers=5, seeds=(0,), batch=2, per_seed=per_seed, theory=per_seed[0])
+    common.update(settings)
+    forward = prop.DepthResult(direction="forward", **common)
+    assert (forward.overflow_from, forward.underflow_from) == (0, 4)
+    backward = prop.DepthResult(direction="backward", **common)  # from layer 5 down to 0
+    assert (backward.overflow_from, backward.underflow_from) == (1, 5)
+    assert backward.first_layer(per_seed[0], lambda v: v == 3.0) == 2
