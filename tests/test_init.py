@@ -483,3 +483,10 @@ CHECKS = {name: globals()[name.replace("test_", "check_", 1)] for name in CATALO
 
 def test_every_catalog_test_is_here():
     assert all(callable(globals()[name]) for name in CATALOG)
+
+
+def test_normal_init_at_std_0_keeps_the_sign_of_each_normal():
+    """A mean of 0 is not added: 0.0 * z is -0.0 for a negative z, as in the spec."""
+    w = impl.normal_init((4, 3), 0.0, PCG32(0))
+    z = ref.normal(ref.PCG32(0), 12)
+    assert not w.any() and np.signbit(w).ravel().tolist() == [z_k < 0 for z_k in z]

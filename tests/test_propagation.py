@@ -493,3 +493,14 @@ def test_overflow_and_underflow_are_found_in_the_direction_of_travel():
     backward = prop.DepthResult(direction="backward", **common)  # from layer 5 down to 0
     assert (backward.overflow_from, backward.underflow_from) == (1, 5)
     assert backward.first_layer(per_seed[0], lambda v: v == 3.0) == 2
+
+
+def test_slopes_at_huge_z_come_without_a_warning_and_are_counted_once():
+    x = np.array([[1.0], [1.0]])
+    trace = prop.Trace(x, "gelu", 1.0)
+    trace.extend([np.array([[1e300, 1e300], [-1e300, 0.0]])])  # z = (2e300, -1e300)
+    with warnings.catch_warnings(), np.errstate(all="warn"):
+        warnings.simplefilter("error")
+        slope = trace.slope(1)
+    assert slope.tolist() == [[1.0], [0.0]] and trace.slope(1) is slope
+    assert trace.nbytes == trace.zs[0].nbytes + trace.hs[1].nbytes + slope.nbytes
