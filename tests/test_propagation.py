@@ -504,3 +504,37 @@ def test_slopes_at_huge_z_come_without_a_warning_and_are_counted_once():
         slope = trace.slope(1)
     assert slope.tolist() == [[1.0], [0.0]] and trace.slope(1) is slope
     assert trace.nbytes == trace.zs[0].nbytes + trace.hs[1].nbytes + slope.nbytes
+
+
+def per_sample_weight_square_by_hand(delta, h):
+    outer = [np.outer(delta[:, b], h[:, b]) for b in range(delta.shape[1])]
+    return float(np.mean([np.mean(w * w) for w in outer]))
+
+
+def test_per_sample_weight_square_is_the_mean_square_of_each_samples_outer_product():
+    rng = np.random.default_rng(0)
+    delta, h = rng.normal(size=(3, 4)), rng.normal(size=(5, 4))  # out 3, in 5, batch 4
+    expected = per_sample_weight_square_by_hand(delta, h)
+    assert math.isclose(prop.per_sample_weight_square(delta, h), expected, rel_tol=1e-12)
+    with warnings.catch_warnings(), np.errstate(all="warn"):
+        warnings.simplefilter("error")  # inf * 0 is nan: inf, silently
+        assert prop.per_sample_weight_square(np.array([[np.inf]]), np.array([[0.0]])) == math.inf
+
+
+def test_backward_trace_gives_one_weight_per_layer_and_keeps_only_what_is_asked():
+    width, scale = 6, 0.5
+    x, g = (unit_batch(width, 3, seed, prop.INPUT_STREAM) for seed in (0, 1))
+    units = [unit_matrix("normal", width, k, 0) for k in (1, 2, 3)]
+    trace = prop.Trace(x, "tanh", scale)
+    trace.extend(units)
+    gradient, weight, kept = prop.backward_trace(units, trace, 3, g)
+    assert kept == {} and len(gradient) == len(weight) == 4 and math.isnan(weight[0])
+    _, backward = propagate(units, scale, "tanh", x, upstream=g)
+    np.testing.assert_allclose(gradient, backward, rtol=1e-12)
+    delta = (1 - np.tanh(trace.zs[2]) ** 2) * g  # dloss/dz_3
+    assert math.isclose(
+        weight[3], per_sample_weight_square_by_hand(delta, trace.hs[2]), rel_tol=1e-12
+    )
+    _, _, kept = prop.backward_trace(units, trace, 3, g, keep=(0, 3))
+    assert sorted(kept) == [0, 3] and kept[3] is g
+    assert prop.mean_square(kept[0]) == gradient[0]
