@@ -538,3 +538,13 @@ def test_backward_trace_gives_one_weight_per_layer_and_keeps_only_what_is_asked(
     _, _, kept = prop.backward_trace(units, trace, 3, g, keep=(0, 3))
     assert sorted(kept) == [0, 3] and kept[3] is g
     assert prop.mean_square(kept[0]) == gradient[0]
+
+
+def test_a_kept_pass_that_overflows_stays_silent():
+    x = np.array([[1.0], [1.0]])
+    unit = np.array([[1e300, 1e300], [-1e300, 0.0]])
+    trace = prop.Trace(x, "silu", 1.0)
+    with warnings.catch_warnings(), np.errstate(all="warn"):
+        warnings.simplefilter("error")
+        trace.extend([unit, unit])  # silu's exp(1e300), then z_2 = (2e600, -2e600)
+    assert trace.squares[1:] == [math.inf, math.inf]  # (2e300)**2 is beyond float64 already
