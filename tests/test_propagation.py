@@ -304,6 +304,22 @@ def test_float32_products_pass_zeros_inf_and_nan_through():
         assert np.isinf(prop.product(unit, np.full((2, 1), 1.7e308))).all()  # 3.4e308: beyond
 
 
+@pytest.mark.parametrize("size", [1e-3, 0.5, 1.0, 3.0, 1e3])
+def test_a_float32_unit_multiplies_in_float32_at_any_size_of_h(size):
+    unit = unit_matrix("normal", 16, 1, seed=3).astype(np.float32)
+    h = unit_batch(16, 4, seed=3, stream=prop.INPUT_STREAM) * size
+    # h's rescaling by a power of 2 is exact: the float32 product of h itself, bit for bit
+    expected = (unit @ h.astype(np.float32)).astype(np.float64)
+    assert prop.product(unit, h).tolist() == expected.tolist()
+    assert prop.product(unit, h, 1.0, prop.mean_square(h)).tolist() == expected.tolist()
+
+
+def test_a_float32_product_is_sized_by_the_largest_entry_even_a_negative_one():
+    unit = np.ones((1, 2), dtype=np.float32)
+    h = np.array([[1e-30], [-1e30]])  # sized by 1e-30, -1e30 would be far beyond float32
+    np.testing.assert_allclose(prop.product(unit, h), [[-1e30]], rtol=1e-7)
+
+
 def test_simulation_agrees_with_float64_products():
     """The cache's float32 units and products against float64 ones, layer by layer."""
     width, depth, seed = 64, 12, 2
@@ -548,3 +564,4 @@ def test_a_kept_pass_that_overflows_stays_silent():
         warnings.simplefilter("error")
         trace.extend([unit, unit])  # silu's exp(1e300), then z_2 = (2e600, -2e600)
     assert trace.squares[1:] == [math.inf, math.inf]  # (2e300)**2 is beyond float64 already
+    assert trace.nbytes == sum(a.nbytes for a in trace.zs + trace.hs[1:])  # x is not its own
