@@ -314,6 +314,14 @@ def test_a_float32_unit_multiplies_in_float32_at_any_size_of_h(size):
     assert prop.product(unit, h, 1.0, prop.mean_square(h)).tolist() == expected.tolist()
 
 
+def test_a_float32_product_beyond_float64s_powers_of_2_is_still_in_float32():
+    unit = unit_matrix("normal", 16, 1, seed=3).astype(np.float32)
+    h = unit_batch(16, 4, seed=3, stream=prop.INPUT_STREAM)
+    # 2**1006 and 2**-1000 are taken in exact steps; the result is 32 times the float32 product
+    expected = (32.0 * (unit @ h.astype(np.float32)).astype(np.float64)).tolist()
+    assert prop.product(unit, h * 2.0**1005, 2.0**-1000).tolist() == expected
+
+
 def test_a_float32_product_is_sized_by_the_largest_entry_even_a_negative_one():
     unit = np.ones((1, 2), dtype=np.float32)
     h = np.array([[1e-30], [-1e30]])  # sized by 1e-30, -1e30 would be far beyond float32
