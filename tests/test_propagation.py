@@ -322,6 +322,12 @@ def test_a_float32_product_beyond_float64s_powers_of_2_is_still_in_float32():
     assert prop.product(unit, h * 2.0**1005, 2.0**-1000).tolist() == expected
 
 
+def test_a_float32_product_whose_factor_underflows_keeps_a_subnormal_result():
+    unit = np.ones((1, 256), dtype=np.float32)
+    h = np.full((256, 1), 2.0**-60)  # factor 2**-1020 * 2**-59 is below float64's smallest
+    assert prop.product(unit, h, 2.0**-1020).tolist() == [[2.0**-1072]]  # as in float64
+
+
 def test_a_float32_product_is_sized_by_the_largest_entry_even_a_negative_one():
     unit = np.ones((1, 2), dtype=np.float32)
     h = np.array([[1e-30], [-1e30]])  # sized by 1e-30, -1e30 would be far beyond float32
