@@ -257,3 +257,18 @@ def test_without_an_affinity_mask_the_cpu_count_is_used(tmp_path, monkeypatch):
     assert usable_cpus(tmp_path / "absent") == 3
     monkeypatch.setattr(os, "cpu_count", lambda: None)  # "undetermined"
     assert usable_cpus(tmp_path / "absent") == 1
+
+
+def test_the_pool_has_a_thread_per_usable_cpu_named_after_the_package(monkeypatch):
+    import threading
+
+    from tinyinit import distributions
+
+    monkeypatch.setattr(distributions, "_pool", None)  # a new pool, shut down below
+    monkeypatch.setattr(distributions, "usable_cpus", lambda: 3)
+    pool = distributions._workers()
+    try:
+        assert pool._max_workers == 3 and distributions._workers() is pool
+        assert pool.submit(lambda: threading.current_thread().name).result().startswith("tinyinit")
+    finally:
+        pool.shutdown()

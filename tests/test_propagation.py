@@ -579,3 +579,19 @@ def test_a_kept_pass_that_overflows_stays_silent():
         trace.extend([unit, unit])  # silu's exp(1e300), then z_2 = (2e600, -2e600)
     assert trace.squares[1:] == [math.inf, math.inf]  # (2e300)**2 is beyond float64 already
     assert trace.nbytes == sum(a.nbytes for a in trace.zs + trace.hs[1:])  # x is not its own
+
+
+def test_the_forward_memo_keeps_memo_size_passes_and_memo_bytes_bytes():
+    settings = dict(n_layers=3, width=8, seeds=1, batch=4)
+    cache = UnitWeights(memo_size=1)
+    for std in (0.1, 0.2):
+        simulate("tanh", "normal", std=std, cache=cache, **settings)
+    assert list(cache.forward_memo) == [("normal", 0.2, "tanh", 8, 0, 4)]
+    one = cache.forward_memo[("normal", 0.2, "tanh", 8, 0, 4)].nbytes
+    cache = UnitWeights(memo_bytes=2 * one)  # two passes of the same size: just fit
+    for std in (0.1, 0.2):
+        simulate("tanh", "normal", std=std, cache=cache, **settings)
+    assert len(cache.forward_memo) == 2
+    cache.memo_bytes = 0
+    cache.trim_memo(keep=None)  # over budget, but the newest pass always stays
+    assert list(cache.forward_memo) == [("normal", 0.2, "tanh", 8, 0, 4)]
