@@ -391,11 +391,28 @@ def test_deeper_stack_from_memo_equals_a_fresh_pass():
 
 
 def test_cache_drops_least_recently_used_entries_beyond_its_budget():
-    cache = UnitWeights(max_bytes=3 * 16 * 16 * 8)
-    cache.get("uniform", 16, 0, 2)
+    layer = 16 * 16 * 4  # one float32 (16, 16) unit matrix
+    cache = UnitWeights(max_bytes=3 * layer)
+    units = cache.get("uniform", 16, 0, 2)
+    assert all(u.dtype == np.float32 and not u.flags.writeable for u in units)
     cache.get("normal", 16, 0, 2)  # over budget: the uniform entry goes
-    assert cache.nbytes == 2 * 16 * 16 * 8
-    assert len(cache.get("normal", 16, 0, 2)) == 2
+    assert cache.nbytes == 2 * layer
+    assert len(cache.get("normal", 16, 0, 2)) == 2 and cache.draws == 4
+    cache = UnitWeights(max_bytes=2 * layer)
+    cache.get("uniform", 16, 0, 1)
+    cache.get("normal", 16, 0, 1)  # exactly the budget: both stay
+    assert cache.nbytes == 2 * layer
+
+
+def test_cache_keeps_the_last_memo_size_input_batches():
+    cache = UnitWeights(memo_size=2)
+    first = cache.batch(8, 4, 0, prop.INPUT_STREAM)
+    other = cache.batch(8, 4, 1, prop.INPUT_STREAM)
+    assert other.tolist() == unit_batch(8, 4, 1, prop.INPUT_STREAM).tolist() != first.tolist()
+    assert cache.batch(8, 4, 0, prop.INPUT_STREAM) is first  # two fit
+    cache.memo_size = 1
+    assert cache.batch(8, 4, 2, prop.INPUT_STREAM).tolist() == unit_batch(8, 4, 2, 1).tolist()
+    assert cache.batch(8, 4, 0, prop.INPUT_STREAM) is not first  # dropped, drawn again
 
 
 def test_rejects_unknown_names():
