@@ -612,3 +612,21 @@ def test_the_forward_memo_keeps_memo_size_passes_and_memo_bytes_bytes():
     cache.memo_bytes = 0
     cache.trim_memo(keep=None)  # over budget, but the newest pass always stays
     assert list(cache.forward_memo) == [("normal", 0.2, "tanh", 8, 0, 4)]
+
+
+def test_simulate_by_default_is_xavier_relu_20_layers_of_256_3_seeds_of_32():
+    r = simulate()
+    settings = (r.activation, r.initializer, r.gain, r.std, r.n_layers, r.width, r.batch)
+    assert settings == ("relu", "xavier_uniform", 1.0, math.sqrt(2 / 512), 20, 256, 32)
+    assert len(r.seeds) == 3 and r.per_seed.shape == (3, 21)
+    assert simulate(initializer="normal", n_layers=1, width=8, seeds=1).std == 0.02
+
+
+def test_a_shallower_stack_from_a_deeper_kept_pass_has_its_own_layers_and_samples():
+    cache = UnitWeights()
+    simulate("tanh", "xavier_normal", n_layers=6, width=8, seeds=1, batch=4, cache=cache)
+    r = simulate("tanh", "xavier_normal", n_layers=3, width=8, seeds=1, batch=4, cache=cache,
+                 sample_layers=(0, 3, 5))  # fmt: skip
+    assert r.per_seed.shape == (1, 4) and sorted(r.samples) == [0, 3]
+    x = unit_batch(8, 4, r.seeds[0], prop.INPUT_STREAM)
+    assert r.samples[0].tolist() == x.ravel().tolist()  # layer 0: the input itself
