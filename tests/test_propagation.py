@@ -630,3 +630,13 @@ def test_a_shallower_stack_from_a_deeper_kept_pass_has_its_own_layers_and_sample
     assert r.per_seed.shape == (1, 4) and sorted(r.samples) == [0, 3]
     x = unit_batch(8, 4, r.seeds[0], prop.INPUT_STREAM)
     assert r.samples[0].tolist() == x.ravel().tolist()  # layer 0: the input itself
+
+
+def test_a_new_gain_on_a_kept_homogeneous_stack_is_rescaled_at_once():
+    cache = UnitWeights()
+    settings = dict(n_layers=4, width=8, seeds=1, batch=4, cache=cache)
+    simulate("relu", "kaiming_fan_in", gain=1.0, **settings)
+    simulate("relu", "kaiming_fan_in", gain=2.0, **settings)
+    assert cache.rescales == 1
+    simulate("relu", "kaiming_fan_in", gain=2.0, **settings)  # now kept itself
+    assert cache.rescales == 1
