@@ -72,11 +72,16 @@ bench: $(VENV)/.test
 
 # Do the tests fail when the code is wrong? mutmut changes init, pcg32, distributions
 # and propagation one operator or constant at a time (configuration: [tool.mutmut] in
-# pyproject.toml) and runs the unit tests on each change. Slow (an hour or more on two
-# cores), so not part of `make test`; `$(VENV)/bin/mutmut results` lists the survivors.
+# pyproject.toml) and runs, for each change, the unit tests that call the changed function.
+# Slow (about an hour on two cores), so not part of `make test`. One module at a time:
+# make mutation MUTANTS='tinyinit.pcg32.*'; results are kept in mutants/, so a second run
+# tries only what is new. `$(VENV)/bin/mutmut results` lists the survivors, `mutmut show
+# NAME` shows one; docs/mutation.md has the last scores and the equivalent mutants.
+MUTANTS ?=
+MUTATION_CHILDREN ?= $(shell $(PY) -c "import os; print(len(os.sched_getaffinity(0)))")
 mutation: $(VENV)/.test
 	$(PY) -m pip install --quiet -e '.[test,mutation]'
-	$(VENV)/bin/mutmut run --max-children $(shell $(PY) -c "import os; print(len(os.sched_getaffinity(0)))")
+	$(VENV)/bin/mutmut run --max-children $(MUTATION_CHILDREN) $(MUTANTS)
 	$(VENV)/bin/mutmut results
 
 # How many students one server holds: a real JupyterHub on 127.0.0.1 with simulated students

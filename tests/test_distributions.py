@@ -236,3 +236,39 @@ def test_a_cgroup_quota_caps_the_threads(tmp_path, monkeypatch):
     assert usable_cpus(tmp_path / "absent") == 4
     cpu_max.write_text("50000 100000\n")
     assert usable_cpus(cpu_max) == 1
+
+
+def test_a_quota_line_that_is_not_two_positive_integers_is_no_quota():
+    from tinyinit.distributions import cgroup_cpu_quota
+
+    assert cgroup_cpu_quota("100000") is None  # one field
+    assert cgroup_cpu_quota("100000 100000 1") is None
+    assert cgroup_cpu_quota("0 100000") is None
+    assert cgroup_cpu_quota("100000 0") is None
+    assert cgroup_cpu_quota("1 100000") == 1e-5  # the smallest quota is still a quota
+    assert cgroup_cpu_quota("1 1") == 1.0
+
+
+def test_without_an_affinity_mask_the_cpu_count_is_used(tmp_path, monkeypatch):
+    from tinyinit.distributions import usable_cpus
+
+    monkeypatch.delattr(os, "sched_getaffinity", raising=False)  # as on macOS and Windows
+    monkeypatch.setattr(os, "cpu_count", lambda: 3)
+    assert usable_cpus(tmp_path / "absent") == 3
+    monkeypatch.setattr(os, "cpu_count", lambda: None)  # "undetermined"
+    assert usable_cpus(tmp_path / "absent") == 1
+
+
+def test_the_pool_has_a_thread_per_usable_cpu_named_after_the_package(monkeypatch):
+    import threading
+
+    from tinyinit import distributions
+
+    monkeypatch.setattr(distributions, "_pool", None)  # a new pool, shut down below
+    monkeypatch.setattr(distributions, "usable_cpus", lambda: 3)
+    pool = distributions._workers()
+    try:
+        assert pool._max_workers == 3 and distributions._workers() is pool
+        assert pool.submit(lambda: threading.current_thread().name).result().startswith("tinyinit")
+    finally:
+        pool.shutdown()

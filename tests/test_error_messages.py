@@ -16,7 +16,7 @@ import pytest
 
 import tinyinit as ti
 from tinyinit import PCG32
-from tinyinit.distributions import normal, uniform_float32, uniforms
+from tinyinit.distributions import normal, scaled_normal_float32, uniform_float32, uniforms
 from tinyinit.propagation import (
     activation,
     mean_field,
@@ -121,6 +121,12 @@ CASES = {
     "uniforms n": (lambda rng: uniforms(rng, 2.0), "n must be a non-negative integer"),
     "normal n": (lambda rng: normal(rng, -3), "n must be a non-negative integer"),
     "uniform_float32 n": (lambda rng: uniform_float32(rng, None, 0.0, 1.0), "n must be"),
+    "scaled_normal_float32 n": (lambda rng: scaled_normal_float32(rng, 1.5, 1.0), "n must be"),
+    "scaled_normal_float32 rng": (
+        lambda rng: scaled_normal_float32([], 2, 1.0),
+        "rng must be a generator",
+    ),
+    "uniform_float32 rng": (lambda rng: uniform_float32(1, 2, 0.0, 1.0), "rng must be a generator"),
     "uniforms rng": (lambda rng: uniforms(object(), 2), "rng must be a generator"),
     "normal rng": (lambda rng: normal(None, 2), "rng must be a generator"),
     # propagation

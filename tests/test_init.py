@@ -234,6 +234,14 @@ def test_initializers_equal_the_scalar_reference():
     assert impl.scaled_residual_std(0.02, 7) == ref.scaled_residual_std(0.02, 7)
 
 
+def test_normal_init_adds_its_mean_to_each_scaled_normal():
+    for shape in SHAPES:
+        n = math.prod(shape)
+        z = ref.normal(ref.PCG32(9), n)
+        expected = np.array([0.02 * z_k + 0.5 for z_k in z]).astype(np.float32).reshape(shape)
+        assert bits(impl.normal_init(shape, 0.02, PCG32(9), mean=0.5)) == bits(expected)
+
+
 # --- test_uniform_uses_one_draw_per_element ------------------------------------------------
 
 
@@ -475,3 +483,10 @@ CHECKS = {name: globals()[name.replace("test_", "check_", 1)] for name in CATALO
 
 def test_every_catalog_test_is_here():
     assert all(callable(globals()[name]) for name in CATALOG)
+
+
+def test_normal_init_at_std_0_keeps_the_sign_of_each_normal():
+    """A mean of 0 is not added: 0.0 * z is -0.0 for a negative z, as in the spec."""
+    w = impl.normal_init((4, 3), 0.0, PCG32(0))
+    z = ref.normal(ref.PCG32(0), 12)
+    assert not w.any() and np.signbit(w).ravel().tolist() == [z_k < 0 for z_k in z]

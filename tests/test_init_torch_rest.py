@@ -254,6 +254,29 @@ def test_sparse_init_zeroes_the_rows_of_the_smallest_keys(shape, sparsity):
     assert rng == PCG32(seed).advance(4 * pairs + 2 * rows * cols)
 
 
+class RepeatingUniforms:
+    """A generator whose uniforms repeat a short cycle, so that sparse_init's keys tie."""
+
+    def __init__(self, cycle):
+        self.cycle, self.k = cycle, 0
+
+    def uniform(self) -> float:
+        self.k += 1
+        return self.cycle[(self.k - 1) % len(self.cycle)]
+
+
+def test_sparse_init_breaks_ties_between_keys_by_row():
+    rows, cols, sparsity = 40, 3, 0.5
+    cycle = [0.5, 0.25, 0.75]
+    w = ti.sparse_init((rows, cols), sparsity, 1.0, RepeatingUniforms(cycle))
+    first_key = 2 * ((rows * cols + 1) // 2)  # after the Box-Muller pairs of the weights
+    zeros = math.ceil(sparsity * rows)
+    for j in range(cols):
+        keys = [cycle[(first_key + j * rows + i) % len(cycle)] for i in range(rows)]
+        lowest = sorted(range(rows), key=lambda i: (keys[i], i))[:zeros]
+        assert np.flatnonzero(w[:, j] == 0).tolist() == sorted(lowest)
+
+
 # --- every new initializer ------------------------------------------------------------------
 
 NEW = {
@@ -287,6 +310,9 @@ def test_trunc_normal_cutoffs_are_inclusive():
     # the redraw of element 0 that lands exactly on a cutoff is kept too
     w = ti.trunc_normal_init((4,), 1.0, PCG32(0), a=float(z[4]), b=float(z[3]))
     assert w[0] == np.float32(z[4]) and w[3] == np.float32(z[3])
+    # and one that lands exactly on b: z3 > b = z4 is redrawn, and its redraw is z4
+    w = ti.trunc_normal_init((4,), 1.0, PCG32(0), a=-1.0, b=float(z[4]))
+    assert w.tolist() == np.float32([z[0], z[1], z[2], z[4]]).tolist()
 
 
 def test_trunc_normal_refuses_cutoffs_just_below_the_acceptance_threshold():
@@ -297,6 +323,14 @@ def test_trunc_normal_refuses_cutoffs_just_below_the_acceptance_threshold():
         ti.trunc_normal_init((3,), 1.0, PCG32(0), a=3.2, b=10.0)
     # the chance is of N(mean, std**2): shifting everything keeps the verdict
     assert ti.trunc_normal_init((3,), 2.0, PCG32(0), mean=5.0, a=11.0, b=25.0).min() >= 11.0
+    # with b and a both measured in stds: P(3 < z < 4) = 0.00132 is accepted
+    w = ti.trunc_normal_init((3,), 0.5, PCG32(0), a=1.5, b=2.0)
+    assert np.all((w >= 1.5) & (w <= 2.0))
+
+
+def test_trunc_normal_cuts_at_minus_2_and_2_by_default():
+    w = ti.trunc_normal_init((2000,), 10.0, PCG32(1))  # nearly flat on [-2, 2]
+    assert -2.0 <= w.min() < -1.9 and 1.9 < w.max() <= 2.0
 
 
 def test_uniform_init_refuses_a_width_beyond_float64():

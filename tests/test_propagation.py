@@ -304,6 +304,36 @@ def test_float32_products_pass_zeros_inf_and_nan_through():
         assert np.isinf(prop.product(unit, np.full((2, 1), 1.7e308))).all()  # 3.4e308: beyond
 
 
+@pytest.mark.parametrize("size", [1e-3, 0.5, 1.0, 3.0, 1e3])
+def test_a_float32_unit_multiplies_in_float32_at_any_size_of_h(size):
+    unit = unit_matrix("normal", 16, 1, seed=3).astype(np.float32)
+    h = unit_batch(16, 4, seed=3, stream=prop.INPUT_STREAM) * size
+    # h's rescaling by a power of 2 is exact: the float32 product of h itself, bit for bit
+    expected = (unit @ h.astype(np.float32)).astype(np.float64)
+    assert prop.product(unit, h).tolist() == expected.tolist()
+    assert prop.product(unit, h, 1.0, prop.mean_square(h)).tolist() == expected.tolist()
+
+
+def test_a_float32_product_beyond_float64s_powers_of_2_is_still_in_float32():
+    unit = unit_matrix("normal", 16, 1, seed=3).astype(np.float32)
+    h = unit_batch(16, 4, seed=3, stream=prop.INPUT_STREAM)
+    # 2**1006 and 2**-1000 are taken in exact steps; the result is 32 times the float32 product
+    expected = (32.0 * (unit @ h.astype(np.float32)).astype(np.float64)).tolist()
+    assert prop.product(unit, h * 2.0**1005, 2.0**-1000).tolist() == expected
+
+
+def test_a_float32_product_whose_factor_underflows_keeps_a_subnormal_result():
+    unit = np.ones((1, 256), dtype=np.float32)
+    h = np.full((256, 1), 2.0**-60)  # factor 2**-1020 * 2**-59 is below float64's smallest
+    assert prop.product(unit, h, 2.0**-1020).tolist() == [[2.0**-1072]]  # as in float64
+
+
+def test_a_float32_product_is_sized_by_the_largest_entry_even_a_negative_one():
+    unit = np.ones((1, 2), dtype=np.float32)
+    h = np.array([[1e-30], [-1e30]])  # sized by 1e-30, -1e30 would be far beyond float32
+    np.testing.assert_allclose(prop.product(unit, h), [[-1e30]], rtol=1e-7)
+
+
 def test_simulation_agrees_with_float64_products():
     """The cache's float32 units and products against float64 ones, layer by layer."""
     width, depth, seed = 64, 12, 2
@@ -361,11 +391,28 @@ def test_deeper_stack_from_memo_equals_a_fresh_pass():
 
 
 def test_cache_drops_least_recently_used_entries_beyond_its_budget():
-    cache = UnitWeights(max_bytes=3 * 16 * 16 * 8)
-    cache.get("uniform", 16, 0, 2)
+    layer = 16 * 16 * 4  # one float32 (16, 16) unit matrix
+    cache = UnitWeights(max_bytes=3 * layer)
+    units = cache.get("uniform", 16, 0, 2)
+    assert all(u.dtype == np.float32 and not u.flags.writeable for u in units)
     cache.get("normal", 16, 0, 2)  # over budget: the uniform entry goes
-    assert cache.nbytes == 2 * 16 * 16 * 8
-    assert len(cache.get("normal", 16, 0, 2)) == 2
+    assert cache.nbytes == 2 * layer
+    assert len(cache.get("normal", 16, 0, 2)) == 2 and cache.draws == 4
+    cache = UnitWeights(max_bytes=2 * layer)
+    cache.get("uniform", 16, 0, 1)
+    cache.get("normal", 16, 0, 1)  # exactly the budget: both stay
+    assert cache.nbytes == 2 * layer
+
+
+def test_cache_keeps_the_last_memo_size_input_batches():
+    cache = UnitWeights(memo_size=2)
+    first = cache.batch(8, 4, 0, prop.INPUT_STREAM)
+    other = cache.batch(8, 4, 1, prop.INPUT_STREAM)
+    assert other.tolist() == unit_batch(8, 4, 1, prop.INPUT_STREAM).tolist() != first.tolist()
+    assert cache.batch(8, 4, 0, prop.INPUT_STREAM) is first  # two fit
+    cache.memo_size = 1
+    assert cache.batch(8, 4, 2, prop.INPUT_STREAM).tolist() == unit_batch(8, 4, 2, 1).tolist()
+    assert cache.batch(8, 4, 0, prop.INPUT_STREAM) is not first  # dropped, drawn again
 
 
 def test_rejects_unknown_names():
@@ -410,3 +457,186 @@ def test_a_smooth_stack_or_one_near_float64s_ends_is_run_again():
     fresh = simulate("relu", "kaiming_fan_in", gain=1e6, n_layers=60, width=16, seeds=1)
     np.testing.assert_array_equal(r.per_seed, fresh.per_seed)
     assert np.isinf(r.per_seed[0, -1])
+
+
+def test_suggested_gain_is_torchs_where_it_has_one_else_the_one_layer_gain():
+    assert prop.suggested_gain("relu") == (RELU_GAIN, "calculate_gain")
+    assert prop.suggested_gain("leaky_relu") == (calculate_gain("leaky_relu"), "calculate_gain")
+    gain, source = prop.suggested_gain("gelu")  # torch has no gain for gelu
+    assert source == "quadrature"
+    # one gelu layer at this gain keeps a unit signal's mean square at 1
+    assert math.isclose(gain**2 * gaussian_expectation(square("gelu"), 1.0), 1.0, rel_tol=1e-12)
+    with pytest.raises(ValueError, match="^activation must be one of"):
+        prop.suggested_gain("swish")
+
+
+def test_propagate_with_an_upstream_gradient_gives_both_directions_as_by_hand():
+    width, seed, scale = 6, 4, 0.7
+    x = unit_batch(width, 5, seed, prop.INPUT_STREAM)
+    g = unit_batch(width, 5, seed + 1, prop.INPUT_STREAM)
+    units = [unit_matrix("normal", width, k, seed) for k in (1, 2, 3)]
+    hs, zs = [x], []
+    for unit in units:
+        zs.append(scale * (unit @ hs[-1]))
+        hs.append(np.tanh(zs[-1]))
+    grads = [g]  # dloss/dh_L, then down to dloss/dh_0
+    for unit, z in zip(reversed(units), reversed(zs)):
+        grads.append(scale * (unit.T @ ((1 - np.tanh(z) ** 2) * grads[-1])))
+    forward, backward = propagate(units, scale, "tanh", x, upstream=g)
+    np.testing.assert_allclose(forward, [np.mean(h * h) for h in hs], rtol=1e-12)
+    np.testing.assert_allclose(backward, [np.mean(d * d) for d in grads[::-1]], rtol=1e-12)
+    assert backward[-1] == prop.mean_square(g) and backward[0] != backward[-1]
+
+
+def test_a_rescale_goes_by_the_ratio_of_the_scales_within_the_range():
+    x = unit_batch(8, 4, 0, prop.INPUT_STREAM)
+    trace = prop.Trace(x, "linear", 1e10)
+    trace.extend([np.eye(8)] * 12)  # m_l = 1e20 ** l, up to 1e240
+    assert trace.rescaled(1e10).squares == trace.squares  # a ratio of 1
+    down = trace.rescaled(1e9)  # m_l = 1e18 ** l
+    np.testing.assert_allclose(down.squares, [1e18**layer for layer in range(13)], rtol=1e-12)
+    assert down.scale == 1e9 and down.slopes == trace.slopes
+    np.testing.assert_allclose(down.zs[-1], trace.zs[-1] * 0.1**12, rtol=1e-12)
+    assert down.nbytes == sum(a.nbytes for a in down.zs + down.hs[1:])
+    up = trace.rescaled(2e10)  # m_12 = 4**12 * 1e240: inside
+    np.testing.assert_allclose(up.squares, [4e20**layer for layer in range(13)], rtol=1e-12)
+    assert trace.rescaled(3e10) is None  # m_12 = 9**12 * 1e240, beyond RESCALE_SQUARES
+
+
+def test_a_rescale_overflows_as_a_direct_pass_does_without_a_warning():
+    x = np.array([[1.0], [0.0]])
+    unit = np.array([[1.0, 0.0], [-1e300, 0.0]])  # z = (1, -1e300): relu keeps only the 1
+    trace = prop.Trace(x, "relu", 1.0)
+    trace.extend([unit])
+    direct = prop.Trace(x, "relu", 1e10)
+    direct.extend([unit])
+    with warnings.catch_warnings(), np.errstate(all="warn"):
+        warnings.simplefilter("error")
+        fast = trace.rescaled(1e10)
+    assert fast.zs[0].tolist() == direct.zs[0].tolist() == [[1e10], [-math.inf]]
+    assert fast.squares == direct.squares
+
+
+def test_no_rescale_from_or_to_a_zero_scale_or_through_a_layer_of_zeros():
+    x = unit_batch(8, 4, 0, prop.INPUT_STREAM)
+    trace = prop.Trace(x, "relu", 1.0)
+    trace.extend([np.eye(8)] * 2)
+    assert trace.rescaled(0.0) is None
+    at_zero = prop.Trace(x, "relu", 0.0)
+    at_zero.extend([np.eye(8)])
+    assert at_zero.rescaled(1.0) is None
+    dead = prop.Trace(x, "linear", 1.0)
+    dead.extend([np.zeros((8, 8)), np.eye(8)])
+    assert dead.rescaled(2.0) is None
+
+
+def test_overflow_and_underflow_are_found_in_the_direction_of_travel():
+    per_seed = np.array([[math.inf, math.inf, 3.0, 1.0, 0.0, 0.0]])
+    settings = dict(activation="relu", initializer="normal", gain=1.0, std=1.0, width=4)
+    common = dict(n_layers=5, seeds=(0,), batch=2, per_seed=per_seed, theory=per_seed[0])
+    common.update(settings)
+    forward = prop.DepthResult(direction="forward", **common)
+    assert (forward.overflow_from, forward.underflow_from) == (0, 4)
+    backward = prop.DepthResult(direction="backward", **common)  # from layer 5 down to 0
+    assert (backward.overflow_from, backward.underflow_from) == (1, 5)
+    assert backward.first_layer(per_seed[0], lambda v: v == 3.0) == 2
+
+
+def test_slopes_at_huge_z_come_without_a_warning_and_are_counted_once():
+    x = np.array([[1.0], [1.0]])
+    trace = prop.Trace(x, "gelu", 1.0)
+    trace.extend([np.array([[1e300, 1e300], [-1e300, 0.0]])])  # z = (2e300, -1e300)
+    with warnings.catch_warnings(), np.errstate(all="warn"):
+        warnings.simplefilter("error")
+        slope = trace.slope(1)
+    assert slope.tolist() == [[1.0], [0.0]] and trace.slope(1) is slope
+    assert trace.nbytes == trace.zs[0].nbytes + trace.hs[1].nbytes + slope.nbytes
+
+
+def per_sample_weight_square_by_hand(delta, h):
+    outer = [np.outer(delta[:, b], h[:, b]) for b in range(delta.shape[1])]
+    return float(np.mean([np.mean(w * w) for w in outer]))
+
+
+def test_per_sample_weight_square_is_the_mean_square_of_each_samples_outer_product():
+    rng = np.random.default_rng(0)
+    delta, h = rng.normal(size=(3, 4)), rng.normal(size=(5, 4))  # out 3, in 5, batch 4
+    expected = per_sample_weight_square_by_hand(delta, h)
+    assert math.isclose(prop.per_sample_weight_square(delta, h), expected, rel_tol=1e-12)
+    with warnings.catch_warnings(), np.errstate(all="warn"):
+        warnings.simplefilter("error")  # inf * 0 is nan: inf, silently
+        assert prop.per_sample_weight_square(np.array([[np.inf]]), np.array([[0.0]])) == math.inf
+
+
+def test_backward_trace_gives_one_weight_per_layer_and_keeps_only_what_is_asked():
+    width, scale = 6, 0.5
+    x, g = (unit_batch(width, 3, seed, prop.INPUT_STREAM) for seed in (0, 1))
+    units = [unit_matrix("normal", width, k, 0) for k in (1, 2, 3)]
+    trace = prop.Trace(x, "tanh", scale)
+    trace.extend(units)
+    gradient, weight, kept = prop.backward_trace(units, trace, 3, g)
+    assert kept == {} and len(gradient) == len(weight) == 4 and math.isnan(weight[0])
+    _, backward = propagate(units, scale, "tanh", x, upstream=g)
+    np.testing.assert_allclose(gradient, backward, rtol=1e-12)
+    delta = (1 - np.tanh(trace.zs[2]) ** 2) * g  # dloss/dz_3
+    assert math.isclose(
+        weight[3], per_sample_weight_square_by_hand(delta, trace.hs[2]), rel_tol=1e-12
+    )
+    _, _, kept = prop.backward_trace(units, trace, 3, g, keep=(0, 3))
+    assert sorted(kept) == [0, 3] and kept[3] is g
+    assert prop.mean_square(kept[0]) == gradient[0]
+
+
+def test_a_kept_pass_that_overflows_stays_silent():
+    x = np.array([[1.0], [1.0]])
+    unit = np.array([[1e300, 1e300], [-1e300, 0.0]])
+    trace = prop.Trace(x, "silu", 1.0)
+    with warnings.catch_warnings(), np.errstate(all="warn"):
+        warnings.simplefilter("error")
+        trace.extend([unit, unit])  # silu's exp(1e300), then z_2 = (2e600, -2e600)
+    assert trace.squares[1:] == [math.inf, math.inf]  # (2e300)**2 is beyond float64 already
+    assert trace.nbytes == sum(a.nbytes for a in trace.zs + trace.hs[1:])  # x is not its own
+
+
+def test_the_forward_memo_keeps_memo_size_passes_and_memo_bytes_bytes():
+    settings = dict(n_layers=3, width=8, seeds=1, batch=4)
+    cache = UnitWeights(memo_size=1)
+    for std in (0.1, 0.2):
+        simulate("tanh", "normal", std=std, cache=cache, **settings)
+    assert list(cache.forward_memo) == [("normal", 0.2, "tanh", 8, 0, 4)]
+    one = cache.forward_memo[("normal", 0.2, "tanh", 8, 0, 4)].nbytes
+    cache = UnitWeights(memo_bytes=2 * one)  # two passes of the same size: just fit
+    for std in (0.1, 0.2):
+        simulate("tanh", "normal", std=std, cache=cache, **settings)
+    assert len(cache.forward_memo) == 2
+    cache.memo_bytes = 0
+    cache.trim_memo(keep=None)  # over budget, but the newest pass always stays
+    assert list(cache.forward_memo) == [("normal", 0.2, "tanh", 8, 0, 4)]
+
+
+def test_simulate_by_default_is_xavier_relu_20_layers_of_256_3_seeds_of_32():
+    r = simulate()
+    settings = (r.activation, r.initializer, r.gain, r.std, r.n_layers, r.width, r.batch)
+    assert settings == ("relu", "xavier_uniform", 1.0, math.sqrt(2 / 512), 20, 256, 32)
+    assert len(r.seeds) == 3 and r.per_seed.shape == (3, 21)
+    assert simulate(initializer="normal", n_layers=1, width=8, seeds=1).std == 0.02
+
+
+def test_a_shallower_stack_from_a_deeper_kept_pass_has_its_own_layers_and_samples():
+    cache = UnitWeights()
+    simulate("tanh", "xavier_normal", n_layers=6, width=8, seeds=1, batch=4, cache=cache)
+    r = simulate("tanh", "xavier_normal", n_layers=3, width=8, seeds=1, batch=4, cache=cache,
+                 sample_layers=(0, 3, 5))  # fmt: skip
+    assert r.per_seed.shape == (1, 4) and sorted(r.samples) == [0, 3]
+    x = unit_batch(8, 4, r.seeds[0], prop.INPUT_STREAM)
+    assert r.samples[0].tolist() == x.ravel().tolist()  # layer 0: the input itself
+
+
+def test_a_new_gain_on_a_kept_homogeneous_stack_is_rescaled_at_once():
+    cache = UnitWeights()
+    settings = dict(n_layers=4, width=8, seeds=1, batch=4, cache=cache)
+    simulate("relu", "kaiming_fan_in", gain=1.0, **settings)
+    simulate("relu", "kaiming_fan_in", gain=2.0, **settings)
+    assert cache.rescales == 1
+    simulate("relu", "kaiming_fan_in", gain=2.0, **settings)  # now kept itself
+    assert cache.rescales == 1
