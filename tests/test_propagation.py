@@ -437,12 +437,15 @@ def test_a_homogeneous_stack_at_another_gain_is_rescaled_not_rerun(activation_na
                              direction=direction, sample_layers=(3, 12), **settings)  # fmt: skip
             # Equal up to the float32 products' rounding, which a rescale moves (1e-7 a layer).
             np.testing.assert_allclose(fast.per_seed, fresh.per_seed, rtol=2e-6)
+            if direction == "backward":
+                np.testing.assert_allclose(fast.weight_per_seed, fresh.weight_per_seed, rtol=2e-6)
             for layer in (3, 12):  # an entry that is a cancelling sum: relative to their size
                 size = np.sqrt(np.mean(fresh.samples[layer] ** 2))
                 np.testing.assert_allclose(
                     fast.samples[layer], fresh.samples[layer], atol=1e-5 * size
                 )
-    assert cache.rescales == 2 * 2  # each gain, each seed: once, then kept
+    # Forward: each gain, each seed, once (4); backward: the second gain from the first (2).
+    assert cache.rescales == 2 * 2 + 2
 
 
 def test_a_smooth_stack_or_one_near_float64s_ends_is_run_again():

@@ -53,6 +53,7 @@ from collections import OrderedDict
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
+from typing import NamedTuple
 
 import numpy as np
 
@@ -213,10 +214,11 @@ class UnitWeights:
     passes over its matrices (`forward_trace`, Traces kept in `forward_memo`): a
     deeper stack then only adds layers, a shallower one is a slice, the n_layers
     slider costs almost nothing, and the backward pass starts from the forward
-    pass it needs instead of running it again. With a homogeneous activation
-    (relu, leaky_relu, linear) a new gain or std rescales a kept pass instead of
-    running it (`Trace.rescaled`; `rescales` counts them). An explorer owns one;
-    `simulate` without a cache makes a fresh one for the call.
+    pass it needs instead of running it again; the last backward passes are kept
+    too (`backward_result`). With a homogeneous activation (relu, leaky_relu,
+    linear) a new gain or std rescales a kept pass, forward or backward, instead
+    of running it (`Trace.rescaled`, `Backward.rescaled`; `rescales` counts them).
+    An explorer owns one; `simulate` without a cache makes a fresh one for the call.
 
     >>> cache = UnitWeights()
     >>> r = simulate("tanh", "xavier_normal", gain=1.0, n_layers=5, width=16, seeds=1, cache=cache)
@@ -237,6 +239,7 @@ class UnitWeights:
         self.memo_size = memo_size
         self.memo_bytes = memo_bytes
         self.forward_memo: OrderedDict = OrderedDict()
+        self.backward_memo: OrderedDict = OrderedDict()  # Backward passes, by settings
         self._batches: OrderedDict[tuple[int, int, int, int], np.ndarray] = OrderedDict()
 
     def get(self, kind: str, width: int, seed: int, n_layers: int) -> list[np.ndarray]:
@@ -520,6 +523,75 @@ def backward_trace(units: Sequence[np.ndarray], trace: Trace, n_layers: int, g, 
     return gradient, weight, kept
 
 
+def _rescaled_square(m: float, factor: float, lo: float, hi: float) -> float | None:
+    """m * factor**2 if m and it both lie in (lo, hi), else None (see Backward.rescaled)."""
+    if not (m > 0 and lo < m < hi):
+        return None
+    out = m * factor * factor  # in this order, no step leaves float64 (factor < 1e250)
+    return out if lo < out < hi else None
+
+
+class Backward(NamedTuple):
+    """One seed's backward pass, backward_trace's three results, with weights at `scale`."""
+
+    scale: float
+    gradient: list[float]
+    weight: list[float]
+    kept: dict[int, np.ndarray]
+
+    def rescaled(self, scale: float, homogeneous: bool) -> Backward | None:
+        """This pass with weights scale / self.scale = c times as large, without one product.
+
+        For a homogeneous phi (as Trace.rescaled): dloss/dh_L is the fixed upstream
+        gradient, phi' does not change, so dloss/dh_l is c**(L - l) times what it
+        was and the weight gradient delta_l h_{l-1}^T c**(L - 1) times. None unless
+        every mean square, before and after, lies in RESCALE_SQUARES.
+
+        >>> back = Backward(1.0, [1.0, 1.0, 1.0], [math.nan, 1.0, 1.0], {0: np.ones(2)})
+        >>> twice = back.rescaled(2.0, homogeneous=True)            # L = 2, c = 2
+        >>> twice.gradient, twice.weight[1:], twice.kept[0]
+        ([16.0, 4.0, 1.0], [4.0, 4.0], array([4., 4.]))
+        >>> back.rescaled(2.0, homogeneous=False) is None, back.rescaled(0.0, True) is None
+        (True, True)
+        """
+        if not (homogeneous and scale > 0 and self.scale > 0):
+            return None
+        c, n_layers = scale / self.scale, len(self.gradient) - 1
+        lo, hi = RESCALE_SQUARES
+        # Each mean square is multiplied by at most c**(2 L): beyond hi / lo, none stays inside.
+        if abs(n_layers * math.log(c)) > 0.5 * math.log(hi / lo):
+            return None
+        gradient = [
+            _rescaled_square(m, c ** (n_layers - l), lo, hi) for l, m in enumerate(self.gradient)
+        ]
+        weight = [_rescaled_square(m, c ** (n_layers - 1), lo, hi) for m in self.weight[1:]]
+        if None in gradient or None in weight:
+            return None
+        with np.errstate(all="ignore"):
+            kept = {layer: g * c ** (n_layers - layer) for layer, g in self.kept.items()}
+        return Backward(scale, gradient, [math.nan, *weight], kept)
+
+
+def backward_result(cache, trace: Trace, kind, width, seed, batch, n_layers, keep) -> Backward:
+    """The cache's Backward pass over `trace` (forward_trace's), run, rescaled or kept."""
+    memo = cache.backward_memo
+    key = (kind, trace.scale, trace.activation_name, width, seed, batch, n_layers, tuple(keep))
+    back = memo.pop(key, None)
+    if back is None:  # the same stack at another scale, rescaled, if it can be
+        same_stack = (b for k, b in reversed(memo.items()) if k[0] == kind and k[2:] == key[2:])
+        homogeneous = trace.act.homogeneous
+        back = next((r for b in same_stack if (r := b.rescaled(trace.scale, homogeneous))), None)
+        cache.rescales += back is not None
+    if back is None:
+        units = cache.get(kind, width, seed, n_layers)
+        upstream = cache.batch(width, batch, seed, GRADIENT_STREAM)
+        back = Backward(trace.scale, *backward_trace(units, trace, n_layers, upstream, keep))
+    memo[key] = back
+    while len(memo) > cache.memo_size:
+        memo.popitem(last=False)
+    return back
+
+
 def forward_trace(cache, kind, scale, activation_name, width, seed, batch, n_layers) -> Trace:
     """The cache's Trace for these settings, run at least `n_layers` layers deep."""
     memo = cache.forward_memo
@@ -751,13 +823,11 @@ def simulate(
             for layer in sample_layers:
                 kept[layer].append(trace.hs[layer])
             continue
-        units = cache.get(kind, width, seed, n_layers)
-        upstream = cache.batch(width, batch, seed, GRADIENT_STREAM)
-        gradient, weight, grads = backward_trace(units, trace, n_layers, upstream, sample_layers)
-        rows.append(gradient)
-        weight_rows.append(weight)
+        back = backward_result(cache, trace, kind, width, seed, batch, n_layers, sample_layers)
+        rows.append(back.gradient)
+        weight_rows.append(back.weight)
         for layer in sample_layers:
-            kept[layer].append(grads[layer])
+            kept[layer].append(back.kept[layer])
     fan_var = width * std_w**2
     theory = mean_field(activation_name, fan_var, n_layers, direction)
     weights = weight_theory = None
