@@ -20,6 +20,7 @@ from tinyinit import (
 from tinyinit import activations as acts
 from tinyinit import propagation as prop
 from tinyinit.activations import ACTIVATIONS, LEAKY_RELU_SLOPE
+from tinyinit.distributions import normal
 from tinyinit.gaussian import gaussian_expectation
 from tinyinit.propagation import (
     UnitWeights,
@@ -643,3 +644,23 @@ def test_a_new_gain_on_a_kept_homogeneous_stack_is_rescaled_at_once():
     assert cache.rescales == 1
     simulate("relu", "kaiming_fan_in", gain=2.0, **settings)  # now kept itself
     assert cache.rescales == 1
+
+
+def test_unit_batch_draws_its_own_stream_and_is_read_only():
+    x = unit_batch(8, 4, seed=3, stream=prop.INPUT_STREAM)
+    g = unit_batch(8, 4, seed=3, stream=prop.GRADIENT_STREAM)
+    raw = normal(PCG32(3, prop.INPUT_STREAM), 32).reshape(8, 4)
+    np.testing.assert_array_equal(x, raw / math.sqrt(np.mean(raw * raw)))
+    assert not np.array_equal(x, g)  # inputs and upstream gradients never share numbers
+    assert not x.flags.writeable and not g.flags.writeable  # a cache hands out the same array
+
+
+def test_weight_gradients_come_with_the_backward_view_only():
+    settings = dict(n_layers=5, width=16, seeds=2, batch=4)
+    forward = simulate("relu", "kaiming_fan_in", gain=RELU_GAIN, **settings)
+    assert forward.weight_per_seed is None and forward.weight_theory is None
+    backward = simulate("relu", "kaiming_fan_in", gain=RELU_GAIN, direction="backward", **settings)
+    assert backward.weight_per_seed.dtype == np.float64
+    assert backward.weight_per_seed.shape == (2, 6) and backward.weight_theory.shape == (6,)
+    assert np.isnan(backward.weight_per_seed[:, 0]).all()  # layer 0 has no weights
+    assert (backward.weight_per_seed[:, 1:] > 0).all()
