@@ -224,3 +224,15 @@ def test_counts_must_be_non_negative_integers(bad):
 def test_seeds_reduce_mod_2_64_like_uint64():
     assert PCG32(-1) == PCG32(2**64 - 1)
     assert PCG32(2**64 + 5) == PCG32(5)
+
+
+def test_seed_stream_and_advance_are_taken_mod_2_64():
+    """The spec's state is 64 bits: a seed, stream or step count beyond them wraps around."""
+    wrap = 2**64
+    expected = PCG32(5, 7).words(4)
+    np.testing.assert_array_equal(PCG32(5 + wrap, 7 + wrap).words(4), expected)
+    np.testing.assert_array_equal(PCG32(5 - wrap, 7 - 3 * wrap).words(4), expected)
+    assert (PCG32(-1).words(2) == PCG32(wrap - 1).words(2)).all()
+    np.testing.assert_array_equal(
+        PCG32(5, 7).advance(3 + wrap).words(4), PCG32(5, 7).advance(3).words(4)
+    )
