@@ -234,7 +234,7 @@ class UnitWeights:
     def __init__(self, max_bytes: int = 1 << 30, memo_size: int = 64, memo_bytes: int = 1 << 27):
         self.max_bytes = max_bytes
         self.draws = 0
-        self.rescales = 0  # forward passes made by rescaling one kept (Trace.rescaled)
+        self.rescales = 0  # passes made by rescaling a kept one (Trace and Backward.rescaled)
         self._layers: OrderedDict[tuple[str, int, int], list[np.ndarray]] = OrderedDict()
         self.memo_size = memo_size
         self.memo_bytes = memo_bytes
@@ -572,16 +572,27 @@ class Backward(NamedTuple):
         return Backward(scale, gradient, [math.nan, *weight], kept)
 
 
+def _rescaled_from_memo(cache, memo, key: tuple, rescale):
+    """A pass kept in `memo` of the same stack at another scale, rescaled to key's, or None.
+
+    Keys of the forward and the backward memo are (kind, scale, ...settings): the
+    same stack is every key equal to this one but for its scale. Newest first;
+    `rescale` returns None where it cannot (see Trace.rescaled).
+    """
+    same_stack = (v for k, v in reversed(memo.items()) if k[0] == key[0] and k[2:] == key[2:])
+    found = next((r for v in same_stack if (r := rescale(v)) is not None), None)
+    cache.rescales += found is not None
+    return found
+
+
 def backward_result(cache, trace: Trace, kind, width, seed, batch, n_layers, keep) -> Backward:
     """The cache's Backward pass over `trace` (forward_trace's), run, rescaled or kept."""
     memo = cache.backward_memo
     key = (kind, trace.scale, trace.activation_name, width, seed, batch, n_layers, tuple(keep))
     back = memo.pop(key, None)
-    if back is None:  # the same stack at another scale, rescaled, if it can be
-        same_stack = (b for k, b in reversed(memo.items()) if k[0] == kind and k[2:] == key[2:])
+    if back is None:
         homogeneous = trace.act.homogeneous
-        back = next((r for b in same_stack if (r := b.rescaled(trace.scale, homogeneous))), None)
-        cache.rescales += back is not None
+        back = _rescaled_from_memo(cache, memo, key, lambda b: b.rescaled(trace.scale, homogeneous))
     if back is None:
         units = cache.get(kind, width, seed, n_layers)
         upstream = cache.batch(width, batch, seed, GRADIENT_STREAM)
@@ -597,10 +608,8 @@ def forward_trace(cache, kind, scale, activation_name, width, seed, batch, n_lay
     memo = cache.forward_memo
     key = (kind, scale, activation_name, width, seed, batch)
     trace = memo.pop(key, None)
-    if trace is None:  # the same stack at another scale, rescaled (Trace.rescaled), if it can be
-        same_stack = (t for k, t in reversed(memo.items()) if k[0] == kind and k[2:] == key[2:])
-        trace = next((r for t in same_stack if (r := t.rescaled(scale)) is not None), None)
-        cache.rescales += trace is not None
+    if trace is None:
+        trace = _rescaled_from_memo(cache, memo, key, lambda t: t.rescaled(scale))
     if trace is None:
         trace = Trace(cache.batch(width, batch, seed, INPUT_STREAM), activation_name, scale)
     if trace.n_layers < n_layers:
