@@ -264,6 +264,85 @@ def test_the_data_is_in_every_picture_of_a_blitting_plot():
     assert b"#1f77b4" in svg.getvalue()
 
 
+class PageSocket:
+    """What matplotlib's web canvas sends to a page: JSON events and PNG pictures."""
+
+    def __init__(self):
+        self.events, self.pictures = [], []
+
+    def send_json(self, content):
+        self.events.append(content)
+
+    def send_binary(self, blob):
+        self.pictures.append(blob)
+
+
+def test_a_web_canvas_blits_and_every_picture_is_whole():
+    """ipympl's canvas is matplotlib's webagg one, which says supports_blit=False.
+
+    The plot blits there all the same, draws a new frame at once (not on the page's
+    request, a round trip), and sends whole pictures (image mode "full"), so the
+    page shows the right one even when it skipped the one before.
+    """
+    from matplotlib.backends.backend_webagg_core import (
+        FigureCanvasWebAggCore,
+        FigureManagerWebAgg,
+    )
+    from matplotlib.figure import Figure
+
+    figure = Figure(figsize=(7.5, 4.6), dpi=100)
+    canvas = FigureCanvasWebAggCore(figure)
+    assert not canvas.supports_blit
+    page = PageSocket()
+    FigureManagerWebAgg(canvas, 1).add_web_socket(page)
+    plot = DepthPlot(figure=figure, decorated=False)
+    full_draws = []
+    canvas.mpl_connect("draw_event", lambda event: full_draws.append(event))
+    tanh = {"activation": "tanh", "n_layers": 30, "width": 32, "seeds": 2}
+    page.pictures.clear()
+    plot.update(simulate(gain=1.2, **tanh))
+    assert (len(full_draws), len(page.pictures)) == (1, 1)  # drawn and sent, unasked
+    plot.update(simulate(gain=1.201, **tanh))  # same axes: the data over the kept frame
+    assert (len(full_draws), len(page.pictures)) == (1, 2)
+    assert {"type": "draw"} not in page.events  # never asks the page to ask for a draw
+    assert not [e for e in page.events if e.get("type") == "image_mode" and e["mode"] != "full"]
+    sent = np.asarray(Image.open(io.BytesIO(page.pictures[-1])))
+    assert np.array_equal(sent, canvas_pixels(plot))  # the whole picture, not a difference
+    plot.figure.canvas.draw()
+    assert np.array_equal(sent, canvas_pixels(plot))  # the same as a full draw
+
+
+def test_ipympl_pictures_wait_for_the_page():
+    """Before its page says "initialized", ipympl sends raw pixels where a PNG belongs.
+
+    So until then the plot asks the page to ask for a draw (draw_idle); after it,
+    every picture goes out at once, a PNG, and pyplot finds nothing stale to draw
+    again (a blit leaves no stale figure behind).
+    """
+    code = (
+        "import matplotlib; matplotlib.use('module://ipympl.backend_nbagg')\n"
+        "from tinyinit.explorer import depth_explorer\n"
+        "ex = depth_explorer(width=16, depth=5)\n"
+        "canvas, sent = ex.figure.canvas, []\n"
+        "canvas.send = lambda content, buffers=None: sent.append((content['data'], buffers))\n"
+        "ex.depth.value = 6\n"
+        "assert sent and all(buffers is None and '\"draw\"' in data for data, buffers in sent)\n"
+        "canvas._handle_message(canvas, {'type': 'initialized'}, [])\n"
+        "del sent[:]\n"
+        "ex.depth.value = 7\n"  # a new frame
+        "ex.gain.value = 1.001\n"  # the same axes: blitted
+        "from matplotlib._pylab_helpers import Gcf\n"
+        "Gcf.draw_all()\n"  # what pyplot does after each widget message in a kernel
+        "pictures = [bytes(b[0]) for data, b in sent if b]\n"
+        "assert len(pictures) == 2 and all(p.startswith(b'\\x89PNG') for p in pictures)\n"
+        "assert not [data for data, b in sent if '\"draw\"' in data]\n"
+        "print('ok')\n"
+    )
+    command = [sys.executable, "-W", "error::RuntimeWarning", "-c", code]
+    done = subprocess.run(command, capture_output=True, text=True, timeout=120)
+    assert done.stdout.strip() == "ok", done.stderr
+
+
 def test_live_canvas_under_ipympl():
     """With %matplotlib widget the figure is ipympl's canvas widget, inside the layout."""
     code = (
