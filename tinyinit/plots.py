@@ -222,8 +222,9 @@ def fast_png(pixels: np.ndarray) -> bytes:
     lines = np.zeros((rows, 1 + 4 * columns), np.uint8)  # each line: filter type 0, then RGBA
     lines[:, 1:] = pixels.reshape(rows, 4 * columns)
 
-    def chunk(kind: bytes, data: bytes) -> bytes:
-        return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data))
+    def chunk(kind: bytes, data: bytes) -> bytes:  # length, kind, data, CRC of kind and data
+        size, crc = struct.pack(">I", len(data)), struct.pack(">I", zlib.crc32(kind + data))
+        return size + kind + data + crc
 
     header = struct.pack(">IIBBBBB", columns, rows, 8, 6, 0, 0, 0)  # 8 bits, RGBA, no interlace
     return (
