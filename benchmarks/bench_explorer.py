@@ -5,10 +5,11 @@
 A move is the widget's callback end to end: simulate over the seeds (matrix
 products on cached unit weights, the forward pass memoized), theory (cached
 unless its inputs change), the artists moved in place, the readout rewritten,
-and the Agg canvas drawn (what ipympl renders before it sends the picture): the
-whole figure when the axes change, else only the data over the kept frame. The
-one-time draw of the unit matrices is excluded from the moves and reported on
-its own.
+and the picture made as the browser gets it: the explorer runs on ipympl's
+canvas, as in JupyterLab (its page stood in for: told it is there, messages
+dropped), which draws the whole figure when the axes change, else only the data
+over the kept frame, and encodes the PNG it sends. The one-time draw of the
+unit matrices is excluded from the moves and reported on its own.
 
 Every control is moved `--moves` times through values that change the result,
 in each view: the mean square per layer forward and backward, and the
@@ -169,6 +170,20 @@ def bench_control(ex, widget, values, n: int) -> dict[str, float]:
     }
 
 
+def page_is_there(ex) -> None:
+    """Stand in for the explorer's page: its canvases hear "initialized" and send nowhere.
+
+    From then on a move draws (or blits) and encodes its picture at once, as in
+    the browser; before, ipympl waits for the page to ask.
+    """
+    for plot in (ex.plot, ex.histogram):
+        canvas = plot.figure.canvas
+        if not hasattr(canvas, "syncing_data_url"):
+            raise RuntimeError(f"the explorer's canvas is {type(canvas).__name__}, not ipympl's")
+        canvas.send = lambda content, buffers=None: None
+        canvas._handle_message(canvas, {"type": "initialized"}, [])
+
+
 def forget(ex) -> None:
     """Drop what the explorer remembers of the settings it has shown (not the unit matrices)."""
     from tinyinit import propagation
@@ -197,7 +212,7 @@ def main() -> None:
     # numpy loads only now, after the thread settings above.
     import matplotlib
 
-    matplotlib.use("Agg")
+    matplotlib.use("module://ipympl.backend_nbagg")  # the browser's canvas, without a browser
     from tinyinit.explorer import DepthExplorer
     from tinyinit.propagation import UnitWeights
 
@@ -213,8 +228,9 @@ def main() -> None:
 
     ex = DepthExplorer(
         depth=args.depth, width=args.width, seeds=args.seeds, batch=args.batch,
-        cache=UnitWeights(), png_fallback=False,
+        cache=UnitWeights(),
     )  # fmt: skip
+    page_is_there(ex)
     with ex.hold():  # both kinds and both widths drawn before timing, deep enough for the walk
         for kind_init in ("xavier_normal", "xavier_uniform"):
             ex.initializer.value = kind_init

@@ -230,7 +230,7 @@ def fast_png(pixels: np.ndarray) -> bytes:
     return (
         b"\x89PNG\r\n\x1a\n"
         + chunk(b"IHDR", header)
-        + chunk(b"IDAT", zlib.compress(lines.tobytes(), 1))
+        + chunk(b"IDAT", zlib.compress(lines, 1))
         + chunk(b"IEND", b"")
     )
 
