@@ -534,6 +534,89 @@ def test_no_rescale_from_or_to_a_zero_scale_or_through_a_layer_of_zeros():
     assert dead.rescaled(2.0) is None
 
 
+@pytest.mark.parametrize(
+    "x_value, unit_value, ends, scale",
+    [
+        (2.0, 0.5, (1.0, 1e250), 2.0),  # m_1 = 1 on the lower end before
+        (0.5, 2.0, (1e-250, 1.0), 0.5),  # m_1 = 1 on the upper end before
+        (2.0, 0.5, (0.25, 1e250), 0.5),  # m_1 * 0.5**2 on the lower end after
+        (0.5, 2.0, (1e-250, 4.0), 2.0),  # m_1 * 2**2 on the upper end after
+    ],
+)
+def test_a_mean_square_on_an_end_of_the_rescale_range_is_not_rescaled(
+    monkeypatch, x_value, unit_value, ends, scale
+):
+    """RESCALE_SQUARES is an open range: a square on either end, before or after, runs the pass."""
+    trace = prop.Trace(np.full((8, 4), x_value), "linear", 1.0)
+    trace.extend([np.eye(8) * unit_value])
+    assert trace.squares == [x_value**2, 1.0]  # exact: powers of 2
+    assert trace.rescaled(scale) is not None
+    monkeypatch.setattr(prop, "RESCALE_SQUARES", ends)
+    assert trace.rescaled(scale) is None
+
+
+def test_rescaled_square_keeps_both_ends_of_its_range_open():
+    rescaled = prop._rescaled_square
+    assert rescaled(4.0, 0.5, 0.5, 8.0) == 1.0
+    assert rescaled(0.5, 2.0, 0.5, 8.0) is None  # m on the lower end
+    assert rescaled(8.0, 0.5, 0.5, 8.0) is None  # m on the upper end
+    assert rescaled(2.0, 0.5, 0.5, 8.0) is None  # the result on the lower end
+    assert rescaled(2.0, 2.0, 0.5, 8.0) is None  # the result on the upper end
+    assert rescaled(4.0, 4.0, 0.5, 8.0) is None  # the result beyond
+    assert rescaled(16.0, 0.25, 0.5, 8.0) is None  # m beyond, the result inside
+    for m in (0.0, math.inf, math.nan):
+        assert rescaled(m, 1.0, 0.5, 8.0) is None
+
+
+def test_a_backward_pass_is_rescaled_between_positive_scales_within_the_range():
+    back = prop.Backward(1.0, [1.0, 1.0, 1.0], [math.nan, 1.0, 1.0], {0: np.ones(2)})
+    twice = back.rescaled(2.0, homogeneous=True)  # L = 2, c = 2
+    assert twice.scale == 2.0 and twice.gradient == [16.0, 4.0, 1.0]
+    assert math.isnan(twice.weight[0]) and twice.weight[1:] == [4.0, 4.0]
+    assert twice.kept[0].tolist() == [4.0, 4.0]
+    assert back.rescaled(1.0, homogeneous=True).gradient == back.gradient  # c = 1
+    near = back.rescaled(1.001, homogeneous=True)  # c near 1: log(c) near 0
+    np.testing.assert_allclose(near.gradient, [1.001**4, 1.001**2, 1.0], rtol=1e-15)
+    assert back.rescaled(2.0, homogeneous=False) is None
+    for scale in (0.0, -1.0):
+        assert back.rescaled(scale, homogeneous=True) is None
+        assert back._replace(scale=scale).rescaled(1.0, homogeneous=True) is None
+    # c**L beyond float64 is never computed (a Python float power raises OverflowError)
+    assert back.rescaled(math.exp(400.0), homogeneous=True) is None
+    # one weight gradient pushed past the range is enough: 5e249 * 2**2 > 1e250
+    assert back._replace(weight=[math.nan, 5e249, 1.0]).rescaled(2.0, homogeneous=True) is None
+
+
+def test_a_backward_rescale_raises_no_floating_point_error_under_any_numpy_setting():
+    back = prop.Backward(1.0, [1.0, 1.0], [math.nan, 1.0], {0: np.array([1e-320, 1.0])})
+    with np.errstate(all="raise"):
+        halved = back.rescaled(0.5, homogeneous=True)  # 1e-320 / 2: an underflow, ignored
+    assert halved.kept[0][1] == 0.5
+
+
+def test_a_kept_backward_pass_far_from_the_new_scale_is_run_again_not_rescaled():
+    """A ratio of 1e20 over 20 layers is 1e400, beyond float64: run the pass, never raise."""
+    cache = UnitWeights()
+    settings = dict(n_layers=20, width=8, seeds=1, batch=4, direction="backward", cache=cache)
+    simulate("relu", "normal", std=1e-10, **settings)
+    far = simulate("relu", "normal", std=1e10, **settings)
+    assert cache.rescales == 0
+    fresh = simulate("relu", "normal", std=1e10, **{**settings, "cache": UnitWeights()})
+    np.testing.assert_array_equal(far.per_seed, fresh.per_seed)
+
+
+def test_a_kept_backward_pass_is_handed_back_itself_and_the_oldest_goes_first():
+    cache = UnitWeights(memo_size=2)
+    settings = dict(n_layers=3, width=8, seeds=1, batch=4, direction="backward", cache=cache)
+    simulate("tanh", "normal", std=0.1, **settings)
+    ((key, first),) = cache.backward_memo.items()
+    simulate("tanh", "normal", std=0.1, **settings)
+    assert cache.backward_memo[key] is first  # not run again (tanh is never rescaled)
+    for std in (0.2, 0.3):
+        simulate("tanh", "normal", std=std, **settings)
+    assert [k[1] for k in cache.backward_memo] == [0.2, 0.3]
+
+
 def test_overflow_and_underflow_are_found_in_the_direction_of_travel():
     per_seed = np.array([[math.inf, math.inf, 3.0, 1.0, 0.0, 0.0]])
     settings = dict(activation="relu", initializer="normal", gain=1.0, std=1.0, width=4)
@@ -614,7 +697,7 @@ def test_the_forward_memo_keeps_memo_size_passes_and_memo_bytes_bytes():
         simulate("tanh", "normal", std=std, cache=cache, **settings)
     assert len(cache.forward_memo) == 2
     cache.memo_bytes = 0
-    cache.trim_memo(keep=None)  # over budget, but the newest pass always stays
+    cache.trim_memo()  # over budget, but the newest pass always stays
     assert list(cache.forward_memo) == [("normal", 0.2, "tanh", 8, 0, 4)]
 
 

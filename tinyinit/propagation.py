@@ -269,16 +269,16 @@ class UnitWeights:
     def nbytes(self) -> int:
         return sum(m.nbytes for layers in self._layers.values() for m in layers)
 
-    def trim_memo(self, keep) -> None:
-        """Drop the oldest forward passes beyond memo_size passes or memo_bytes bytes."""
+    def trim_memo(self) -> None:
+        """Drop the oldest forward passes beyond memo_size passes or memo_bytes bytes.
+
+        The newest pass (the one just asked for) always stays.
+        """
         memo = self.forward_memo
         while len(memo) > 1 and (
             len(memo) > self.memo_size or sum(t.nbytes for t in memo.values()) > self.memo_bytes
         ):
-            oldest = next(iter(memo))
-            if oldest == keep:
-                break
-            del memo[oldest]
+            del memo[next(iter(memo))]
 
     def _evict(self, keep) -> None:
         while self.nbytes > self.max_bytes and len(self._layers) > 1:
@@ -524,10 +524,13 @@ def backward_trace(units: Sequence[np.ndarray], trace: Trace, n_layers: int, g, 
 
 
 def _rescaled_square(m: float, factor: float, lo: float, hi: float) -> float | None:
-    """m * factor**2 if m and it both lie in (lo, hi), else None (see Backward.rescaled)."""
-    if not (m > 0 and lo < m < hi):
+    """m * factor**2 if m and it both lie in (lo, hi), else None (see Backward.rescaled).
+
+    0 < lo: a square of 0, inf or nan is never rescaled.
+    """
+    if not lo < m < hi:
         return None
-    out = m * factor * factor  # in this order, no step leaves float64 (factor < 1e250)
+    out = m * factor * factor  # a product beyond float64 is inf (no error), out of the range
     return out if lo < out < hi else None
 
 
@@ -558,8 +561,9 @@ class Backward(NamedTuple):
             return None
         c, n_layers = scale / self.scale, len(self.gradient) - 1
         lo, hi = RESCALE_SQUARES
-        # Each mean square is multiplied by at most c**(2 L): beyond hi / lo, none stays inside.
-        if abs(n_layers * math.log(c)) > 0.5 * math.log(hi / lo):
+        # Each mean square is multiplied by at most c**(2 L): beyond hi / lo, none stays inside
+        # (and c**L may be beyond float64, where a Python power raises). In logs: hi / lo is.
+        if abs(n_layers * math.log(c)) > 0.5 * (math.log(hi) - math.log(lo)):
             return None
         gradient = [
             _rescaled_square(m, c ** (n_layers - l), lo, hi) for l, m in enumerate(self.gradient)
@@ -615,7 +619,7 @@ def forward_trace(cache, kind, scale, activation_name, width, seed, batch, n_lay
     if trace.n_layers < n_layers:
         trace.extend(cache.get(kind, width, seed, n_layers)[trace.n_layers :])
     memo[key] = trace
-    cache.trim_memo(keep=key)
+    cache.trim_memo()
     return trace
 
 
