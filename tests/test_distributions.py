@@ -14,6 +14,7 @@ from hypothesis import strategies as st
 from tinyinit import PCG32, normal, uniforms
 from tinyinit.distributions import (
     PAIRS_PER_BLOCK,
+    box_muller,
     scaled_normal_float32,
     scaled_uniform_float32,
 )
@@ -272,3 +273,13 @@ def test_the_pool_has_a_thread_per_usable_cpu_named_after_the_package(monkeypatc
         assert pool.submit(lambda: threading.current_thread().name).result().startswith("tinyinit")
     finally:
         pool.shutdown()
+
+
+def test_box_muller_makes_its_own_array_of_two_values_per_pair():
+    u = uniforms(PCG32(5), 6)
+    made = box_muller(u[0::2], u[1::2])
+    assert made.shape == (6,) and made.dtype == np.float64
+    np.testing.assert_array_equal(made, normal(PCG32(5), 6))
+    given_out = np.full(6, np.nan)
+    assert box_muller(u[0::2], u[1::2], out=given_out) is given_out
+    np.testing.assert_array_equal(given_out, made)
