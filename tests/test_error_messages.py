@@ -171,6 +171,22 @@ def test_the_message_starts_with_the_arguments_name(name):
 
 
 @pytest.mark.parametrize(
+    "call, message",
+    [
+        (
+            lambda: weight_std("he", 3, 4),
+            "initializer must be one of xavier_uniform, xavier_normal, kaiming_fan_in, "
+            "kaiming_fan_out, normal; got 'he'",
+        ),
+        (lambda: unit_matrix("gauss", 4, 1, 0), "kind must be one of uniform, normal; got 'gauss'"),
+    ],
+)
+def test_a_message_with_a_choice_lists_every_value_accepted(call, message):
+    with pytest.raises(ValueError, match="^" + re.escape(message) + "$"):
+        call()
+
+
+@pytest.mark.parametrize(
     "call, value",
     [
         (lambda: ti.uniform_init((3,), 0.0, math.nan, PCG32(0)), "nan"),

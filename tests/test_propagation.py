@@ -588,9 +588,9 @@ def test_a_backward_pass_is_rescaled_between_positive_scales_within_the_range():
 
 
 def test_a_backward_rescale_raises_no_floating_point_error_under_any_numpy_setting():
-    back = prop.Backward(1.0, [1.0, 1.0], [math.nan, 1.0], {0: np.array([1e-320, 1.0])})
+    back = prop.Backward(1.0, [1.0, 1.0], [math.nan, 1.0], {0: np.array([5e-324, 1.0])})
     with np.errstate(all="raise"):
-        halved = back.rescaled(0.5, homogeneous=True)  # 1e-320 / 2: an underflow, ignored
+        halved = back.rescaled(0.5, homogeneous=True)  # 2**-1074 / 2 rounds to 0: an underflow
     assert halved.kept[0][1] == 0.5
 
 
