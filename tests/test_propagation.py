@@ -403,6 +403,10 @@ def test_cache_drops_least_recently_used_entries_beyond_its_budget():
     cache.get("uniform", 16, 0, 1)
     cache.get("normal", 16, 0, 1)  # exactly the budget: both stay
     assert cache.nbytes == 2 * layer
+    cache = UnitWeights(max_bytes=1)
+    cache.get("uniform", 16, 0, 1)
+    assert len(cache.get("normal", 16, 0, 2)) == 2  # over any budget, the newest stays
+    assert cache.nbytes == 2 * layer and cache.draws == 3
 
 
 def test_cache_keeps_the_last_memo_size_input_batches():

@@ -252,7 +252,7 @@ class UnitWeights:
             unit.setflags(write=False)
             layers.append(unit)
             self.draws += 1
-        self._evict(keep=key)
+        self._evict()
         return layers[:n_layers]
 
     def batch(self, width: int, batch: int, seed: int, stream: int) -> np.ndarray:
@@ -280,12 +280,10 @@ class UnitWeights:
         ):
             del memo[next(iter(memo))]
 
-    def _evict(self, keep) -> None:
+    def _evict(self) -> None:
+        """Drop the oldest stacks of unit matrices beyond max_bytes; the newest always stays."""
         while self.nbytes > self.max_bytes and len(self._layers) > 1:
-            oldest = next(iter(self._layers))
-            if oldest == keep:
-                break
-            del self._layers[oldest]
+            del self._layers[next(iter(self._layers))]
 
 
 # --- the batch that goes in, and the gradient that comes back ------------------------
