@@ -319,10 +319,7 @@ def test_ipympl_pictures_wait_for_the_page():
     every picture goes out at once, a PNG, and pyplot finds nothing stale to draw
     again (a blit leaves no stale figure behind).
     """
-    code = (
-        "import matplotlib; matplotlib.use('module://ipympl.backend_nbagg')\n"
-        "from tinyinit.explorer import depth_explorer\n"
-        "ex = depth_explorer(width=16, depth=5)\n"
+    run_under_ipympl(
         "canvas, sent = ex.figure.canvas, []\n"
         "canvas.send = lambda content, buffers=None: sent.append((content['data'], buffers))\n"
         "ex.depth.value = 6\n"
@@ -336,28 +333,29 @@ def test_ipympl_pictures_wait_for_the_page():
         "pictures = [bytes(b[0]) for data, b in sent if b]\n"
         "assert len(pictures) == 2 and all(p.startswith(b'\\x89PNG') for p in pictures)\n"
         "assert not [data for data, b in sent if '\"draw\"' in data]\n"
-        "print('ok')\n"
     )
-    command = [sys.executable, "-W", "error::RuntimeWarning", "-c", code]
-    done = subprocess.run(command, capture_output=True, text=True, timeout=120)
-    assert done.stdout.strip() == "ok", done.stderr
 
 
 def test_live_canvas_under_ipympl():
     """With %matplotlib widget the figure is ipympl's canvas widget, inside the layout."""
-    code = (
-        "import matplotlib; matplotlib.use('module://ipympl.backend_nbagg')\n"
+    run_under_ipympl(
         "import ipywidgets as w\n"
-        "from tinyinit.explorer import depth_explorer\n"
-        "ex = depth_explorer(width=16, depth=5)\n"
         "assert isinstance(ex.figure.canvas, w.DOMWidget)\n"
         "assert ex.figure.canvas in ex.app.children\n"
         "ex.depth.value = 9\n"
         "assert 'layer 9: measured' in ex.readout.value\n"
-        "print('ok')\n"
+    )
+
+
+def run_under_ipympl(code: str) -> None:
+    """Run `code` in a fresh Python under %matplotlib widget, with `ex` a small explorer."""
+    start = (
+        "import matplotlib; matplotlib.use('module://ipympl.backend_nbagg')\n"
+        "from tinyinit.explorer import depth_explorer\n"
+        "ex = depth_explorer(width=16, depth=5)\n"
     )
     # ipympl itself trips a traitlets DeprecationWarning; ours would be RuntimeWarnings.
-    command = [sys.executable, "-W", "error::RuntimeWarning", "-c", code]
+    command = [sys.executable, "-W", "error::RuntimeWarning", "-c", start + code + "print('ok')"]
     done = subprocess.run(command, capture_output=True, text=True, timeout=120)
     assert done.stdout.strip() == "ok", done.stderr
 
