@@ -210,8 +210,8 @@ def fast_png(pixels: np.ndarray) -> bytes:
     """RGBA pixels (rows, columns, 4 uint8) as a PNG: rows unfiltered, zlib level 1.
 
     What a live figure sends on every move. PIL's default (a filter chosen per
-    row, zlib level 6) makes a file a quarter smaller in about three times the
-    time, and the file only crosses the loopback to the browser.
+    row, zlib level 6) makes a file about a sixth smaller (26 KB against 31 KB for
+    the explorer's figure) in about three times the time.
 
     >>> pixels = np.zeros((2, 3, 4), np.uint8); pixels[1, 2] = (255, 0, 0, 255)
     >>> from PIL import Image
@@ -294,13 +294,13 @@ class BlitPlot:
         raise NotImplementedError
 
     def _show(self) -> None:
-        state = self._frame_state()
         canvas = self.figure.canvas
         if getattr(canvas, "syncing_data_url", False):
             # ipympl before its page has said it is there sends raw pixels where a PNG
             # belongs (the page then shows a broken image): let the page ask instead.
             canvas.draw_idle()
             return
+        state = self._frame_state()
         if state not in self._frames:
             canvas.draw()  # _on_draw then keeps the new frame and adds the data
             return

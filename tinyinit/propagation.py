@@ -560,7 +560,8 @@ class Backward(NamedTuple):
         c, n_layers = scale / self.scale, len(self.gradient) - 1
         lo, hi = RESCALE_SQUARES
         # Each mean square is multiplied by at most c**(2 L): beyond hi / lo, none stays inside
-        # (and c**L may be beyond float64, where a Python power raises). In logs: hi / lo is.
+        # (and c**L may be beyond float64, where a Python power raises). Compared in logs,
+        # since hi / lo itself (1e500) is beyond float64.
         if abs(n_layers * math.log(c)) > 0.5 * (math.log(hi) - math.log(lo)):
             return None
         gradient = [
