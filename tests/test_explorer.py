@@ -87,7 +87,7 @@ def test_update_moves_the_same_artists_of_the_same_figure(ex):
         assert ex.figure is figure and figure.axes == [ax]
         assert list(ax.lines) == lines
         assert ex.plot.band is band
-        assert set(ax.collections) == {band, ex.plot.decades}
+        assert list(ax.patches) == [band] and list(ax.collections) == [ex.plot.decades]
     assert len(ex.plot.median_line.get_xdata()) == 36
 
 
