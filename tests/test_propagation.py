@@ -511,6 +511,27 @@ def test_a_rescale_goes_by_the_ratio_of_the_scales_within_the_range():
     assert trace.rescaled(3e10) is None  # m_12 = 9**12 * 1e240, beyond RESCALE_SQUARES
 
 
+def test_a_rescaled_pass_scales_its_arrays_only_when_asked_and_from_the_computed_pass():
+    x = unit_batch(8, 4, 0, prop.INPUT_STREAM)
+    units = [unit_matrix("normal", 8, layer, 0) for layer in (1, 2, 3)]
+    computed = prop.Trace(x, "relu", 1.0)
+    computed.extend(units)
+    half = computed.rescaled(0.5)
+    assert half._zs == [] and half._source is computed  # a forward curve needs the squares only
+    assert half.n_layers == 3 and half.nbytes == computed.nbytes  # it keeps computed's alive
+    np.testing.assert_allclose(half.squares, [m * 0.25**k for k, m in enumerate(computed.squares)])
+    back = half.rescaled(1.0)  # from computed, not from half's scaled arrays
+    assert back._source is computed and back.squares == computed.squares  # powers of 2: exact
+    np.testing.assert_array_equal(half.zs[-1], computed.zs[-1] * 0.5**3)
+    assert half._source is None and half.nbytes == sum(a.nbytes for a in half.zs + half.hs[1:])
+    assert half.rescaled(1.0)._source is half  # now half has arrays of its own
+    back.extend(units[:1])  # deeper: scaled first, then run on
+    direct = prop.Trace(x, "relu", 1.0)
+    direct.extend(units + units[:1])
+    assert back.n_layers == 4 and len(back.zs) == 4
+    assert back.squares == direct.squares  # scaled by 0.5**l and back: exact
+
+
 def test_a_rescale_overflows_as_a_direct_pass_does_without_a_warning():
     x = np.array([[1.0], [0.0]])
     unit = np.array([[1.0, 0.0], [-1e300, 0.0]])  # z = (1, -1e300): relu keeps only the 1

@@ -421,20 +421,33 @@ class Trace:
 
     hs[l] = h_l (l = 0 .. k), zs[l - 1] = z_l, squares[l] = mean_square(h_l), and
     slopes[l - 1] = phi'(z_l), made when a backward pass first asks for them. A
-    deeper stack only adds layers (`extend`); a shallower one is a slice.
+    deeper stack only adds layers (`extend`); a shallower one is a slice. A pass
+    made by `rescaled` has its squares at once and its arrays (hs, zs) when first
+    asked for: a forward curve needs only the squares.
     """
 
     def __init__(self, x: np.ndarray, activation_name: str, scale: float):
         self.activation_name = activation_name
         self.act = activation(activation_name)
         self.scale = scale
-        self.hs, self.zs, self.slopes = [x], [], []
+        self._hs, self._zs, self.slopes = [x], [], []
         self.squares = [mean_square(x)]
-        self.nbytes = 0  # of the arrays made here (x is the cache's)
+        self.nbytes = 0  # of the arrays this pass keeps alive (x is the cache's)
+        self._source: Trace | None = None  # set by rescaled: the pass whose arrays to scale
 
     @property
     def n_layers(self) -> int:
-        return len(self.zs)
+        return len(self.squares) - 1
+
+    @property
+    def hs(self) -> list[np.ndarray]:
+        self._scale_source()
+        return self._hs
+
+    @property
+    def zs(self) -> list[np.ndarray]:
+        self._scale_source()
+        return self._zs
 
     def extend(self, units: Sequence[np.ndarray]) -> None:
         """Run units (layers n_layers + 1, n_layers + 2, ...) on top of what is there."""
@@ -443,38 +456,52 @@ class Trace:
             for unit in units:
                 z = product(unit, h, self.scale, self.squares[-1])
                 h = self.act.phi(z)
-                self.zs.append(z)
-                self.hs.append(h)
+                self._zs.append(z)
+                self._hs.append(h)
                 self.squares.append(mean_square(h))
                 self.nbytes += z.nbytes + h.nbytes
 
     def rescaled(self, scale: float) -> Trace | None:
-        """This pass with weights scale / self.scale times as large, without one product.
+        """This pass with weights scale / self.scale = c times as large, without one product.
 
         For a homogeneous phi only (relu, leaky_relu, linear): with every weight
-        times c, z_l and h_l are c**l times what they were and phi'(z_l) is the
-        same. None (compute it) for any other phi, and unless every mean square,
-        before and after, lies in RESCALE_SQUARES: there no entry of h is near
-        float64's ends, where an underflowed or overflowed entry would not scale,
-        so the result is the direct pass's up to the rounding of c**l.
+        times c, z_l and h_l are c**l times what they were, m_l is c**(2 l) times,
+        and phi'(z_l) is the same. None (compute it) for any other phi, and unless
+        every mean square, before and after, lies in RESCALE_SQUARES: there no
+        entry of h is near float64's ends, where an underflowed or overflowed
+        entry would not scale, so the result is the direct pass's up to the
+        rounding of c**l. The arrays are scaled when first asked for, from the
+        pass that computed them (`_source`), not from a rescaled one.
         """
-        lo, hi = (math.log(v) for v in RESCALE_SQUARES)
         if not (self.act.homogeneous and scale > 0 and self.scale > 0):
             return None
-        log_c = math.log(scale / self.scale)
-        for layer, m in enumerate(self.squares):
-            if not (m > 0 and lo < math.log(m) < hi and lo < math.log(m) + 2 * layer * log_c < hi):
-                return None
-        out = Trace(self.hs[0], self.activation_name, scale)
+        c, lo, hi = scale / self.scale, *RESCALE_SQUARES
+        # As in Backward.rescaled: beyond this, c**l is beyond float64 and no square stays inside.
+        if abs(self.n_layers * math.log(c)) > 0.5 * (math.log(hi) - math.log(lo)):
+            return None
+        squares = [_rescaled_square(m, c**layer, lo, hi) for layer, m in enumerate(self.squares)]
+        if None in squares:
+            return None
+        source = self._source or self
+        out = Trace(self._hs[0], self.activation_name, scale)
+        out.squares, out._source, out.nbytes = squares, source, source.nbytes
+        out.slopes = list(source.slopes)  # the same arrays: phi'(c z) = phi'(z)
+        return out
+
+    def _scale_source(self) -> None:
+        """Make hs and zs of a rescaled pass: its source's, times c**l at layer l."""
+        source, self._source = self._source, None
+        if source is None:
+            return
+        c = self.scale / source.scale
+        self.nbytes = 0
         with np.errstate(all="ignore"):
             for layer in range(1, self.n_layers + 1):
-                factor = (scale / self.scale) ** layer
-                out.zs.append(self.zs[layer - 1] * factor)
-                out.hs.append(self.hs[layer] * factor)
-                out.squares.append(mean_square(out.hs[-1]))
-                out.nbytes += out.zs[-1].nbytes + out.hs[-1].nbytes
-        out.slopes = list(self.slopes)  # the same arrays: phi'(c z) = phi'(z)
-        return out
+                factor = c**layer
+                self._zs.append(source.zs[layer - 1] * factor)
+                self._hs.append(source.hs[layer] * factor)
+                self.nbytes += self._zs[-1].nbytes + self._hs[-1].nbytes
+        self.nbytes += sum(slope.nbytes for slope in self.slopes)  # shared with the source
 
     def slope(self, layer: int) -> np.ndarray:
         """phi'(z_layer), 1-based, computed once."""
