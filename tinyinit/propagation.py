@@ -52,7 +52,7 @@ import math
 from collections import OrderedDict
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cached_property, lru_cache
 from typing import NamedTuple
 
 import numpy as np
@@ -724,6 +724,11 @@ def mean_field(activation_name: str, fan_var: float, n_layers: int, direction: s
 DIRECTIONS = ("forward", "backward")
 
 
+def _read_only(a: np.ndarray) -> np.ndarray:
+    a.setflags(write=False)
+    return a
+
+
 @dataclass(frozen=True)
 class DepthResult:
     """Mean square per layer l = 0 .. n_layers: per seed, over seeds, and in theory.
@@ -767,17 +772,18 @@ class DepthResult:
     def layers(self) -> np.ndarray:
         return np.arange(self.n_layers + 1)
 
-    @property
+    # Over seeds, computed once (a plot, its note and the readout each ask) and read-only.
+    @cached_property
     def median(self) -> np.ndarray:
-        return np.median(self.per_seed, axis=0)
+        return _read_only(np.median(self.per_seed, axis=0))
 
-    @property
+    @cached_property
     def low(self) -> np.ndarray:
-        return self.per_seed.min(axis=0)
+        return _read_only(self.per_seed.min(axis=0))
 
-    @property
+    @cached_property
     def high(self) -> np.ndarray:
-        return self.per_seed.max(axis=0)
+        return _read_only(self.per_seed.max(axis=0))
 
     @property
     def end_layer(self) -> int:
@@ -803,10 +809,12 @@ class DepthResult:
         hits = [int(k) for k in order if where(values[k])]
         return hits[0] if hits else None
 
-    @property
+    @cached_property
     def weight_median(self) -> np.ndarray | None:
         """Median over seeds of the weight gradient's mean square per layer (backward)."""
-        return None if self.weight_per_seed is None else np.median(self.weight_per_seed, axis=0)
+        if self.weight_per_seed is None:
+            return None
+        return _read_only(np.median(self.weight_per_seed, axis=0))
 
     @property
     def overflow_from(self):
