@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+import multiprocessing
 import zlib
 
 import numpy as np
@@ -58,3 +59,21 @@ def test_a_figure_sized_png_reads_back_as_the_same_pixels():
     picture = Image.open(io.BytesIO(png.fast_png(pixels)))
     assert picture.mode == "RGBA" and picture.size == (750, 460)
     np.testing.assert_array_equal(np.asarray(picture), pixels)
+
+
+def _deflate_in_child(queue) -> None:
+    data = bytes(range(256)) * 1001
+    queue.put(zlib.decompress(png.deflate(data)) == data)
+
+
+def test_a_forked_child_compresses_in_two_halves_too():
+    png.deflate(bytes(range(256)) * 1001)  # the parent's helper thread is running
+    context = multiprocessing.get_context("fork")
+    queue = context.Queue()
+    child = context.Process(target=_deflate_in_child, args=(queue,))
+    child.start()
+    child.join(timeout=30)
+    if child.is_alive():
+        child.kill()
+        pytest.fail("the forked child never finished: it waited for the parent's helper thread")
+    assert child.exitcode == 0 and queue.get(timeout=5) is True
