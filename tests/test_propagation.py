@@ -514,19 +514,24 @@ def test_a_rescale_goes_by_the_ratio_of_the_scales_within_the_range():
 def test_a_rescaled_pass_scales_its_arrays_only_when_asked_and_from_the_computed_pass():
     x = unit_batch(8, 4, 0, prop.INPUT_STREAM)
     units = [unit_matrix("normal", 8, layer, 0) for layer in (1, 2, 3)]
-    computed = prop.Trace(x, "relu", 1.0)
+    computed = prop.Trace(x, "relu", 2.0)
     computed.extend(units)
-    half = computed.rescaled(0.5)
+    computed.slope(3)  # a backward pass asked for phi'(z): shared with every rescaled pass
+    half = computed.rescaled(1.0)  # c = 1/2
     assert half._zs == [] and half._source is computed  # a forward curve needs the squares only
     assert half.n_layers == 3 and half.nbytes == computed.nbytes  # it keeps computed's alive
     np.testing.assert_allclose(half.squares, [m * 0.25**k for k, m in enumerate(computed.squares)])
-    back = half.rescaled(1.0)  # from computed, not from half's scaled arrays
+    back = half.rescaled(2.0)  # from computed, not from half's scaled arrays
     assert back._source is computed and back.squares == computed.squares  # powers of 2: exact
-    np.testing.assert_array_equal(half.zs[-1], computed.zs[-1] * 0.5**3)
-    assert half._source is None and half.nbytes == sum(a.nbytes for a in half.zs + half.hs[1:])
-    assert half.rescaled(1.0)._source is half  # now half has arrays of its own
+    for layer in (1, 3):
+        np.testing.assert_array_equal(half.zs[layer - 1], computed.zs[layer - 1] * 0.5**layer)
+        np.testing.assert_array_equal(half.hs[layer], computed.hs[layer] * 0.5**layer)
+    assert half.hs[0] is x and half._source is None and half.slopes == computed.slopes
+    arrays = half.zs + half.hs[1:] + half.slopes
+    assert half.nbytes == sum(a.nbytes for a in arrays) == 3 * 3 * x.nbytes
+    assert half.rescaled(2.0)._source is half  # now half has arrays of its own
     back.extend(units[:1])  # deeper: scaled first, then run on
-    direct = prop.Trace(x, "relu", 1.0)
+    direct = prop.Trace(x, "relu", 2.0)
     direct.extend(units + units[:1])
     assert back.n_layers == 4 and len(back.zs) == 4
     assert back.squares == direct.squares  # scaled by 0.5**l and back: exact
@@ -542,7 +547,8 @@ def test_a_rescale_overflows_as_a_direct_pass_does_without_a_warning():
     with warnings.catch_warnings(), np.errstate(all="warn"):
         warnings.simplefilter("error")
         fast = trace.rescaled(1e10)
-    assert fast.zs[0].tolist() == direct.zs[0].tolist() == [[1e10], [-math.inf]]
+        scaled = fast.zs[0]  # made here, when first asked for
+    assert scaled.tolist() == direct.zs[0].tolist() == [[1e10], [-math.inf]]
     assert fast.squares == direct.squares
 
 
@@ -642,6 +648,19 @@ def test_a_kept_backward_pass_is_handed_back_itself_and_the_oldest_goes_first():
     assert [k[1] for k in cache.backward_memo] == [0.2, 0.3]
 
 
+def test_the_statistics_over_seeds_are_computed_once_and_read_only():
+    r = simulate("relu", "kaiming_fan_in", n_layers=3, width=8, seeds=3, batch=4,
+                 direction="backward")  # fmt: skip
+    for name in ("median", "low", "high", "weight_median"):
+        values = getattr(r, name)
+        assert getattr(r, name) is values and not values.flags.writeable, name
+        with pytest.raises(ValueError, match="read-only"):
+            values[0] = 0.0
+    np.testing.assert_array_equal(r.median, np.median(r.per_seed, axis=0))
+    np.testing.assert_array_equal(r.weight_median, np.median(r.weight_per_seed, axis=0))
+    assert simulate("relu", n_layers=3, width=8, seeds=1).weight_median is None
+
+
 def test_overflow_and_underflow_are_found_in_the_direction_of_travel():
     per_seed = np.array([[math.inf, math.inf, 3.0, 1.0, 0.0, 0.0]])
     settings = dict(activation="relu", initializer="normal", gain=1.0, std=1.0, width=4)
@@ -708,6 +727,18 @@ def test_a_kept_pass_that_overflows_stays_silent():
         trace.extend([unit, unit])  # silu's exp(1e300), then z_2 = (2e600, -2e600)
     assert trace.squares[1:] == [math.inf, math.inf]  # (2e300)**2 is beyond float64 already
     assert trace.nbytes == sum(a.nbytes for a in trace.zs + trace.hs[1:])  # x is not its own
+
+
+def test_a_backward_pass_that_overflows_stays_silent():
+    x = np.array([[1.0], [1.0]])
+    unit = np.array([[1e300, 1e300], [-1e300, 0.0]])  # float64: products beyond float64 are inf
+    trace = prop.Trace(x, "relu", 1.0)
+    trace.extend([unit] * 3)
+    with warnings.catch_warnings(), np.errstate(all="warn"):
+        warnings.simplefilter("error")
+        gradient, weight, _ = prop.backward_trace([unit] * 3, trace, 3, np.ones((2, 1)))
+    assert gradient == [math.inf, math.inf, math.inf, 1.0]
+    assert math.isnan(weight[0]) and weight[1:] == [math.inf] * 3
 
 
 def test_the_forward_memo_keeps_memo_size_passes_and_memo_bytes_bytes():
