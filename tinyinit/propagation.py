@@ -476,8 +476,7 @@ class Trace:
         if not (self.act.homogeneous and scale > 0 and self.scale > 0):
             return None
         c, lo, hi = scale / self.scale, *RESCALE_SQUARES
-        # As in Backward.rescaled: beyond this, c**l is beyond float64 and no square stays inside.
-        if abs(self.n_layers * math.log(c)) > 0.5 * (math.log(hi) - math.log(lo)):
+        if _out_of_reach(c, self.n_layers):
             return None
         squares = [_rescaled_square(m, c**layer, lo, hi) for layer, m in enumerate(self.squares)]
         if None in squares:
@@ -548,6 +547,18 @@ def backward_trace(units: Sequence[np.ndarray], trace: Trace, n_layers: int, g, 
     return gradient, weight, kept
 
 
+def _out_of_reach(c: float, n_layers: int) -> bool:
+    """Whether a rescale by c over n_layers layers is refused before any square is looked at.
+
+    The deepest mean square is multiplied by c**(2 n_layers): beyond hi / lo of
+    RESCALE_SQUARES, no square stays inside (and c**n_layers may be beyond
+    float64, where a Python power raises). Compared in logs, since hi / lo
+    itself (1e500) is beyond float64.
+    """
+    lo, hi = RESCALE_SQUARES
+    return abs(n_layers * math.log(c)) > 0.5 * (math.log(hi) - math.log(lo))
+
+
 def _rescaled_square(m: float, factor: float, lo: float, hi: float) -> float | None:
     """m * factor**2 if m and it both lie in (lo, hi), else None (see Backward.rescaled).
 
@@ -586,10 +597,7 @@ class Backward(NamedTuple):
             return None
         c, n_layers = scale / self.scale, len(self.gradient) - 1
         lo, hi = RESCALE_SQUARES
-        # Each mean square is multiplied by at most c**(2 L): beyond hi / lo, none stays inside
-        # (and c**L may be beyond float64, where a Python power raises). Compared in logs,
-        # since hi / lo itself (1e500) is beyond float64.
-        if abs(n_layers * math.log(c)) > 0.5 * (math.log(hi) - math.log(lo)):
+        if _out_of_reach(c, n_layers):
             return None
         gradient = [
             _rescaled_square(m, c ** (n_layers - l), lo, hi) for l, m in enumerate(self.gradient)
