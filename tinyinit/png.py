@@ -91,9 +91,9 @@ def deflate(data, level: int = 1) -> bytes:
     if _helper is None:
         _helper = ThreadPoolExecutor(max_workers=1, thread_name_prefix="tinyinit-png")
     half = len(whole) // 2
-    first = _helper.submit(_raw_deflate, whole[:half], level, False)
+    pending = _helper.submit(_raw_deflate, whole[:half], level, False)
     second, second_sum = _raw_deflate(whole[half:], level, True)
-    first, first_sum = first.result()
+    first, first_sum = pending.result()
     header = zlib.compress(b"", level)[:2]  # method, window and level, as zlib writes them
     checksum = adler32_join(first_sum, second_sum, len(whole) - half)
     return header + first + second + struct.pack(">I", checksum)
