@@ -1016,9 +1016,9 @@ def check_init(path="my_init.py", tests=None, timeout: float = DEFAULT_TIMEOUT) 
     """Run the card's tests on the functions of your file; a Report says how each went.
 
     path is the file holding the card's seven functions; tests a list of test names
-    (None: all eleven, always in the card's order); timeout the seconds one test may
-    take before it is stopped. The tests run in a separate Python process, so a
-    function that never returns is stopped and the others still run.
+    (None: all eleven, always in the card's order); timeout the seconds one test (or the
+    import of the file) may take before it is stopped. The tests run in a separate Python
+    process, so a function that never returns is stopped and the other tests still run.
     """
     file = student_file(path)
     names = selected_tests(tests)
@@ -1030,7 +1030,7 @@ def check_init(path="my_init.py", tests=None, timeout: float = DEFAULT_TIMEOUT) 
         with _Child(file, todo, limit) as child:
             loaded = child.receive()
             if not (isinstance(loaded, dict) and loaded.get("loaded")):
-                problem = loaded["problem"] if isinstance(loaded, dict) else child.failure(None)
+                problem = loaded["problem"] if isinstance(loaded, dict) else child.import_failure()
                 return Report(str(path), (), problem, time.perf_counter() - start)
             while todo:
                 name = todo.pop(0)
@@ -1038,15 +1038,21 @@ def check_init(path="my_init.py", tests=None, timeout: float = DEFAULT_TIMEOUT) 
                 if isinstance(message, dict):
                     results[name] = Result(**{**message, "pitfalls": tuple(message["pitfalls"])})
                     continue
-                results[name] = Result(name, *child.failure(name))
+                results[name] = child.test_failure(name)
                 break  # the child is gone: a new one runs the rest
     seconds = time.perf_counter() - start
     return Report(str(path), tuple(results[n] for n in names), None, seconds)
 
 
-# Once a test's time is up, the child writes where it was; this is how long it gets to.
-GRACE = 0.3
+# Python, numpy and tinyinit start within this (the student's time limit starts after).
+STARTUP = 120.0
+# Once a test's time is up, the child writes where it was stuck: how long to wait for it.
+DUMP_WAIT = 2.0
 _TIMEOUT, _EOF = "timeout", "eof"
+ENDLESS = (
+    "look for a loop that never ends at that line; if your code is only slow, draw all "
+    "n values in one call (normal(rng, n)), or allow a longer timeout (--timeout)"
+)
 
 
 class _Child:
@@ -1074,17 +1080,18 @@ class _Child:
         self.lines: queue.Queue = queue.Queue()
         self.reason = ""
         threading.Thread(target=self._read, daemon=True).start()
+        self.started = self._next(STARTUP) == {"started": True}
 
     def _read(self) -> None:
         for line in self.process.stdout:
             self.lines.put(line)
         self.lines.put(None)
 
-    def receive(self):
-        """The next message (a dict), or _TIMEOUT, or _EOF when the child ended."""
+    def _next(self, timeout: float):
         try:
-            line = self.lines.get(timeout=self.timeout + GRACE)
+            line = self.lines.get(timeout=timeout)
         except queue.Empty:
+            self._wait_for_dump()
             self.process.kill()
             self.process.wait()
             self.reason = _TIMEOUT
@@ -1095,26 +1102,40 @@ class _Child:
             return _EOF
         return json.loads(line)
 
-    def failure(self, name: str | None) -> tuple | str:
-        """(status, measured, hint, where) of a test the child did not finish, or for the
-        import (name None) the problem text."""
+    def receive(self):
+        """The next message (a dict), or _TIMEOUT, or _EOF when the child ended."""
+        if not self.started:
+            return self.reason or _EOF
+        return self._next(self.timeout)
+
+    def _wait_for_dump(self) -> None:
+        deadline = time.perf_counter() + DUMP_WAIT
+        while time.perf_counter() < deadline and self.process.poll() is None:
+            with contextlib.suppress(OSError):
+                if os.path.getsize(self.trace):
+                    time.sleep(0.05)  # the rest of the dump
+                    return
+            time.sleep(0.02)
+
+    def test_failure(self, name: str) -> Result:
+        """The Result of a test the child did not finish: stopped, or the process died."""
         where, code = self._stuck_at()
         if self.reason == _TIMEOUT:
-            doing = "importing it" if name is None else "the test"
-            measured = f"stopped after {self.timeout:g} s: {doing} did not finish"
-            hint = (
-                "look for a loop that never ends at the line shown; if your code is only "
-                "slow, draw all n values at once (normal(rng, n)), or give a longer timeout"
-            )
-            status = TIMED_OUT
-        else:
-            measured = f"the process running it ended (exit status {self.process.returncode})"
-            hint = "does your code call exit(), os._exit() or crash Python?"
-            status = ERROR
-        if name is None:
-            at = f" at {where}: {code}" if where else ""
-            return f"importing {self.file.name}: {measured}{at}\n{hint}"
-        return status, measured, hint, where, code
+            measured = f"stopped after {self.timeout:g} s: the test did not finish"
+            return Result(name, TIMED_OUT, measured, ENDLESS, where, code)
+        measured = f"the process running the test ended (exit status {self.process.returncode})"
+        hint = "does your code call exit() or os._exit(), or crash Python?"
+        return Result(name, ERROR, measured, hint, where, code)
+
+    def import_failure(self) -> str:
+        """The problem text when the child did not get through importing the file."""
+        where, code = self._stuck_at()
+        at = f"\nstopped at {where}: {code}" if where else ""
+        if not self.started and self.reason == _TIMEOUT:
+            return f"Python did not start within {STARTUP:g} s (is the machine very busy?)"
+        if self.reason == _TIMEOUT:
+            return f"importing it did not finish within {self.timeout:g} s{at}\nhint: {ENDLESS}"
+        return f"the process importing it ended (exit status {self.process.returncode}){at}"
 
     def _stuck_at(self) -> tuple[str, str]:
         """Where in the student's file the child was when its time ran out (faulthandler)."""
@@ -1126,8 +1147,7 @@ class _Child:
             m = re.match(r'\s*File "(.*)", line (\d+) in (\S+)', line)
             if m and _same_file(m.group(1), self.file):
                 lineno, function = int(m.group(2)), m.group(3)
-                code = _source_line(self.file, lineno)
-                return f"{self.file.name}:{lineno} in {function}", code
+                return f"{self.file.name}:{lineno} in {function}", _source_line(self.file, lineno)
         return "", ""
 
     def __enter__(self):
@@ -1166,7 +1186,7 @@ def _import_problem(error: BaseException, file: Path) -> str:
     if frames:
         return (
             f"importing it raised {exception}\n"
-            f"  at {_where(frames[-1], file)}: {(frames[-1].line or '').strip()}"
+            f"at {_where(frames[-1], file)}: {(frames[-1].line or '').strip()}"
         )
     return f"importing it raised {exception}"
 
@@ -1192,6 +1212,7 @@ def _worker(argv: list[str] | None = None) -> None:
         protocol.write(json.dumps(message) + "\n")
         protocol.flush()
 
+    send({"started": True})
     with open(trace_path, "w", encoding="utf-8") as trace:
         faulthandler.dump_traceback_later(timeout, file=trace)
         try:
