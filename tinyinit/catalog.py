@@ -27,6 +27,7 @@ my_init.py: 1 of 1 test passed
 
 from __future__ import annotations
 
+import collections
 import contextlib
 import faulthandler
 import html
@@ -44,7 +45,7 @@ import threading
 import time
 import traceback
 from collections.abc import Callable, Iterable
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from importlib import resources
 from numbers import Real
 from pathlib import Path
@@ -690,6 +691,14 @@ class NotWritten(Exception):
         self.function = function
 
 
+class Stuck(Exception):
+    """A function that did not finish in an earlier test, and is not called again."""
+
+    def __init__(self, function: str, earlier: dict):
+        super().__init__(function)
+        self.function, self.earlier = function, earlier
+
+
 class _Student:
     """The student's module, each of the card's functions checked for what it returns.
 
@@ -697,14 +706,21 @@ class _Student:
     says so (WrongReturn), instead of a TypeError deep in a test.
     """
 
-    def __init__(self, module, path: Path):
+    def __init__(self, module, path: Path, stuck: dict | None = None):
         self._module = module
         self._path = path
+        self._stuck = stuck or {}  # function -> the test it did not finish, where it was
         self._diagnoses: dict[str, object] = {}
 
     def __getattr__(self, name: str):
         if name not in KINDS:
             raise AttributeError(name)
+        if name in self._stuck:
+
+            def stuck(*args, **kwargs):
+                raise Stuck(name, self._stuck[name])
+
+            return stuck
         fn = getattr(self._module, name, None)
         if not callable(fn):
             raise NotWritten(name, f"{self._path.name} has no function {name}")
@@ -717,7 +733,7 @@ class _Student:
         found: dict[str, dict] = {}
         for kind in kinds:
             fn = getattr(self._module, kind, None)
-            if not callable(fn):
+            if not callable(fn) or kind in self._stuck:
                 continue
             if kind not in self._diagnoses:
                 try:
@@ -831,12 +847,27 @@ class Result:
 
 
 def run_test(test: CatalogTest, student: _Student, path: Path) -> Result:
-    """Run one catalog test on a student's module (in this process) and judge it."""
+    """Run one catalog test on a student's module (in this process) and judge it.
+
+    A failure's pitfalls are not looked for here (`_Student.pitfalls` does, separately:
+    it calls the student's functions again, and may be what gets stuck).
+    """
     printed = io.StringIO()
     start = time.perf_counter()
     try:
-        with contextlib.redirect_stdout(printed):
+        with contextlib.redirect_stdout(printed), contextlib.redirect_stderr(printed):
             test.check(student)
+    except Stuck as error:
+        earlier = error.earlier
+        return Result(
+            test.name,
+            TIMED_OUT,
+            measured=f"not run: {error.function} did not finish in {earlier['test']} "
+            f"(stopped after {earlier['seconds']:g} s)",
+            hint=ENDLESS,
+            where=earlier["where"],
+            code=earlier["code"],
+        )
     except NotWritten as error:
         return Result(
             test.name,
@@ -866,13 +897,7 @@ def _judge(test: CatalogTest, student: _Student, path: Path, error: BaseExceptio
         )
     if isinstance(error, AssertionError) and not frames:
         measured = str(error) or traceback.extract_tb(error.__traceback__)[-1].line or "failed"
-        return Result(
-            test.name,
-            FAILED,
-            measured=measured,
-            hint=test.hint,
-            pitfalls=student.pitfalls(test.suspects),
-        )
+        return Result(test.name, FAILED, measured=measured, hint=test.hint)
     exception = f"{type(error).__name__}: {error}".rstrip(": ")
     if frames:
         return Result(
@@ -1025,9 +1050,10 @@ def check_init(path="my_init.py", tests=None, timeout: float = DEFAULT_TIMEOUT) 
     limit = _timeout(timeout)
     start = time.perf_counter()
     results: dict[str, Result] = {}
+    stuck: dict[str, dict] = {}  # a function stopped once is not called again
     todo = list(names)
     while todo:
-        with _Child(file, todo, limit) as child:
+        with _Child(file, todo, limit, stuck) as child:
             loaded = child.receive()
             if not (isinstance(loaded, dict) and loaded.get("loaded")):
                 problem = loaded["problem"] if isinstance(loaded, dict) else child.import_failure()
@@ -1036,9 +1062,19 @@ def check_init(path="my_init.py", tests=None, timeout: float = DEFAULT_TIMEOUT) 
                 name = todo.pop(0)
                 message = child.receive()
                 if isinstance(message, dict):
-                    results[name] = Result(**{**message, "pitfalls": tuple(message["pitfalls"])})
-                    continue
-                results[name] = child.test_failure(name)
+                    results[name] = Result(**{**message, "pitfalls": ()})
+                    if message["status"] != FAILED or not TESTS[name].suspects:
+                        continue
+                    message = child.receive()  # the failure's pitfalls, in their own time
+                    if isinstance(message, dict):
+                        results[name] = replace(results[name], pitfalls=tuple(message["pitfalls"]))
+                        continue
+                stopped, function = child.test_failure(name)
+                results.setdefault(name, stopped)
+                if function:  # stopped inside it: the next tests do not call it again
+                    stuck[function] = dict(
+                        test=name, seconds=limit, where=stopped.where, code=stopped.code
+                    )
                 break  # the child is gone: a new one runs the rest
     seconds = time.perf_counter() - start
     return Report(str(path), tuple(results[n] for n in names), None, seconds)
@@ -1059,7 +1095,7 @@ class _Child:
     """A Python process that imports the student's file and runs the tests, one JSON line
     per result; receive() waits for the next line at most the time limit of one test."""
 
-    def __init__(self, file: Path, names: list[str], timeout: float):
+    def __init__(self, file: Path, names: list[str], timeout: float, stuck: dict):
         self.file, self.timeout = file, timeout
         fd, self.trace = tempfile.mkstemp(prefix="tinyinit-check-", suffix=".txt")
         os.close(fd)
@@ -1068,24 +1104,33 @@ class _Child:
             f"import sys; sys.path[0] = {package_root!r}; "
             "from tinyinit.catalog import _worker; _worker()"
         )
-        argv = [str(file.resolve()), self.trace, repr(timeout), *names]
+        argv = [str(file.resolve()), self.trace, repr(timeout), json.dumps(stuck), *names]
         self.process = subprocess.Popen(
             [sys.executable, "-c", code, *argv],
             stdin=subprocess.DEVNULL,
             stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,  # not into a notebook's output: kept for a crash's report
             cwd=str(file.resolve().parent),
             text=True,
             encoding="utf-8",
+            errors="replace",
         )
         self.lines: queue.Queue = queue.Queue()
+        self.errors: collections.deque = collections.deque(maxlen=5)
         self.reason = ""
         threading.Thread(target=self._read, daemon=True).start()
+        threading.Thread(target=self._read_errors, daemon=True).start()
         self.started = self._next(STARTUP) == {"started": True}
 
     def _read(self) -> None:
         for line in self.process.stdout:
             self.lines.put(line)
         self.lines.put(None)
+
+    def _read_errors(self) -> None:
+        for line in self.process.stderr:
+            if line.strip():
+                self.errors.append(line.rstrip())
 
     def _next(self, timeout: float):
         try:
@@ -1117,19 +1162,21 @@ class _Child:
                     return
             time.sleep(0.02)
 
-    def test_failure(self, name: str) -> Result:
-        """The Result of a test the child did not finish: stopped, or the process died."""
-        where, code = self._stuck_at()
+    def test_failure(self, name: str) -> tuple[Result, str]:
+        """The Result of a test the child did not finish (stopped, or the process died),
+        and which of the card's functions was running when it was stopped."""
+        where, code, function = self._stuck_at()
         if self.reason == _TIMEOUT:
             measured = f"stopped after {self.timeout:g} s: the test did not finish"
-            return Result(name, TIMED_OUT, measured, ENDLESS, where, code)
+            return Result(name, TIMED_OUT, measured, ENDLESS, where, code), function
         measured = f"the process running the test ended (exit status {self.process.returncode})"
         hint = "does your code call exit() or os._exit(), or crash Python?"
-        return Result(name, ERROR, measured, hint, where, code)
+        printed = "\n".join(self.errors)
+        return Result(name, ERROR, measured, hint, where, code, printed=printed), ""
 
     def import_failure(self) -> str:
         """The problem text when the child did not get through importing the file."""
-        where, code = self._stuck_at()
+        where, code, _ = self._stuck_at()
         at = f"\nstopped at {where}: {code}" if where else ""
         if not self.started and self.reason == _TIMEOUT:
             return f"Python did not start within {STARTUP:g} s (is the machine very busy?)"
@@ -1137,18 +1184,26 @@ class _Child:
             return f"importing it did not finish within {self.timeout:g} s{at}\nhint: {ENDLESS}"
         return f"the process importing it ended (exit status {self.process.returncode}){at}"
 
-    def _stuck_at(self) -> tuple[str, str]:
-        """Where in the student's file the child was when its time ran out (faulthandler)."""
+    def _stuck_at(self) -> tuple[str, str, str]:
+        """Where in the student's file the child was when its time ran out (faulthandler's
+        dump): file:line, the line, and the card's function the test had called."""
         try:
             text = Path(self.trace).read_text(encoding="utf-8", errors="replace")
         except OSError:
-            return "", ""
-        for line in text.splitlines():  # most recent call first
+            return "", "", ""
+        frames = []  # (line, function), most recent call first
+        for line in text.splitlines():
             m = re.match(r'\s*File "(.*)", line (\d+) in (\S+)', line)
             if m and _same_file(m.group(1), self.file):
-                lineno, function = int(m.group(2)), m.group(3)
-                return f"{self.file.name}:{lineno} in {function}", _source_line(self.file, lineno)
-        return "", ""
+                frames.append((int(m.group(2)), m.group(3)))
+            elif frames and not line.startswith(" "):
+                break  # the next thread's stack
+        if not frames:
+            return "", "", ""
+        lineno, function = frames[0]
+        called = next((f for _, f in reversed(frames) if f in KINDS), "")
+        where = f"{self.file.name}:{lineno} in {function}"
+        return where, _source_line(self.file, lineno), called
 
     def __enter__(self):
         return self
@@ -1158,6 +1213,7 @@ class _Child:
             self.process.kill()
         self.process.wait()
         self.process.stdout.close()
+        self.process.stderr.close()
         with contextlib.suppress(OSError):
             os.remove(self.trace)
 
@@ -1203,7 +1259,7 @@ def _import_student(file: Path):
 
 def _worker(argv: list[str] | None = None) -> None:
     """The child's side: import the file, run each named test, one JSON line per result."""
-    path, trace_path, timeout, *names = sys.argv[1:] if argv is None else argv
+    path, trace_path, timeout, stuck, *names = sys.argv[1:] if argv is None else argv
     file, timeout = Path(path), float(timeout)
     protocol = os.fdopen(os.dup(1), "w", encoding="utf-8")
     os.dup2(2, 1)  # what the student's code writes to the real stdout goes to stderr
@@ -1216,16 +1272,21 @@ def _worker(argv: list[str] | None = None) -> None:
     with open(trace_path, "w", encoding="utf-8") as trace:
         faulthandler.dump_traceback_later(timeout, file=trace)
         try:
-            module = _import_student(file)
+            with contextlib.redirect_stdout(sys.stderr):
+                module = _import_student(file)
         except BaseException as error:  # noqa: BLE001 - SyntaxError, ImportError, SystemExit...
             send({"problem": _import_problem(error, file)})
             return
         finally:
             faulthandler.cancel_dump_traceback_later()
         send({"loaded": True})
-        student = _Student(module, file)
+        student = _Student(module, file, json.loads(stuck))
         for name in names:
             faulthandler.dump_traceback_later(timeout, file=trace)
             result = run_test(TESTS[name], student, file)
             faulthandler.cancel_dump_traceback_later()
             send(asdict(result))
+            if result.status == FAILED and TESTS[name].suspects:
+                faulthandler.dump_traceback_later(timeout, file=trace)
+                send({"pitfalls": student.pitfalls(TESTS[name].suspects)})
+                faulthandler.cancel_dump_traceback_later()
