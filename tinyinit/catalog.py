@@ -561,7 +561,14 @@ def check_rejects_bad_arguments(impl) -> None:
 @dataclass(frozen=True)
 class CatalogTest:
     """One row of the card's section 4: its check, what to try when it fails, and which
-    functions' pitfalls (tinyinit.pitfalls) can make it fail."""
+    functions' pitfalls (tinyinit.pitfalls) can make it fail.
+
+    >>> import tinyinit.init
+    >>> test = TESTS["test_fans_and_gains_match_torch"]
+    >>> test.check(tinyinit.init)          # None: passed; a failure raises AssertionError
+    >>> test.suspects
+    ('fans', 'calculate_gain')
+    """
 
     name: str
     check: Callable[[object], None]
@@ -802,13 +809,17 @@ def _where(frame: traceback.FrameSummary, path: Path) -> str:
 
 @dataclass(frozen=True)
 class Result:
-    """One test's verdict.
+    """One test's verdict on a student's file: its status, and what a student reads next to it.
 
     status is one of STATUSES. measured says what the test found (failed), the exception
     (error), the function still to write (not written yet) or where it was stopped (timed
     out); where is file:line in the student's file and code its line; pitfalls are the
     card's pitfalls found in the functions this test uses (dicts: id, title, symptom, fix,
     functions, measured); printed is what the student's code printed during the test.
+
+    >>> r = Result("test_shapes_and_dtype", FAILED, "normal_init (7,): float64", "cast once")
+    >>> r.passed, r.lines()
+    (False, ['measured: normal_init (7,): float64', 'hint: cast once'])
     """
 
     test: str
@@ -925,7 +936,20 @@ def _judge(test: CatalogTest, student: _Student, path: Path, error: BaseExceptio
 class Report:
     """The verdict of check_init: one Result per test run, in the card's order.
 
-    problem is set (and no test ran) when the file could not be imported.
+    problem is set (and no test ran) when the file could not be imported. A notebook
+    shows it as a table (_repr_html_), a terminal as text, each verdict in words.
+
+    >>> report = Report("my_init.py", (
+    ...     Result("test_shapes_and_dtype", PASSED),
+    ...     Result("test_rejects_bad_arguments", NOT_WRITTEN, "fans is not written yet"),
+    ... ))
+    >>> report.ok
+    False
+    >>> print(report)
+    my_init.py: 1 of 2 tests passed; 1 not written yet
+      ✓ passed           test_shapes_and_dtype
+      ○ not written yet  test_rejects_bad_arguments
+                         fans is not written yet
     """
 
     path: str
@@ -1044,6 +1068,13 @@ def check_init(path="my_init.py", tests=None, timeout: float = DEFAULT_TIMEOUT) 
     (None: all eleven, always in the card's order); timeout the seconds one test (or the
     import of the file) may take before it is stopped. The tests run in a separate Python
     process, so a function that never returns is stopped and the other tests still run.
+
+    >>> import pathlib, tempfile
+    >>> path = pathlib.Path(tempfile.mkdtemp()) / "my_init.py"
+    >>> _ = path.write_text("def fans(shape):\\n    raise NotImplementedError()\\n")
+    >>> report = check_init(path, tests=["test_hand_example_linear_4x3"])
+    >>> report.ok, report["test_hand_example_linear_4x3"].measured
+    (False, 'fans is not written yet: it raises NotImplementedError')
     """
     file = student_file(path)
     names = selected_tests(tests)
