@@ -13,10 +13,16 @@ import re
 import subprocess
 import sys
 import time
+from fnmatch import fnmatch
 from pathlib import Path
 
 import pytest
 from mutants import MUTANTS
+
+try:
+    import tomllib
+except ModuleNotFoundError:  # Python 3.10
+    import tomli as tomllib
 
 from tinyinit import cli
 from tinyinit.catalog import (
@@ -340,6 +346,14 @@ def test_the_report_says_each_verdict_in_words_and_in_html(tmp_path):
 def test_ok_only_when_every_selected_test_passed():
     assert not Report("x.py").ok  # nothing run
     assert not Report("x.py", problem="SyntaxError").ok
+
+
+def test_the_torch_table_the_catalog_reads_ships_with_the_package():
+    config = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"]
+    patterns = config["package-data"]["tinyinit"]
+    data = ROOT / "tinyinit" / "data" / "torch_gains_and_fans.json"
+    assert data.is_file()
+    assert any(fnmatch("data/torch_gains_and_fans.json", pattern) for pattern in patterns)
 
 
 # --- arguments -------------------------------------------------------------------------------

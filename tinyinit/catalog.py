@@ -1117,8 +1117,8 @@ STARTUP = 120.0
 DUMP_WAIT = 2.0
 _TIMEOUT, _EOF = "timeout", "eof"
 ENDLESS = (
-    "look for a loop that never ends at that line; if your code is only slow, draw all "
-    "n values in one call (normal(rng, n)), or allow a longer timeout (--timeout)"
+    "a loop that never ends? If your code is only slow, draw all n values in one call "
+    "(normal(rng, n)), or allow more time (check_init's timeout, or --timeout)"
 )
 
 
