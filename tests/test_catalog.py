@@ -323,6 +323,16 @@ def test_an_endless_loop_at_import_is_stopped(tmp_path):
     }
 
 
+def test_a_file_that_runs_the_check_itself_is_told_so(tmp_path):
+    path = write(tmp_path, "from tinyinit.catalog import check_init\n\ncheck_init('my_init.py')\n")
+    report = check_init(path)
+    assert report.problem == (
+        "importing it raised RuntimeError: check_init was called by the file it is checking: "
+        "call it from a notebook or a terminal, not from inside your my_init.py\n"
+        "at my_init.py:3 in <module>: check_init('my_init.py')"
+    )
+
+
 # --- the report reads well -------------------------------------------------------------------
 
 

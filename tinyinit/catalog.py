@@ -1076,6 +1076,11 @@ def check_init(path="my_init.py", tests=None, timeout: float = DEFAULT_TIMEOUT) 
     >>> report.ok, report["test_hand_example_linear_4x3"].measured
     (False, 'fans is not written yet: it raises NotImplementedError')
     """
+    if os.environ.get(CHILD_VARIABLE):
+        raise RuntimeError(
+            "check_init was called by the file it is checking: call it from a notebook or "
+            "a terminal, not from inside your my_init.py"
+        )
     file = student_file(path)
     names = selected_tests(tests)
     limit = _timeout(timeout)
@@ -1111,6 +1116,8 @@ def check_init(path="my_init.py", tests=None, timeout: float = DEFAULT_TIMEOUT) 
     return Report(str(path), tuple(results[n] for n in names), None, seconds)
 
 
+# Set in the child: a file that calls check_init itself would otherwise start a chain of them.
+CHILD_VARIABLE = "TINYINIT_CHECKING"
 # Python, numpy and tinyinit start within this (the student's time limit starts after).
 STARTUP = 120.0
 # Once a test's time is up, the child writes where it was stuck: how long to wait for it.
@@ -1138,6 +1145,7 @@ class _Child:
         argv = [str(file.resolve()), self.trace, repr(timeout), json.dumps(stuck), *names]
         self.process = subprocess.Popen(
             [sys.executable, "-c", code, *argv],
+            env={**os.environ, CHILD_VARIABLE: "1"},
             stdin=subprocess.DEVNULL,
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,  # not into a notebook's output: kept for a crash's report
