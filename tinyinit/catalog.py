@@ -1006,7 +1006,9 @@ class Report:
         rows = []
         for r in self.results:
             colour = {PASSED: "#1a7f37", NOT_WRITTEN: "#57606a"}.get(r.status, "#b3261e")
-            details = "<br>".join(e(line) for line in r.lines())
+            details = "<br>".join(  # a line indented under the one above stays indented
+                ("&emsp;" if line.startswith(" ") else "") + e(line.strip()) for line in r.lines()
+            )
             rows.append(
                 f"<tr><td {cell}><code>{e(r.test)}</code></td>"
                 f'<td {cell}><strong style="color:{colour}">{MARKS[r.status]} {e(r.status)}'
@@ -1047,7 +1049,7 @@ def selected_tests(tests) -> tuple[str, ...]:
     if isinstance(tests, str):
         tests = [tests]
     tests = list(tests)
-    unknown = [t for t in tests if t not in TESTS]
+    unknown = [t for t in tests if t not in NAMES]
     if unknown or not tests:
         raise ValueError(
             f"tests must be names of the card's tests ({', '.join(NAMES)}); got {tests!r}"
