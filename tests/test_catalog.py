@@ -361,9 +361,9 @@ def test_ok_only_when_every_selected_test_passed():
 def test_the_torch_table_the_catalog_reads_ships_with_the_package():
     config = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"]
     patterns = config["package-data"]["tinyinit"]
-    data = ROOT / "tinyinit" / "data" / "torch_gains_and_fans.json"
+    data = ROOT / "tinyinit" / "data" / "init_torch.json"
     assert data.is_file()
-    assert any(fnmatch("data/torch_gains_and_fans.json", pattern) for pattern in patterns)
+    assert any(fnmatch("data/init_torch.json", pattern) for pattern in patterns)
 
 
 # --- arguments -------------------------------------------------------------------------------

@@ -11,7 +11,7 @@ tests (tests/test_init.py, tests/test_mutants.py) run exactly these functions, a
 
 Expected values come from the card's formulas and the spec's draws (PCG32.uniform()
 one at a time, and `normal`), never from the functions under test; torch's gain table
-and fan rule ship with the package (data/torch_gains_and_fans.json). Nothing here needs
+and fan rule ship with the package (data/init_torch.json). Nothing here needs
 more than numpy.
 
 >>> import pathlib, tempfile
@@ -68,7 +68,7 @@ SHAPES = [(4, 3), (1, 1), (5, 7), (7, 5), (8, 4, 3, 3), (3, 5, 7), (2, 3, 3, 5, 
 
 def torch_golden() -> dict:
     """torch's gain table and fan rule, as recorded by scripts/make_torch_golden.py."""
-    text = resources.files(__package__).joinpath("data/torch_gains_and_fans.json").read_text()
+    text = resources.files(__package__).joinpath("data/init_torch.json").read_text()
     return json.loads(text)
 
 
