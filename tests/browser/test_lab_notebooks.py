@@ -20,10 +20,14 @@ WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
 EXPLORER_NOTEBOOK = "03_signal_through_depth.ipynb"
 
 
+# A prediction's question and the answer its reveal cell shows are the quiz's, not an app.
+QUIZ_TEXTS = ("Predict, then run:", "Make your prediction above first", "Your prediction:")
+
+
 def is_app(output) -> bool:
     data = output.get("data", {})
-    question = data.get("text/plain", "").startswith("Predict, then run:")
-    return WIDGET_VIEW in data and not question
+    quiz = data.get("text/plain", "").startswith(QUIZ_TEXTS)
+    return WIDGET_VIEW in data and not quiz
 
 
 def widget_notebooks() -> set[str]:
