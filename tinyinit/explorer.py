@@ -52,9 +52,11 @@ from matplotlib.colors import to_hex, to_rgba
 
 from .activations import ACTIVATIONS
 from .plots import (
+    INITIALIZER_COLORS,
     MAX_PINS,
     PIN_ALPHA,
     PIN_COLORS,
+    TICK_FONTSIZE,
     WEIGHT_COLOR,
     DepthPlot,
     HistogramPlot,
@@ -184,11 +186,10 @@ def caption_html(result: DepthResult, pins=()) -> str:
     >>> "median of 2 seeds" in caption_html(r)
     True
     """
-    c0 = to_hex("C0")
-    band = "rgba({:.0f},{:.0f},{:.0f},0.35)".format(*(255 * v for v in to_rgba("C0")[:3]))
+    color = INITIALIZER_COLORS[result.initializer]
     swatches = [
-        f'<span style="color:{c0}">●━</span>',
-        f'<span style="color:{band}">██</span>',
+        f'<span style="color:{to_hex(color)}">●━</span>',
+        _swatch(color, "██", 0.35),
         '<span style="color:black">╍╍</span>',
         '<span style="color:#737373">┈┈</span>',
     ]
@@ -682,10 +683,11 @@ class ResidualStreamExplorer:
 
         with plt.ioff():
             self.fig, self.ax = plt.subplots(figsize=(6.4, 3.6))
-        (self.other_theory_line,) = self.ax.plot([], [], "--", color="C3", lw=1.2, alpha=0.5)
-        (self.other_line,) = self.ax.plot([], [], "o-", ms=2.5, color="C3", alpha=0.5)
+        (self.other_theory_line,) = self.ax.plot([], [], "--", lw=1.2, alpha=0.5)
+        (self.other_line,) = self.ax.plot([], [], "o-", ms=2.5, alpha=0.5)
         (self.theory_line,) = self.ax.plot([], [], "k--", lw=1.5, label="theory 1 + 2b s²")
-        (self.measured_line,) = self.ax.plot([], [], "o-", ms=3, color="C0", label="measured")
+        (self.measured_line,) = self.ax.plot([], [], "o-", ms=3, label="measured")
+        self.ax.tick_params(labelsize=TICK_FONTSIZE)
         self.ax.set_xlabel("block b")
         self.ax.set_ylabel("Var(stream) after block b")
         self.ax.set_xlim(0, stack.max_layers)
@@ -745,11 +747,19 @@ class ResidualStreamExplorer:
             self._cache[key] = (measured[::2], theory[::2])
         return self._cache[key]
 
+    @staticmethod
+    def color(scaled: bool) -> str:
+        """GPT-2's scaled outputs in its colour; unscaled ones are Kaiming's sublayers."""
+        return INITIALIZER_COLORS["scaled_residual" if scaled else "kaiming"]
+
     def update(self) -> None:
         n, scaled, both = self.blocks.value, self.scaling.value, self.both.value
         measured, theory = self.curves(n, scaled)
         other, other_theory = self.curves(n, not scaled)
         b = np.arange(n + 1)
+        self.measured_line.set_color(self.color(scaled))
+        self.other_line.set_color(self.color(not scaled))
+        self.other_theory_line.set_color(self.color(not scaled))
         self.measured_line.set_data(b, measured)
         self.theory_line.set_data(b, theory)
         shown = b if both else []

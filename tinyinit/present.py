@@ -43,6 +43,7 @@ import anywidget
 import ipywidgets as widgets
 import numpy as np
 import traitlets
+from matplotlib.colors import to_hex
 
 from .explorer import DepthExplorer, ResidualStreamExplorer
 from .pcg32 import PCG32
@@ -733,8 +734,10 @@ class LargeResidualExplorer(ResidualStreamExplorer):
 
     def projector_view(self) -> widgets.Widget:
         """The plot, and beside it the headline, the two controls and the full readout."""
+        without, with_ = (to_hex(self.color(scaled)) for scaled in (False, True))
         legend = widgets.HTML(
-            '<span style="color:#1f77b4">●━</span> measured &nbsp; ╍╍ theory 1 + 2b·s²',
+            f'<span style="color:{without}">●━</span> measured, without 1/√(2N) &nbsp; '
+            f'<span style="color:{with_}">●━</span> with 1/√(2N) &nbsp; ╍╍ theory 1 + 2b·s²',
             tooltip="What the lines show",
         )
         legend.add_class("tinyinit-caption")
