@@ -612,3 +612,21 @@ def test_gelu_and_silu_start_kaiming_at_the_quadrature_gain_labelled_so(ex, name
     r = ex.result
     assert np.isfinite(r.theory).all()
     assert abs(math.log2(r.measured_end / r.theory_end)) < 0.5
+
+
+@pytest.mark.parametrize("name", ["gelu", "silu"])
+def test_the_gain_note_says_the_single_layer_gain_is_unstable_with_computed_numbers(ex, name):
+    from tinyinit.gaussian import q_map_slope
+    from tinyinit.propagation import mean_field
+
+    with ex.hold():
+        ex.initializer.value = "kaiming_fan_in"
+        ex.activation.value = name
+    note = ex.gain_hint.value
+    slope = q_map_slope(name, ex.gain.value, 1.0)
+    assert "unstable over depth" in note and f"{slope:.3g} &gt; 1" in note
+    ex.depth.value = 30
+    ex.gain.value = 1.5
+    end = mean_field(name, 1.5**2, 30)[-1]
+    assert ex.gain_hint.value.endswith(f"at gain 1.5 the theory gives {end:.2g} at layer 30")
+    assert ex.result.theory[-1] == pytest.approx(end)  # the note and the dashed curve agree

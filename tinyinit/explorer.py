@@ -51,6 +51,7 @@ import numpy as np
 from matplotlib.colors import to_hex, to_rgba
 
 from .activations import ACTIVATIONS
+from .gaussian import q_map_slope
 from .plots import (
     INITIALIZER_COLORS,
     MAX_PINS,
@@ -74,6 +75,7 @@ from .propagation import (
     INITIALIZERS,
     DepthResult,
     UnitWeights,
+    mean_field,
     simulate,
     suggested_gain,
 )
@@ -169,6 +171,36 @@ def compare_line(result: DepthResult, pinned: DepthResult, number: int) -> str:
         return f"{now} ends level with {then} at layer {layer} (2^{ratio:+.2f})"
     where = "above" if ratio > 0 else "below"
     return f"{now} ends 2^{abs(ratio):.1f} {where} {then} at layer {layer}"
+
+
+def gain_note(activation_name: str, gain: float, depth: int) -> str:
+    """The words beside the gain slider: where the suggested gain comes from, and for gelu
+    and silu, which torch's table lacks, that it holds one layer and not a deep stack.
+
+    The quadrature gain makes q = 1 a fixed point of the mean-field map, but the map's
+    slope there (`tinyinit.gaussian.q_map_slope`) is above 1: a deep stack leaves it. The
+    note says so with the slope, and with what the theory gives at the slider's gain and
+    the current depth (`mean_field`, the dashed curve).
+
+    >>> gain_note("relu", 2**0.5, 20)
+    "calculate_gain('relu') = 1.414"
+    >>> print(gain_note("gelu", 1.5335304411955353, 20))
+    gelu: not in torch's table; 1/√E[φ(z)²] by quadrature = 1.534 keeps <b>one</b> layer's \
+mean square, but is unstable over depth (the q-map's slope there is 1.14 &gt; 1): at gain \
+1.534 the theory gives 16 at layer 20
+    """
+    suggested, source = suggested_gain(activation_name)
+    if source == "calculate_gain":
+        return f"calculate_gain('{activation_name}') = {suggested:.4g}"
+    slope = q_map_slope(activation_name, suggested, 1.0)
+    end = mean_field(activation_name, gain**2, depth)[-1]  # a square stack: fan_var = gain**2
+    holds = "but is unstable over depth" if slope > 1 else "and holds over depth"
+    return (
+        f"{activation_name}: not in torch's table; 1/√E[φ(z)²] by quadrature = "
+        f"{suggested:.4g} keeps <b>one</b> layer's mean square, {holds} "
+        f"(the q-map's slope there is {slope:.3g} {'&gt;' if slope > 1 else '≤'} 1): "
+        f"at gain {gain:.4g} the theory gives {end:.2g} at layer {depth}"
+    )
 
 
 def _swatch(color: str, mark: str, alpha: float = 1.0) -> str:
@@ -376,7 +408,8 @@ class DepthExplorer:
         self.gain.add_class("tinyinit-gain")
         self.gain_hint = widgets.HTML(
             tooltip="torch's gain for the chosen activation; for gelu and silu, which torch's "
-            "table lacks, 1/sqrt(E[phi(z)^2]) computed by quadrature"
+            "table lacks, 1/sqrt(E[phi(z)^2]) computed by quadrature, which keeps one layer's "
+            "mean square and no deep stack's"
         )
         self.use_default_gain = widgets.Button(
             description="use calculate_gain", layout=widgets.Layout(width="150px"),
@@ -498,15 +531,10 @@ class DepthExplorer:
         init, act = self.initializer.value, self.activation.value
         self.gain.disabled = init == "normal"
         self.std.disabled = init != "normal"
-        gain, source = suggested_gain(act)
+        gain, _ = suggested_gain(act)
         if follow and init in KAIMING:
             self.gain.value = gain
-        if source == "calculate_gain":
-            self.gain_hint.value = f"calculate_gain('{act}') = {gain:.4g}"
-        else:  # torch raises for it: say where this one comes from
-            self.gain_hint.value = (
-                f"{act}: not in torch's table; 1/√E[φ(z)²] by quadrature = {gain:.4g}"
-            )
+        self.gain_hint.value = gain_note(act, self.gain.value, self.depth.value)
 
     def _on_choice(self, change=None):
         with self.hold():
@@ -579,6 +607,7 @@ class DepthExplorer:
             self.caption.value = caption_html(self.result, pins)
             figure = self.figure
         self.readout.value = "<br>".join(html.escape(line) for line in self._readout_lines())
+        self.gain_hint.value = gain_note(self.activation.value, self.gain.value, self.depth.value)
         if self._image is not None:
             self._image.value = png_bytes(figure)
         self.updates += 1
