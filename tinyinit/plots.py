@@ -68,6 +68,7 @@ INITIALIZER_COLORS = {
     "normal": OKABE_ITO["bluish green"],  # a flat std, e.g. 0.02
     "scaled_residual": OKABE_ITO["reddish purple"],  # 0.02 / sqrt(2 N) on residual outputs
     "mup": OKABE_ITO["orange"],
+    "torch_default": OKABE_ITO["sky blue"],  # nn.Linear's own kaiming_uniform_(a=sqrt(5))
 }
 
 
@@ -76,11 +77,10 @@ def initializer_color(name: str) -> str:
 
     >>> initializer_color("xavier_uniform"), initializer_color("kaiming_fan_in")
     ('#0072B2', '#D55E00')
-    >>> initializer_color("he")
+    >>> initializer_color("he")  # doctest: +ELLIPSIS
     Traceback (most recent call last):
     ...
-    ValueError: initializer: got 'he', expected one of 'xavier', 'xavier_uniform', \
-'xavier_normal', 'kaiming', 'kaiming_fan_in', 'kaiming_fan_out', 'normal', 'scaled_residual', 'mup'
+    ValueError: initializer: got 'he', expected one of 'xavier', 'xavier_uniform', ...
     """
     try:
         return INITIALIZER_COLORS[name]
@@ -91,6 +91,14 @@ def initializer_color(name: str) -> str:
 
 # Tick labels and legends of a stored figure, in points: readable on a projector and in print.
 TICK_FONTSIZE = 11
+# The same sizes for a notebook's own figures: plt.rcParams.update(FIGURE_FONTS) once, at the top.
+FIGURE_FONTS = {
+    "xtick.labelsize": TICK_FONTSIZE,
+    "ytick.labelsize": TICK_FONTSIZE,
+    "axes.labelsize": 11,
+    "axes.titlesize": 12,
+    "legend.fontsize": 10,
+}
 OVERFLOW_COLOR = "#b2182b"
 UNDERFLOW_COLOR = "#5e3c99"
 # The weight gradient's curve: a colour no initializer has.
