@@ -664,7 +664,6 @@ class LargeDepthExplorer(DepthExplorer):
             [
                 self.direction,
                 widgets.HBox([self.use_default_gain, self.reset_button]),
-                self.gain_hint,
                 self.std,
                 self.width,
                 self.seeds,
@@ -673,8 +672,9 @@ class LargeDepthExplorer(DepthExplorer):
         )
         folded = widgets.Accordion(children=[more], titles=("more controls",))
         side = widgets.VBox(
-            [self.headline, self.initializer, self.activation, self.gain, self.depth, folded,
-             self.caption]
+            # The gain's note beside its slider: for gelu and silu it says the gain holds one layer.
+            [self.headline, self.initializer, self.activation, self.gain, self.gain_hint,
+             self.depth, folded, self.caption]
         )  # fmt: skip
         side.add_class("tinyinit-side")
         area = widgets.Box([self._view])
