@@ -6,7 +6,8 @@ q to the next one's
     q_next = gain**2 * E[phi(z)**2],    z ~ N(0, q)          (the mean-field map)
 
 and scales a gradient's mean square by chi = gain**2 * E[phi'(z)**2]. A deep
-stack settles where q* = gain**2 * E[phi(z)**2], z ~ N(0, q*) (the fixed point).
+stack settles where q* = gain**2 * E[phi(z)**2], z ~ N(0, q*) (the fixed point),
+if the map's slope there is below 1 (`q_map_slope`); above 1 it leaves it.
 
 Every one of these is a one-dimensional Gaussian integral, E[f(z)] for
 z ~ N(0, q), computed here by quadrature (numpy only): Gauss-Legendre panels
