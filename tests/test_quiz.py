@@ -223,6 +223,9 @@ def test_exact_means_a_fraction():
         check_value("v_exact", 6 / 7, Fraction(6, 7), exact=True)
     with pytest.raises(NotYet, match="Hint: two thirds"):
         check_value("v_exact", Fraction(2, 3), Fraction(6, 7), exact=True, hint="two thirds")
+    halved = {Fraction(3, 7): "the ReLU"}
+    with pytest.raises(NotYet, match="Hint: the ReLU"):  # a float still names its mistake
+        check_value("v_exact", 3 / 7, Fraction(6, 7), exact=True, wrong=halved)
 
 
 def test_a_value_that_is_not_a_number_says_so():

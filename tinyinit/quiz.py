@@ -24,6 +24,7 @@ Two small tools shared by the notebooks' exercises:
 from __future__ import annotations
 
 import html
+import math
 import string
 from collections.abc import Mapping, Sequence
 from fractions import Fraction
@@ -348,7 +349,7 @@ Var(x) + E[x]^2 = 2.
     ...
     tinyinit.quiz.NotYet: not yet: `var_z` = 7. Hint: count again
     >>> check_value("var_z", 2.0, 2.0, tol=0.1)   # a right answer forgets the wrong tries
-    >>> check_value("answer", 1.5, Fraction(3, 2), exact=True)
+    >>> check_value("answer", 1.5, Fraction(3, 2), exact=True)  # a float of the right value
     Traceback (most recent call last):
     ...
     tinyinit.quiz.NotYet: not yet: `answer` = 1.5 is a float; the answer is exact: write it \
@@ -356,16 +357,21 @@ as a Fraction, e.g. Fraction(1, 3).
     """
     if isinstance(value, bool) or not isinstance(value, Real):
         raise NotYet(f"not yet: `{name}` must be a number, got {value!r}.")
-    if exact and not isinstance(value, Fraction | int):
+    inexact = exact and not isinstance(value, Fraction | int)
+
+    def near(w) -> bool:  # a float given for an exact answer still shows which mistake it is
+        return abs(value - w) <= tol or (inexact and math.isclose(value, w, rel_tol=1e-9))
+
+    if inexact and near(right):
         raise NotYet(
             f"not yet: `{name}` = {value!r} is a {type(value).__name__}; the answer is exact: "
             "write it as a Fraction, e.g. Fraction(1, 3)."
         )
-    if abs(value - right) <= tol:
+    if not inexact and abs(value - right) <= tol:
         _wrong_tries.pop(name, None)
         return
-    near = [(abs(value - w), w) for w in (wrong or {}) if abs(value - w) <= tol]
-    chosen = wrong[min(near)[1]] if near else hint
+    matches = [(abs(value - w), w) for w in (wrong or {}) if near(w)]
+    chosen = wrong[min(matches)[1]] if matches else hint
     tries = _wrong_tries[name] = _wrong_tries.get(name, 0) + 1
     shown = value if isinstance(value, Fraction | int) else f"{float(value):.6g}"
     text = _hint_step(chosen, tries)
