@@ -1,7 +1,7 @@
 """Each pitfall of module card M07.3 is caught by the catalog test the card names.
 
-tests/mutants/sNN.py is the whole API with one pitfall wrong; the checks of
-tests/test_init.py run on it as on tinyinit.init. A catalog that passed a mutant
+tests/mutants/sNN.py is the whole API with one pitfall wrong; the catalog's checks
+(tinyinit/catalog.py) run on it as on tinyinit.init. A catalog that passed a mutant
 would not protect anyone from that mistake.
 """
 
@@ -15,10 +15,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 from mutants import MUTANTS, _scaffold
-from test_init import CATALOG, CHECKS
 
 import tinyinit.init as impl
 from tinyinit import PCG32
+from tinyinit.catalog import CHECKS, NAMES
 
 MUTANTS_DIR = Path(__file__).parent / "mutants"
 
@@ -50,7 +50,7 @@ def test_the_named_catalog_test_catches_the_pitfall(name, test, reason):
         CHECKS[test](mutant(name))
 
 
-@pytest.mark.parametrize("test", CATALOG)
+@pytest.mark.parametrize("test", NAMES)
 def test_every_catalog_check_passes_on_the_real_implementation(test):
     CHECKS[test](impl)
 
@@ -60,7 +60,7 @@ def test_every_catalog_check_passes_on_the_real_implementation(test):
 CORRECT = _scaffold.Initializers()
 
 
-@pytest.mark.parametrize("test", CATALOG)
+@pytest.mark.parametrize("test", NAMES)
 def test_every_catalog_check_passes_on_the_scaffold(test):
     CHECKS[test](CORRECT)
 

@@ -214,7 +214,9 @@ def build_parser() -> argparse.ArgumentParser:
         prog="python -m tinyinit",
         description="tinyinit from the command line: figures for slides and handouts.",
     )
-    commands = parser.add_subparsers(dest="command", metavar="{figure,present}", required=True)
+    commands = parser.add_subparsers(
+        dest="command", metavar="{figure,present,check}", required=True
+    )
     fig = commands.add_parser(
         "figure",
         help="write the depth explorer's plot for given settings to a png, svg or pdf file",
@@ -347,7 +349,91 @@ def build_parser() -> argparse.ArgumentParser:
         help="where students open the same explorer (a Binder or hub link): the app shows "
         "it with its QR code, in a tab of its own that is open at the start",
     )
+    add_check_command(commands)
     return parser
+
+
+# --- python -m tinyinit check my_init.py ------------------------------------------------------
+
+
+def add_check_command(commands) -> None:
+    from .catalog import DEFAULT_TIMEOUT, NAMES
+
+    check = commands.add_parser(
+        "check",
+        help="run the module card's eleven tests on your my_init.py (exit 0 when all pass)",
+        description="Run the module card's test catalog (M07.3, section 4) on the seven "
+        "functions of your file, each test printed as passed, failed (what it measured, a "
+        "hint, the card's pitfall), not written yet, error (the line) or timed out. "
+        "Exit status: 0 when every test run passed, 1 when one did not, 2 for bad arguments.",
+        epilog="examples:\n"
+        "  python -m tinyinit check my_init.py\n"
+        "  python -m tinyinit check my_init.py --test test_fans_and_gains_match_torch\n"
+        "\nthe card's tests, in its order:\n  " + "\n  ".join(NAMES),
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    check.set_defaults(run=check_command, subparser=check)
+    check.add_argument(
+        "path",
+        nargs="?",
+        default="my_init.py",
+        metavar="FILE",
+        type=_student_file,
+        help="the Python file holding your seven functions (default: %(default)s)",
+    )
+    check.add_argument(
+        "--test",
+        action="append",
+        dest="tests",
+        type=_test_name,
+        metavar="NAME",
+        help="run only this test of the card (repeatable; default: all eleven)",
+    )
+    check.add_argument(
+        "--timeout",
+        type=_seconds,
+        default=DEFAULT_TIMEOUT,
+        help="seconds one test may take before it is stopped (default: %(default)g)",
+    )
+
+
+def _student_file(text: str):
+    from .catalog import student_file
+
+    try:
+        return student_file(text)
+    except (OSError, ValueError) as error:
+        raise argparse.ArgumentTypeError(str(error).removeprefix("path ")) from None
+
+
+def _test_name(text: str) -> str:
+    from .catalog import NAMES
+
+    if text not in NAMES:
+        raise argparse.ArgumentTypeError(
+            f"{text!r} is not a test of the card; its tests are {', '.join(NAMES)}"
+        )
+    return text
+
+
+def _seconds(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        value = math.nan
+    if not (math.isfinite(value) and value > 0):
+        raise argparse.ArgumentTypeError(f"must be a number of seconds > 0; got {text!r}")
+    return value
+
+
+def check_command(args, parser, stderr: TextIO) -> int:
+    from .catalog import check_init
+
+    report = check_init(args.path, tests=args.tests, timeout=args.timeout)
+    text = str(report) + "\n"
+    encoding = getattr(sys.stdout, "encoding", None) or "utf-8"
+    sys.stdout.write(text.encode(encoding, "replace").decode(encoding))  # a console without ✓
+    return 0 if report.ok else 1
 
 
 def _share_url(text: str) -> str:

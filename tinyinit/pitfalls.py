@@ -126,6 +126,17 @@ PITFALLS: dict[str, Pitfall] = {
     ),
 }
 
+# The module card's section 5 names seven of them, by the mutant that makes each (s01 ...).
+CARD_PITFALLS: dict[str, str] = {
+    "s01": "swapped_fans",
+    "s02": "kernel_dims_forgotten",
+    "s03": "uniform_bound_without_sqrt3",
+    "s05": "gain_as_variance",
+    "s08": "residual_sqrt_L",
+    "s09": "column_major_fill",
+    "s13": "generator_created_inside",
+}
+
 
 @dataclass(frozen=True)
 class Diagnosis:
