@@ -122,6 +122,31 @@ def test_the_core_brings_no_jupyter():
     assert "jupyterlab" not in {_split(r)[0] for r in _requirements("present")}
 
 
+def _make_rules() -> dict[str, list[str]]:
+    """target -> prerequisites, from the Makefile's rule lines (not its variables)."""
+    rules = {}
+    for line in (ROOT / "Makefile").read_text().splitlines():
+        if m := re.match(r"^([^\s:=#][^:=]*):(?![:=])\s*([^;]*)", line):
+            for target in m.group(1).split():
+                rules[target] = m.group(2).split()
+    return rules
+
+
+def test_each_make_target_installs_the_set_it_needs():
+    rules = _make_rules()
+    stamps = re.search(r"^STAMPS := (.*)$", (ROOT / "Makefile").read_text(), re.M).group(1)
+    defined = set(stamps.split()) | {t for t in rules if t.startswith("$(VENV)/.")}
+    assert set(stamps.split()) == {f"$(VENV)/.{s}" for s in ("core", "lab", "present", "test")}
+    needs = {"lab": "lab", "present": "present", "test": "test", "unit": "test", "site": "test"}
+    # the student edition is made with nbformat and opened in JupyterLab
+    needs |= {t: "lab" for t in rules if t.startswith("student")}
+    for target, extra in needs.items():
+        assert f"$(VENV)/.{extra}" in rules[target], f"make {target} should install {extra}"
+    for target, prerequisites in rules.items():
+        for stamp in (p for p in prerequisites if p.startswith("$(VENV)/.") and "%" not in p):
+            assert stamp in defined, f"make {target} needs {stamp}, which no rule makes"
+
+
 # --- what each module imports ---------------------------------------------------------------
 
 
