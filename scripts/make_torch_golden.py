@@ -1,4 +1,4 @@
-"""Write tests/fixtures/init_torch.json: what torch.nn.init computes, for tinyinit's tests.
+"""Write tinyinit/data/init_torch.json: what torch.nn.init computes, for tinyinit's tests.
 
 Recorded: torch's gain table and fan rule; the scales torch's initializers use (bounds and
 stds, read back from weights drawn with a known generator); eye_, dirac_ and constant_
@@ -30,7 +30,7 @@ import torch
 from torch import nn
 
 ROOT = Path(__file__).resolve().parent.parent
-OUT = ROOT / "tests" / "fixtures" / "init_torch.json"
+OUT = ROOT / "tinyinit" / "data" / "init_torch.json"
 sys.path.insert(0, str(ROOT / "tests"))
 import torch_init_checks as translated  # noqa: E402 - needs tests/ on the path
 

@@ -13,10 +13,16 @@ import re
 import subprocess
 import sys
 import time
+from fnmatch import fnmatch
 from pathlib import Path
 
 import pytest
 from mutants import MUTANTS
+
+try:
+    import tomllib
+except ModuleNotFoundError:  # Python 3.10
+    import tomli as tomllib
 
 from tinyinit import cli
 from tinyinit.catalog import (
@@ -239,16 +245,48 @@ def test_a_function_returning_none_fails_saying_so_and_its_prints_are_kept(tmp_p
 
 def test_an_endless_loop_is_stopped_and_the_other_tests_still_run(tmp_path):
     path = write(tmp_path, BROKEN)
+    tests = ["test_hand_example_linear_4x3", "test_uniform_uses_one_draw_per_element", *FAST]
     start = time.perf_counter()
-    report = check_init(path, tests=["test_uniform_uses_one_draw_per_element", *FAST], timeout=1.0)
+    report = check_init(path, tests=tests, timeout=1.0)
     elapsed = time.perf_counter() - start
-    result = report["test_uniform_uses_one_draw_per_element"]
-    assert result.status == TIMED_OUT
-    assert result.measured == "stopped after 1 s: the test did not finish"
+    stopped = report["test_hand_example_linear_4x3"]
+    assert stopped.status == TIMED_OUT
+    assert stopped.measured == "stopped after 1 s: the test did not finish"
     loop = line_of(path, "while True:")
-    assert result.where in {f"my_init.py:{n} in xavier_uniform" for n in (loop, loop + 1)}
+    assert stopped.where in {f"my_init.py:{n} in xavier_uniform" for n in (loop, loop + 1)}
+    # a function stopped once is not called again: the next test that needs it is not run
+    skipped = report["test_uniform_uses_one_draw_per_element"]
+    assert skipped.status == TIMED_OUT and skipped.where == stopped.where
+    assert skipped.measured == (
+        "not run: xavier_uniform did not finish in test_hand_example_linear_4x3 (stopped after 1 s)"
+    )
     assert report[FAST[0]].status == PASSED  # run in a new process after the stuck one
-    assert elapsed < 1.0 + 10  # the loop did not hold the check up
+    assert elapsed < 1.0 + 10  # one time limit, not one per test that needs the function
+
+
+LOOPS_WHEN_DIAGNOSED = (
+    "import math\n"
+    "import numpy as np\n"
+    "from tinyinit.init import fans, normal_init, scaled_residual_std\n"
+    "\n"
+    "\n"
+    "def xavier_uniform(shape, gain, rng):\n"
+    "    while tuple(shape) == (6, 2, 5):  # a shape only the pitfall checker asks for\n"
+    "        pass\n"
+    "    fan_in, fan_out = fans(shape)\n"
+    "    a = gain * math.sqrt(2 / (fan_in + fan_out))  # s03: the std as the bound\n"
+    "    u = np.array([rng.uniform() for _ in range(math.prod(shape))])\n"
+    "    return (-a + 2 * a * u).astype(np.float32).reshape(shape)\n"
+)
+
+
+def test_a_failure_is_kept_when_looking_for_its_pitfall_gets_stuck(tmp_path):
+    path = write(tmp_path, LOOPS_WHEN_DIAGNOSED)
+    report = check_init(path, tests=["test_uniform_uses_one_draw_per_element", *FAST], timeout=3)
+    failed = report["test_uniform_uses_one_draw_per_element"]
+    assert failed.status == FAILED and failed.pitfalls == ()
+    assert failed.measured.startswith("xavier_uniform (4, 3) gain 1: not float32(-a + 2a u_k)")
+    assert report[FAST[1]].status == PASSED
 
 
 def test_a_syntax_error_is_reported_clearly(tmp_path):
@@ -285,6 +323,16 @@ def test_an_endless_loop_at_import_is_stopped(tmp_path):
     }
 
 
+def test_a_file_that_runs_the_check_itself_is_told_so(tmp_path):
+    path = write(tmp_path, "from tinyinit.catalog import check_init\n\ncheck_init('my_init.py')\n")
+    report = check_init(path)
+    assert report.problem == (
+        "importing it raised RuntimeError: check_init was called by the file it is checking: "
+        "call it from a notebook or a terminal, not from inside your my_init.py\n"
+        "at my_init.py:3 in <module>: check_init('my_init.py')"
+    )
+
+
 # --- the report reads well -------------------------------------------------------------------
 
 
@@ -308,6 +356,14 @@ def test_the_report_says_each_verdict_in_words_and_in_html(tmp_path):
 def test_ok_only_when_every_selected_test_passed():
     assert not Report("x.py").ok  # nothing run
     assert not Report("x.py", problem="SyntaxError").ok
+
+
+def test_the_torch_table_the_catalog_reads_ships_with_the_package():
+    config = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"]
+    patterns = config["package-data"]["tinyinit"]
+    data = ROOT / "tinyinit" / "data" / "init_torch.json"
+    assert data.is_file()
+    assert any(fnmatch("data/init_torch.json", pattern) for pattern in patterns)
 
 
 # --- arguments -------------------------------------------------------------------------------

@@ -111,7 +111,7 @@ def app_widgets():
     from tinyinit import PCG32
     from tinyinit.explorer import ResidualStreamExplorer, depth_explorer
     from tinyinit.present import presentation
-    from tinyinit.quiz import predict
+    from tinyinit.quiz import predict, predict_number
     from tinyinit.residual import draw_residual_stack
 
     residual = ResidualStreamExplorer(draw_residual_stack(4, 16, 16, 8, PCG32(0)), n_layers=2)
@@ -119,7 +119,8 @@ def app_widgets():
         "depth explorer": depth_explorer(depth=3, width=16, seeds=1).app,
         "residual explorer": residual.widget,
         "presentation": presentation().app,
-        "predict, then run": predict("Is 7 prime?", ["yes", "no"], "yes", "it is").widget,
+        "predict, then run": predict("Is 7 prime?", ["yes", "no"]).widget,
+        "predict a number": predict_number("7 squared?", rel_tol=0.1).widget,
     }
 
 

@@ -2,7 +2,7 @@
 
 Weights are compared by their bits with values built here from the scalar
 reference (tests/reference_pcg32.py), one value at a time in the spec's order;
-torch's own numbers come from tests/fixtures/init_torch.json
+torch's own numbers come from tinyinit/data/init_torch.json
 (scripts/make_torch_golden.py).
 """
 
@@ -19,7 +19,9 @@ import reference_pcg32 as ref
 import tinyinit as ti
 from tinyinit import PCG32
 
-GOLDEN = json.loads((Path(__file__).parent / "fixtures" / "init_torch.json").read_text())
+GOLDEN = json.loads(
+    (Path(__file__).parent.parent / "tinyinit" / "data" / "init_torch.json").read_text()
+)
 SEEDS = (5, 2**63 + 11)
 SHAPES = [(4, 3), (1, 1), (5, 7), (7, 5), (8, 4, 3, 3), (3, 5, 7), (2, 3, 3, 5, 7)]
 

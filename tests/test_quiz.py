@@ -8,7 +8,7 @@ import nbformat
 import pytest
 from nbclient import NotebookClient
 
-from tinyinit.quiz import Check, NotYet, Prediction, Unanswered, check, predict
+from tinyinit.quiz import Check, NotYet, Prediction, Unanswered, check, predict, predict_number
 
 WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
 
@@ -17,50 +17,63 @@ def depth_question() -> Prediction:
     return predict(
         "After 20 ReLU layers with Xavier init, the mean square of the signal is",
         ["about the same", "about 1e-6 of the input's", "about 1e6 times larger"],
-        answer="about 1e-6 of the input's",
-        measured="9.5e-07 of the input's",
     )
+
+
+ANSWER, MEASURED = "about 1e-6 of the input's", "9.5e-07 of the input's"
 
 
 # --- predict -------------------------------------------------------------------------------
 
 
-def test_a_choice_is_recorded_and_judged_and_reveals_the_measurement():
+def test_the_question_cell_holds_no_answer_and_a_choice_waits_for_the_measurement():
     q = depth_question()
-    assert q.choice is None and q.correct is None
-    verdict = q.choose("about the same")
-    assert (q.choice, q.correct) == ("about the same", False)
-    assert "(b) about 1e-6 of the input's" in verdict and "9.5e-07" in verdict
+    assert q.choice is None and q.correct is None and not q.revealed
+    said = q.choose("about the same")
+    assert q.choice == "about the same" and q.correct is None  # not judged before the answer
+    assert "9.5e-07" not in said and "Run the cells below" in said
+    shown = q.reveal(ANSWER, MEASURED)
+    assert q.correct is False
+    assert "Not quite: the answer is (b) about 1e-6 of the input's" in str(shown)
+    assert "9.5e-07" in str(shown)
     assert q.choose("b") == q.verdict() and q.correct is True  # letters work, a re-choice counts
 
 
-def test_clicking_a_button_locks_the_question_and_shows_the_verdict():
+def test_a_reveal_before_a_prediction_asks_for_it_and_opens_when_it_is_made():
     q = depth_question()
-    _question, buttons, reveal = q.widget.children
-    assert "<details>" in reveal.value  # before a choice the answer is folded away
-    buttons.children[2].click()
+    shown = q.reveal(ANSWER, MEASURED)
+    assert str(shown).startswith("Make your prediction above first")
+    assert "9.5e-07" not in str(shown) and '.choose("a")' in str(shown)
+    assert "<details>" in shown.widget.value  # only a deliberate click opens it without a kernel
+    summary = shown.widget.value.split("</summary>")[0]
+    assert "9.5e-07" not in summary
+    q.widget.children[1].children[2].click()
     assert q.choice == "about 1e6 times larger"
-    assert all(b.disabled for b in buttons.children)
-    assert [b.button_style for b in buttons.children] == ["", "success", "danger"]
-    assert "<details>" not in reveal.value and "Not quite" in reveal.value
-    assert "9.5e-07" in reveal.value
+    assert "<details>" not in shown.widget.value and "Not quite" in shown.widget.value
+    assert "9.5e-07" in shown.widget.value
 
 
-def test_static_page_keeps_the_measured_answer_behind_a_fold():
+def test_clicking_a_button_locks_the_question_and_colours_it_once_revealed():
     q = depth_question()
-    fold = q.widget.children[2].value
-    summary, hidden = fold.split("</summary>")
-    assert "9.5e-07" not in summary and "9.5e-07" in hidden
-    assert "9.5e-07" in q._repr_mimebundle_()["text/html"].split("</summary>")[1]
+    buttons = q.widget.children[1].children
+    buttons[2].click()
+    assert all(b.disabled for b in buttons)
+    assert [b.button_style for b in buttons] == ["", "", "info"]  # chosen, not yet judged
+    status = q.widget.children[3].value
+    assert "Your prediction: (c)" in status and "9.5e-07" not in status
+    q.reveal(ANSWER, MEASURED)
+    assert [b.button_style for b in buttons] == ["", "success", "danger"]
+    assert "Not quite" in q.widget.children[3].value
 
 
-def test_the_question_shows_as_text_where_widgets_do_not_render():
-    bundle = depth_question()._repr_mimebundle_()
+def test_the_question_says_how_to_answer_and_shows_as_text_where_widgets_do_not_render():
+    q = depth_question()
+    assert "Choose before you run the cells below" in q.widget.children[2].value
+    bundle = q._repr_mimebundle_()
     assert WIDGET_VIEW in bundle
     text = bundle["text/plain"]
     assert text.splitlines()[0].startswith("Predict, then run: After 20 ReLU")
     assert "  (c) about 1e6 times larger" in text
-    assert "9.5e-07" not in text  # the answer is not given away before the run
 
 
 def test_without_ipywidgets_the_text_form_still_works(monkeypatch):
@@ -68,32 +81,87 @@ def test_without_ipywidgets_the_text_form_still_works(monkeypatch):
     q = depth_question()
     assert q.widget is None
     assert WIDGET_VIEW not in q._repr_mimebundle_()
-    assert q.choose("a").startswith("Your prediction: (a) about the same. Not quite")
+    q.choose("a")
+    shown = q.reveal(ANSWER, MEASURED)
+    assert shown.widget is None and WIDGET_VIEW not in shown._repr_mimebundle_()
+    assert str(shown).startswith("Your prediction: (a) about the same. Not quite")
 
 
 def test_texts_are_escaped_in_the_widget():
-    q = predict("Is a < b?", ["<yes>", "no"], "<yes>", "a & b")
+    q = predict("Is a < b?", ["<yes>", "no"])
     assert "a &lt; b" in q.widget.children[0].value
-    assert "&lt;yes&gt;" in q.widget.children[2].value
+    assert "&lt;yes&gt;" in q.widget.children[1].children[0].description.replace(
+        "<", "&lt;"
+    ).replace(">", "&gt;")
+    q.choose("a")
+    assert "&lt;yes&gt;" in q.reveal("<yes>", "a & b").widget.value
 
 
 @pytest.mark.parametrize(
-    "options, answer, message",
+    "options, message",
     [
-        (["only one"], "only one", "options: got 1 options"),
-        (["same", "same"], "same", "expected distinct texts"),
-        (["yes", "no"], "maybe", "answer: got 'maybe', expected one of the options"),
+        (["only one"], "options: got 1 options"),
+        (["same", "same"], "expected distinct texts"),
     ],
 )
-def test_a_malformed_question_is_refused_with_what_is_accepted(options, answer, message):
+def test_a_malformed_question_is_refused_with_what_is_accepted(options, message):
     with pytest.raises(ValueError, match=message):
-        predict("?", options, answer, "measured")
+        predict("?", options)
 
 
-def test_an_unknown_choice_is_refused_with_what_is_accepted():
+def test_an_unknown_choice_or_answer_is_refused_with_what_is_accepted():
     accepted = r"option: got 'z', expected one of .* or \['a', 'b', 'c'\]"
     with pytest.raises(ValueError, match=accepted):
         depth_question().choose("z")
+    with pytest.raises(ValueError, match=r"answer: got 'maybe', expected one of"):
+        depth_question().reveal("maybe", "measured")
+    with pytest.raises(ValueError, match=r"question: got '', expected the question's text"):
+        predict("", ["a", "b"])
+
+
+# --- predict_number ------------------------------------------------------------------------
+
+
+def test_a_number_is_judged_within_its_stated_tolerance():
+    q = predict_number("Mean square after one Kaiming ReLU layer?", rel_tol=0.1)
+    assert "within 10 % of the answer counts as right" in q.text()
+    q.enter(1.05)
+    assert q.correct is None
+    assert str(q.reveal(1.0, "0.998 over 40,000 samples")).startswith(
+        "Your prediction: 1.05. Right."
+    )
+    q.enter(0.5)  # a second try is judged again
+    assert q.correct is False and "the answer is 1 (within 10 %" in q.verdict()
+
+
+def test_a_number_can_be_typed_into_the_box_and_submitted():
+    q = predict_number("2^-20 in bits?", abs_tol=0.5)
+    entry, submit, note = q.widget.children[1].children
+    assert entry.description == "Your number" and "within 0.5 of it" in note.value
+    entry.value = -20.0
+    submit.click()
+    assert q.choice == -20.0 and entry.disabled and submit.disabled
+    shown = q.reveal(-20, "-20.7 bits measured")
+    assert "Right." in shown.widget.value
+
+
+@pytest.mark.parametrize(
+    "kwargs, message",
+    [
+        ({}, "rel_tol, abs_tol: got neither"),
+        ({"rel_tol": -0.1}, r"rel_tol: got -0.1, expected a number >= 0"),
+        ({"abs_tol": "1"}, r"abs_tol: got '1', expected a number >= 0"),
+    ],
+)
+def test_a_number_question_without_a_valid_tolerance_is_refused(kwargs, message):
+    with pytest.raises(ValueError, match=message):
+        predict_number("?", **kwargs)
+
+
+@pytest.mark.parametrize("value", ["2", float("nan"), True])
+def test_a_prediction_that_is_not_a_finite_number_is_refused(value):
+    with pytest.raises(ValueError, match=r"value: got .*, expected a (finite )?number"):
+        predict_number("?", rel_tol=0.1).enter(value)
 
 
 # --- check and Check -----------------------------------------------------------------------
@@ -146,12 +214,13 @@ def test_an_interrupt_is_not_turned_into_a_verdict():
 def executed():
     cells = [
         "from tinyinit.quiz import Check, check, predict",
-        "predict('2 + 2?', ['4', '5'], answer='4', measured='4, exactly')",
+        "q = predict('2 + 2?', ['4', '5'])\nq",
         "with Check('Exercise 1'):\n    check(answer_1 == 4, 'add again')",
         "answer_1 = 5",
         "with Check('Exercise 1'):\n    check(answer_1 == 4, 'add again')",
         "answer_1 = 4",
         "with Check('Exercise 1'):\n    check(answer_1 == 4, 'add again')",
+        "q.reveal('4', measured='4, exactly')",
     ]
     nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(c) for c in cells])
     NotebookClient(nb, timeout=120, allow_errors=True, store_widget_state=True).execute()
@@ -174,5 +243,8 @@ def test_in_a_kernel_the_question_is_a_widget_whose_state_is_stored(executed):
     model_id = data[WIDGET_VIEW]["model_id"]
     state = executed.metadata.widgets["application/vnd.jupyter.widget-state+json"]["state"]
     assert model_id in state  # a static page renders it from the notebook alone
-    folds = [m["state"].get("value", "") for m in state.values()]
-    assert any("<details>" in v and "4, exactly" in v for v in folds)
+    reveal = executed.cells[7].outputs[0].data
+    assert reveal["text/plain"].startswith("Make your prediction above first")
+    assert state[reveal[WIDGET_VIEW]["model_id"]]["state"]["value"].count("4, exactly") == 1
+    folded = state[reveal[WIDGET_VIEW]["model_id"]]["state"]["value"]
+    assert folded.index("<details>") < folded.index("4, exactly")  # behind a fold a page opens

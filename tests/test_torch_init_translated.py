@@ -1,7 +1,7 @@
 """PyTorch's own tests of torch.nn.init, translated (tests/torch_init_checks.py), pass on tinyinit.
 
 And they pass on torch: scripts/make_torch_golden.py runs the same checks on
-torch.nn.init and records the verdicts in tests/fixtures/init_torch.json, which
+torch.nn.init and records the verdicts in tinyinit/data/init_torch.json, which
 shows the translation asks what torch's tests ask.
 
 Where tinyinit differs on purpose (README, "torch.nn.init -> tinyinit") the
@@ -12,7 +12,6 @@ ValueError here.
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import pytest
@@ -20,8 +19,9 @@ from torch_init_checks import CHECKS, run_check
 
 import tinyinit as ti
 from tinyinit import PCG32
+from tinyinit.catalog import torch_golden
 
-GOLDEN = Path(__file__).parent / "fixtures" / "init_torch.json"
+GOLDEN = torch_golden()  # tinyinit/data/init_torch.json
 
 
 class Tinyinit:
@@ -82,7 +82,7 @@ def test_torch_test_passes_on_tinyinit(name):
 @pytest.mark.parametrize("name", sorted(CHECKS))
 def test_torch_test_passes_on_torch_as_translated(name):
     """scripts/make_torch_golden.py ran the same check on torch.nn.init and it passed."""
-    golden = json.loads(GOLDEN.read_text())
+    golden = GOLDEN
     assert golden["translated_tests"].get(name) == "passed", (
         f"{name}: not run on torch, or failed there; rerun scripts/make_torch_golden.py"
     )
@@ -104,7 +104,7 @@ def test_every_torch_init_function_has_its_row_in_the_readme():
     section = readme.split("## torch.nn.init → tinyinit")[1].split("\n## ")[0]
     rows = [line for line in section.splitlines() if line.startswith("| `")]
     torch_cells = " ".join(row.split("|")[1] for row in rows)
-    functions = json.loads(GOLDEN.read_text())["torch_functions"]
+    functions = GOLDEN["torch_functions"]
     assert "kaiming_uniform_" in functions and len(functions) >= 15
     missing = [name for name in functions if f"`{name}(" not in torch_cells]
     assert not missing, f"README's torch.nn.init table has no row for {missing}"

@@ -11,7 +11,7 @@ tests (tests/test_init.py, tests/test_mutants.py) run exactly these functions, a
 
 Expected values come from the card's formulas and the spec's draws (PCG32.uniform()
 one at a time, and `normal`), never from the functions under test; torch's gain table
-and fan rule ship with the package (data/torch_gains_and_fans.json). Nothing here needs
+and fan rule ship with the package (data/init_torch.json). Nothing here needs
 more than numpy.
 
 >>> import pathlib, tempfile
@@ -27,6 +27,7 @@ my_init.py: 1 of 1 test passed
 
 from __future__ import annotations
 
+import collections
 import contextlib
 import faulthandler
 import html
@@ -44,7 +45,7 @@ import threading
 import time
 import traceback
 from collections.abc import Callable, Iterable
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from importlib import resources
 from numbers import Real
 from pathlib import Path
@@ -67,7 +68,7 @@ SHAPES = [(4, 3), (1, 1), (5, 7), (7, 5), (8, 4, 3, 3), (3, 5, 7), (2, 3, 3, 5, 
 
 def torch_golden() -> dict:
     """torch's gain table and fan rule, as recorded by scripts/make_torch_golden.py."""
-    text = resources.files(__package__).joinpath("data/torch_gains_and_fans.json").read_text()
+    text = resources.files(__package__).joinpath("data/init_torch.json").read_text()
     return json.loads(text)
 
 
@@ -560,7 +561,14 @@ def check_rejects_bad_arguments(impl) -> None:
 @dataclass(frozen=True)
 class CatalogTest:
     """One row of the card's section 4: its check, what to try when it fails, and which
-    functions' pitfalls (tinyinit.pitfalls) can make it fail."""
+    functions' pitfalls (tinyinit.pitfalls) can make it fail.
+
+    >>> import tinyinit.init
+    >>> test = TESTS["test_fans_and_gains_match_torch"]
+    >>> test.check(tinyinit.init)          # None: passed; a failure raises AssertionError
+    >>> test.suspects
+    ('fans', 'calculate_gain')
+    """
 
     name: str
     check: Callable[[object], None]
@@ -690,6 +698,14 @@ class NotWritten(Exception):
         self.function = function
 
 
+class Stuck(Exception):
+    """A function that did not finish in an earlier test, and is not called again."""
+
+    def __init__(self, function: str, earlier: dict):
+        super().__init__(function)
+        self.function, self.earlier = function, earlier
+
+
 class _Student:
     """The student's module, each of the card's functions checked for what it returns.
 
@@ -697,14 +713,21 @@ class _Student:
     says so (WrongReturn), instead of a TypeError deep in a test.
     """
 
-    def __init__(self, module, path: Path):
+    def __init__(self, module, path: Path, stuck: dict | None = None):
         self._module = module
         self._path = path
+        self._stuck = stuck or {}  # function -> the test it did not finish, where it was
         self._diagnoses: dict[str, object] = {}
 
     def __getattr__(self, name: str):
         if name not in KINDS:
             raise AttributeError(name)
+        if name in self._stuck:
+
+            def stuck(*args, **kwargs):
+                raise Stuck(name, self._stuck[name])
+
+            return stuck
         fn = getattr(self._module, name, None)
         if not callable(fn):
             raise NotWritten(name, f"{self._path.name} has no function {name}")
@@ -717,7 +740,7 @@ class _Student:
         found: dict[str, dict] = {}
         for kind in kinds:
             fn = getattr(self._module, kind, None)
-            if not callable(fn):
+            if not callable(fn) or kind in self._stuck:
                 continue
             if kind not in self._diagnoses:
                 try:
@@ -786,13 +809,17 @@ def _where(frame: traceback.FrameSummary, path: Path) -> str:
 
 @dataclass(frozen=True)
 class Result:
-    """One test's verdict.
+    """One test's verdict on a student's file: its status, and what a student reads next to it.
 
     status is one of STATUSES. measured says what the test found (failed), the exception
     (error), the function still to write (not written yet) or where it was stopped (timed
     out); where is file:line in the student's file and code its line; pitfalls are the
     card's pitfalls found in the functions this test uses (dicts: id, title, symptom, fix,
     functions, measured); printed is what the student's code printed during the test.
+
+    >>> r = Result("test_shapes_and_dtype", FAILED, "normal_init (7,): float64", "cast once")
+    >>> r.passed, r.lines()
+    (False, ['measured: normal_init (7,): float64', 'hint: cast once'])
     """
 
     test: str
@@ -831,12 +858,27 @@ class Result:
 
 
 def run_test(test: CatalogTest, student: _Student, path: Path) -> Result:
-    """Run one catalog test on a student's module (in this process) and judge it."""
+    """Run one catalog test on a student's module (in this process) and judge it.
+
+    A failure's pitfalls are not looked for here (`_Student.pitfalls` does, separately:
+    it calls the student's functions again, and may be what gets stuck).
+    """
     printed = io.StringIO()
     start = time.perf_counter()
     try:
-        with contextlib.redirect_stdout(printed):
+        with contextlib.redirect_stdout(printed), contextlib.redirect_stderr(printed):
             test.check(student)
+    except Stuck as error:
+        earlier = error.earlier
+        return Result(
+            test.name,
+            TIMED_OUT,
+            measured=f"not run: {error.function} did not finish in {earlier['test']} "
+            f"(stopped after {earlier['seconds']:g} s)",
+            hint=ENDLESS,
+            where=earlier["where"],
+            code=earlier["code"],
+        )
     except NotWritten as error:
         return Result(
             test.name,
@@ -866,13 +908,7 @@ def _judge(test: CatalogTest, student: _Student, path: Path, error: BaseExceptio
         )
     if isinstance(error, AssertionError) and not frames:
         measured = str(error) or traceback.extract_tb(error.__traceback__)[-1].line or "failed"
-        return Result(
-            test.name,
-            FAILED,
-            measured=measured,
-            hint=test.hint,
-            pitfalls=student.pitfalls(test.suspects),
-        )
+        return Result(test.name, FAILED, measured=measured, hint=test.hint)
     exception = f"{type(error).__name__}: {error}".rstrip(": ")
     if frames:
         return Result(
@@ -900,7 +936,20 @@ def _judge(test: CatalogTest, student: _Student, path: Path, error: BaseExceptio
 class Report:
     """The verdict of check_init: one Result per test run, in the card's order.
 
-    problem is set (and no test ran) when the file could not be imported.
+    problem is set (and no test ran) when the file could not be imported. A notebook
+    shows it as a table (_repr_html_), a terminal as text, each verdict in words.
+
+    >>> report = Report("my_init.py", (
+    ...     Result("test_shapes_and_dtype", PASSED),
+    ...     Result("test_rejects_bad_arguments", NOT_WRITTEN, "fans is not written yet"),
+    ... ))
+    >>> report.ok
+    False
+    >>> print(report)
+    my_init.py: 1 of 2 tests passed; 1 not written yet
+      ✓ passed           test_shapes_and_dtype
+      ○ not written yet  test_rejects_bad_arguments
+                         fans is not written yet
     """
 
     path: str
@@ -957,7 +1006,9 @@ class Report:
         rows = []
         for r in self.results:
             colour = {PASSED: "#1a7f37", NOT_WRITTEN: "#57606a"}.get(r.status, "#b3261e")
-            details = "<br>".join(e(line) for line in r.lines())
+            details = "<br>".join(  # a line indented under the one above stays indented
+                ("&emsp;" if line.startswith(" ") else "") + e(line.strip()) for line in r.lines()
+            )
             rows.append(
                 f"<tr><td {cell}><code>{e(r.test)}</code></td>"
                 f'<td {cell}><strong style="color:{colour}">{MARKS[r.status]} {e(r.status)}'
@@ -998,7 +1049,7 @@ def selected_tests(tests) -> tuple[str, ...]:
     if isinstance(tests, str):
         tests = [tests]
     tests = list(tests)
-    unknown = [t for t in tests if t not in TESTS]
+    unknown = [t for t in tests if t not in NAMES]
     if unknown or not tests:
         raise ValueError(
             f"tests must be names of the card's tests ({', '.join(NAMES)}); got {tests!r}"
@@ -1019,15 +1070,28 @@ def check_init(path="my_init.py", tests=None, timeout: float = DEFAULT_TIMEOUT) 
     (None: all eleven, always in the card's order); timeout the seconds one test (or the
     import of the file) may take before it is stopped. The tests run in a separate Python
     process, so a function that never returns is stopped and the other tests still run.
+
+    >>> import pathlib, tempfile
+    >>> path = pathlib.Path(tempfile.mkdtemp()) / "my_init.py"
+    >>> _ = path.write_text("def fans(shape):\\n    raise NotImplementedError()\\n")
+    >>> report = check_init(path, tests=["test_hand_example_linear_4x3"])
+    >>> report.ok, report["test_hand_example_linear_4x3"].measured
+    (False, 'fans is not written yet: it raises NotImplementedError')
     """
+    if os.environ.get(CHILD_VARIABLE):
+        raise RuntimeError(
+            "check_init was called by the file it is checking: call it from a notebook or "
+            "a terminal, not from inside your my_init.py"
+        )
     file = student_file(path)
     names = selected_tests(tests)
     limit = _timeout(timeout)
     start = time.perf_counter()
     results: dict[str, Result] = {}
+    stuck: dict[str, dict] = {}  # a function stopped once is not called again
     todo = list(names)
     while todo:
-        with _Child(file, todo, limit) as child:
+        with _Child(file, todo, limit, stuck) as child:
             loaded = child.receive()
             if not (isinstance(loaded, dict) and loaded.get("loaded")):
                 problem = loaded["problem"] if isinstance(loaded, dict) else child.import_failure()
@@ -1036,22 +1100,34 @@ def check_init(path="my_init.py", tests=None, timeout: float = DEFAULT_TIMEOUT) 
                 name = todo.pop(0)
                 message = child.receive()
                 if isinstance(message, dict):
-                    results[name] = Result(**{**message, "pitfalls": tuple(message["pitfalls"])})
-                    continue
-                results[name] = child.test_failure(name)
+                    results[name] = Result(**{**message, "pitfalls": ()})
+                    if message["status"] != FAILED or not TESTS[name].suspects:
+                        continue
+                    message = child.receive()  # the failure's pitfalls, in their own time
+                    if isinstance(message, dict):
+                        results[name] = replace(results[name], pitfalls=tuple(message["pitfalls"]))
+                        continue
+                stopped, function = child.test_failure(name)
+                results.setdefault(name, stopped)
+                if function:  # stopped inside it: the next tests do not call it again
+                    stuck[function] = dict(
+                        test=name, seconds=limit, where=stopped.where, code=stopped.code
+                    )
                 break  # the child is gone: a new one runs the rest
     seconds = time.perf_counter() - start
     return Report(str(path), tuple(results[n] for n in names), None, seconds)
 
 
+# Set in the child: a file that calls check_init itself would otherwise start a chain of them.
+CHILD_VARIABLE = "TINYINIT_CHECKING"
 # Python, numpy and tinyinit start within this (the student's time limit starts after).
 STARTUP = 120.0
 # Once a test's time is up, the child writes where it was stuck: how long to wait for it.
 DUMP_WAIT = 2.0
 _TIMEOUT, _EOF = "timeout", "eof"
 ENDLESS = (
-    "look for a loop that never ends at that line; if your code is only slow, draw all "
-    "n values in one call (normal(rng, n)), or allow a longer timeout (--timeout)"
+    "a loop that never ends? If your code is only slow, draw all n values in one call "
+    "(normal(rng, n)), or allow more time (check_init's timeout, or --timeout)"
 )
 
 
@@ -1059,7 +1135,7 @@ class _Child:
     """A Python process that imports the student's file and runs the tests, one JSON line
     per result; receive() waits for the next line at most the time limit of one test."""
 
-    def __init__(self, file: Path, names: list[str], timeout: float):
+    def __init__(self, file: Path, names: list[str], timeout: float, stuck: dict):
         self.file, self.timeout = file, timeout
         fd, self.trace = tempfile.mkstemp(prefix="tinyinit-check-", suffix=".txt")
         os.close(fd)
@@ -1068,24 +1144,34 @@ class _Child:
             f"import sys; sys.path[0] = {package_root!r}; "
             "from tinyinit.catalog import _worker; _worker()"
         )
-        argv = [str(file.resolve()), self.trace, repr(timeout), *names]
+        argv = [str(file.resolve()), self.trace, repr(timeout), json.dumps(stuck), *names]
         self.process = subprocess.Popen(
             [sys.executable, "-c", code, *argv],
+            env={**os.environ, CHILD_VARIABLE: "1"},
             stdin=subprocess.DEVNULL,
             stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,  # not into a notebook's output: kept for a crash's report
             cwd=str(file.resolve().parent),
             text=True,
             encoding="utf-8",
+            errors="replace",
         )
         self.lines: queue.Queue = queue.Queue()
+        self.errors: collections.deque = collections.deque(maxlen=5)
         self.reason = ""
         threading.Thread(target=self._read, daemon=True).start()
+        threading.Thread(target=self._read_errors, daemon=True).start()
         self.started = self._next(STARTUP) == {"started": True}
 
     def _read(self) -> None:
         for line in self.process.stdout:
             self.lines.put(line)
         self.lines.put(None)
+
+    def _read_errors(self) -> None:
+        for line in self.process.stderr:
+            if line.strip():
+                self.errors.append(line.rstrip())
 
     def _next(self, timeout: float):
         try:
@@ -1117,19 +1203,21 @@ class _Child:
                     return
             time.sleep(0.02)
 
-    def test_failure(self, name: str) -> Result:
-        """The Result of a test the child did not finish: stopped, or the process died."""
-        where, code = self._stuck_at()
+    def test_failure(self, name: str) -> tuple[Result, str]:
+        """The Result of a test the child did not finish (stopped, or the process died),
+        and which of the card's functions was running when it was stopped."""
+        where, code, function = self._stuck_at()
         if self.reason == _TIMEOUT:
             measured = f"stopped after {self.timeout:g} s: the test did not finish"
-            return Result(name, TIMED_OUT, measured, ENDLESS, where, code)
+            return Result(name, TIMED_OUT, measured, ENDLESS, where, code), function
         measured = f"the process running the test ended (exit status {self.process.returncode})"
         hint = "does your code call exit() or os._exit(), or crash Python?"
-        return Result(name, ERROR, measured, hint, where, code)
+        printed = "\n".join(self.errors)
+        return Result(name, ERROR, measured, hint, where, code, printed=printed), ""
 
     def import_failure(self) -> str:
         """The problem text when the child did not get through importing the file."""
-        where, code = self._stuck_at()
+        where, code, _ = self._stuck_at()
         at = f"\nstopped at {where}: {code}" if where else ""
         if not self.started and self.reason == _TIMEOUT:
             return f"Python did not start within {STARTUP:g} s (is the machine very busy?)"
@@ -1137,18 +1225,26 @@ class _Child:
             return f"importing it did not finish within {self.timeout:g} s{at}\nhint: {ENDLESS}"
         return f"the process importing it ended (exit status {self.process.returncode}){at}"
 
-    def _stuck_at(self) -> tuple[str, str]:
-        """Where in the student's file the child was when its time ran out (faulthandler)."""
+    def _stuck_at(self) -> tuple[str, str, str]:
+        """Where in the student's file the child was when its time ran out (faulthandler's
+        dump): file:line, the line, and the card's function the test had called."""
         try:
             text = Path(self.trace).read_text(encoding="utf-8", errors="replace")
         except OSError:
-            return "", ""
-        for line in text.splitlines():  # most recent call first
+            return "", "", ""
+        frames = []  # (line, function), most recent call first
+        for line in text.splitlines():
             m = re.match(r'\s*File "(.*)", line (\d+) in (\S+)', line)
             if m and _same_file(m.group(1), self.file):
-                lineno, function = int(m.group(2)), m.group(3)
-                return f"{self.file.name}:{lineno} in {function}", _source_line(self.file, lineno)
-        return "", ""
+                frames.append((int(m.group(2)), m.group(3)))
+            elif frames and not line.startswith(" "):
+                break  # the next thread's stack
+        if not frames:
+            return "", "", ""
+        lineno, function = frames[0]
+        called = next((f for _, f in reversed(frames) if f in KINDS), "")
+        where = f"{self.file.name}:{lineno} in {function}"
+        return where, _source_line(self.file, lineno), called
 
     def __enter__(self):
         return self
@@ -1158,6 +1254,7 @@ class _Child:
             self.process.kill()
         self.process.wait()
         self.process.stdout.close()
+        self.process.stderr.close()
         with contextlib.suppress(OSError):
             os.remove(self.trace)
 
@@ -1203,7 +1300,7 @@ def _import_student(file: Path):
 
 def _worker(argv: list[str] | None = None) -> None:
     """The child's side: import the file, run each named test, one JSON line per result."""
-    path, trace_path, timeout, *names = sys.argv[1:] if argv is None else argv
+    path, trace_path, timeout, stuck, *names = sys.argv[1:] if argv is None else argv
     file, timeout = Path(path), float(timeout)
     protocol = os.fdopen(os.dup(1), "w", encoding="utf-8")
     os.dup2(2, 1)  # what the student's code writes to the real stdout goes to stderr
@@ -1216,16 +1313,21 @@ def _worker(argv: list[str] | None = None) -> None:
     with open(trace_path, "w", encoding="utf-8") as trace:
         faulthandler.dump_traceback_later(timeout, file=trace)
         try:
-            module = _import_student(file)
+            with contextlib.redirect_stdout(sys.stderr):
+                module = _import_student(file)
         except BaseException as error:  # noqa: BLE001 - SyntaxError, ImportError, SystemExit...
             send({"problem": _import_problem(error, file)})
             return
         finally:
             faulthandler.cancel_dump_traceback_later()
         send({"loaded": True})
-        student = _Student(module, file)
+        student = _Student(module, file, json.loads(stuck))
         for name in names:
             faulthandler.dump_traceback_later(timeout, file=trace)
             result = run_test(TESTS[name], student, file)
             faulthandler.cancel_dump_traceback_later()
             send(asdict(result))
+            if result.status == FAILED and TESTS[name].suspects:
+                faulthandler.dump_traceback_later(timeout, file=trace)
+                send({"pitfalls": student.pitfalls(TESTS[name].suspects)})
+                faulthandler.cancel_dump_traceback_later()

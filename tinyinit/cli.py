@@ -362,9 +362,9 @@ def add_check_command(commands) -> None:
     check = commands.add_parser(
         "check",
         help="run the module card's eleven tests on your my_init.py (exit 0 when all pass)",
-        description="Run the module card's test catalog (M07.3, section 4) on the seven "
-        "functions of your file, each test printed as passed, failed (what it measured, a "
-        "hint, the card's pitfall), not written yet, error (the line) or timed out. "
+        description="Run the module card's test catalog (M07.3, section 4) on the seven\n"
+        "functions of your file. Each test prints passed, failed (what it measured, a hint,\n"
+        "the card's pitfall), not written yet, error (your line) or timed out.\n"
         "Exit status: 0 when every test run passed, 1 when one did not, 2 for bad arguments.",
         epilog="examples:\n"
         "  python -m tinyinit check my_init.py\n"

@@ -2,20 +2,23 @@
 
 Two small tools shared by the notebooks' exercises:
 
-* `predict(question, options, answer, measured)`: a multiple-choice question shown just before
-  a key result. The reader clicks the option they expect; the widget records the choice, says
-  whether it was right, and reveals the measured answer (text the notebook computed and passed
-  in). In a static page (stored widget state, no kernel) the measured answer sits behind a
-  "show" fold; where widgets cannot render, a plain-text version of the question shows instead.
+* `predict(question, options)` and `predict_number(question, rel_tol=...)`: a question asked
+  before the cells that answer it. The reader clicks an option (or types a number); the cell
+  itself holds no answer. The answer comes later, in the cell after the measurement:
+  `q.reveal(answer, measured)`. That cell shows the verdict only once a prediction is made:
+  run without one, it asks for it first, and opens as soon as the reader chooses. Answering
+  from code works too: `q.choose("b")`, `q.enter(2.0)`.
 * `Check` and `check`: the cell after an exercise runs its test inside `with Check("Exercise 1"):`
   and states each condition with `check(condition, hint)`. A failed condition stops with
   "not yet" and its hint, no traceback; an answer not written yet (a `NameError`, or the
   `NotImplementedError` of an unsolved exercise) says which name is missing; a correct answer
   prints a tick.
 
->>> q = predict("Doubling n doubles Var(z)?", ["yes", "no"], answer="yes", measured="ratio 2.00")
+>>> q = predict("Doubling n doubles Var(z)?", ["yes", "no"])
 >>> q.choose("a")
-'Your prediction: (a) yes. Right. Measured: ratio 2.00'
+'Your prediction: (a) yes. Run the cells below: the answer opens after the measurement.'
+>>> print(q.reveal("yes", measured="ratio 2.00"))
+Your prediction: (a) yes. Right. Measured: ratio 2.00
 >>> with Check("Exercise 0"):
 ...     check(2 + 2 == 4, "count again")
 ✓ Exercise 0: correct.
@@ -24,104 +27,101 @@ Two small tools shared by the notebooks' exercises:
 from __future__ import annotations
 
 import html
+import math
 import string
 from collections.abc import Sequence
 
-__all__ = ["Check", "NotYet", "Prediction", "Unanswered", "check", "predict"]
+__all__ = [
+    "Check",
+    "NotYet",
+    "NumberPrediction",
+    "Prediction",
+    "Reveal",
+    "Unanswered",
+    "check",
+    "predict",
+    "predict_number",
+]
 
 LETTERS = string.ascii_lowercase
+HOW_TO_ANSWER = "Choose before you run the cells below; the answer opens after the measurement."
 
 
 # --- predict, then run ---------------------------------------------------------------------
 
 
-class Prediction:
-    """A multiple-choice "predict, then run" question: records a choice, then reveals the answer.
+class _Question:
+    """What both kinds of question share: a prediction first, the answer after the run.
 
-    `options` are the choices, shown as (a), (b), ...; `answer` is the right one (an option's
-    text, computed by the notebook where it depends on a measurement); `measured` is what the
-    notebook measured, revealed once a choice is made. `choice` is the option chosen (None
-    before). Display it as the last expression of a cell: a widget in JupyterLab and Voila,
-    a fold in a static page, plain text elsewhere.
-
-    >>> q = Prediction("Is 7 prime?", ["yes", "no"], answer="yes", measured="7 = 1 x 7 only")
-    >>> print(q.text())
-    Predict, then run: Is 7 prime?
-      (a) yes
-      (b) no
-    >>> q.choose("no")
-    'Your prediction: (b) no. Not quite: the answer is (a) yes. Measured: 7 = 1 x 7 only'
-    >>> q.choice, q.correct
-    ('no', False)
+    Subclasses say how a prediction is recorded (`_record`), judged (`_judge`) and labelled
+    (`_label`), and build their controls (`_controls`).
     """
 
-    def __init__(self, question: str, options: Sequence[str], answer: str, measured: str):
-        options = list(options)
-        if len(options) < 2 or len(options) > len(LETTERS):
-            raise ValueError(
-                f"options: got {len(options)} options, expected between 2 and {len(LETTERS)}"
-            )
-        if len(set(options)) != len(options):
-            raise ValueError(f"options: got {options!r}, expected distinct texts")
-        if answer not in options:
-            raise ValueError(f"answer: got {answer!r}, expected one of the options {options!r}")
+    kind = "question"
+
+    def __init__(self, question: str):
+        if not isinstance(question, str) or not question.strip():
+            raise ValueError(f"question: got {question!r}, expected the question's text")
         self.question = question
-        self.options = options
-        self.answer = answer
-        self.measured = measured
-        self.choice: str | None = None
-        self._buttons: list = []
-        self._reveal = None
+        self.choice = None
+        self.answer = None
+        self.measured: str | None = None
+        self._reveals: list[Reveal] = []
+        self._status = None
         self.widget = self._build_widget()
 
-    def label(self, option: str) -> str:
-        """The option with its letter: "(b) no"."""
-        return f"({LETTERS[self.options.index(option)]}) {option}"
+    @property
+    def revealed(self) -> bool:
+        """Whether the cell after the measurement has given the answer."""
+        return self.measured is not None
 
     @property
     def correct(self) -> bool | None:
-        """Whether the choice was the answer; None before a choice."""
-        return None if self.choice is None else self.choice == self.answer
-
-    def choose(self, option: str) -> str:
-        """Record a choice (an option's text or its letter) and return the verdict."""
-        if option not in self.options:
-            letters = list(LETTERS[: len(self.options)])
-            if option not in letters:
-                raise ValueError(
-                    f"option: got {option!r}, expected one of {self.options!r} or {letters!r}"
-                )
-            option = self.options[letters.index(option)]
-        self.choice = option
-        self._show_choice()
-        return self.verdict()
+        """Whether the prediction was right; None before a prediction or before the answer."""
+        if self.choice is None or not self.revealed:
+            return None
+        return self._judge(self.choice)
 
     def verdict(self) -> str:
-        """What the reader sees after choosing: right or not, then the measured answer."""
+        """What the reader sees: the prediction, then (once revealed) right or not."""
         if self.choice is None:
-            return f"Choose an option first. Then: {self.reveal_text()}"
-        right = self.label(self.answer)
-        judged = "Right." if self.correct else f"Not quite: the answer is {right}."
-        return f"Your prediction: {self.label(self.choice)}. {judged} Measured: {self.measured}"
+            return (
+                "Make your prediction above first (click, or answer in code: "
+                f"{self._code_hint()}); the answer opens here once you have."
+            )
+        said = f"Your prediction: {self._label(self.choice)}."
+        if not self.revealed:
+            return f"{said} Run the cells below: the answer opens after the measurement."
+        judged = "Right." if self.correct else f"Not quite: the answer is {self._answer_text()}."
+        return f"{said} {judged} Measured: {self.measured}"
 
-    def reveal_text(self) -> str:
-        """The answer and the measurement, as a static page reveals them."""
-        return f"The answer is {self.label(self.answer)}. Measured: {self.measured}"
+    def reveal(self, answer, measured: str) -> Reveal:
+        """Give the answer, computed by the cells above; shown once a prediction is made."""
+        self.answer = self._checked_answer(answer)
+        self.measured = str(measured)
+        shown = Reveal(self)
+        self._reveals.append(shown)
+        self._update()
+        return shown
+
+    def _prediction_made(self, choice) -> str:
+        self.choice = choice
+        self._update()
+        return self.verdict()
+
+    def _update(self) -> None:
+        if self._status is not None:
+            self._status.value = _html(self.verdict()) if self.choice is not None else ""
+        for shown in self._reveals:
+            shown.refresh()
+        self._lock()
+
+    def _lock(self) -> None:
+        """Subclasses disable their controls once a prediction is made."""
 
     def text(self) -> str:
         """The question as plain text, for places where widgets do not render."""
-        lines = [f"Predict, then run: {self.question}"]
-        lines += [f"  {self.label(option)}" for option in self.options]
-        return "\n".join(lines)
-
-    # The widget: a thin layer over the state above.
-
-    def _fold_html(self) -> str:
-        # <details> opens without a kernel: a static page can still hide the answer until asked.
-        return (
-            "<details><summary>Chosen? Show the measured answer</summary>"
-            f"{_html(self.reveal_text())}</details>"
-        )
+        return "\n".join([f"Predict, then run: {self.question}", *self._text_lines()])
 
     def _build_widget(self):
         try:
@@ -130,8 +130,104 @@ class Prediction:
             return None
         question = widgets.HTML(
             f"<b>Predict, then run.</b> {_html(self.question)}",
-            tooltip="Choose what you expect before you run the cells below",
+            tooltip="Predict before you run the cells below",
         )
+        how = widgets.HTML(f"<i>{_html(HOW_TO_ANSWER)}</i>", tooltip="How to answer")
+        self._status = widgets.HTML("", tooltip="Your prediction")
+        self._status.add_class("tinyinit-status")
+        box = widgets.VBox([question, self._controls(widgets), how, self._status])
+        box.add_class("tinyinit-predict")
+        return box
+
+    def _repr_mimebundle_(self, include=None, exclude=None):
+        bundle = {"text/plain": self.text(), "text/html": self._static_html()}
+        if self.widget is not None:
+            shown = self.widget._repr_mimebundle_(include=include, exclude=exclude) or {}
+            bundle.update({k: v for k, v in shown.items() if k != "text/plain"})
+        return bundle
+
+    def _static_html(self) -> str:
+        items = "".join(f"<li>{_html(line.strip())}</li>" for line in self._text_lines())
+        return (
+            f'<div class="tinyinit-predict"><p><b>Predict, then run.</b> {_html(self.question)}'
+            f'</p><ul style="list-style: none">{items}</ul></div>'
+        )
+
+    def __repr__(self) -> str:
+        return self.text()
+
+
+class Prediction(_Question):
+    """A multiple-choice "predict, then run" question.
+
+    `options` are the choices, shown as (a), (b), ...; no option may be the answer's
+    reasoning, and the answer itself is given only later, by `reveal`. `choice` is the option
+    chosen (None before). Display it as the last expression of a cell: a widget in JupyterLab
+    and Voila, plain text elsewhere.
+
+    >>> q = Prediction("Is 7 prime?", ["yes", "no"])
+    >>> print(q.text())
+    Predict, then run: Is 7 prime?
+      (a) yes
+      (b) no
+    >>> q.choose("no")
+    'Your prediction: (b) no. Run the cells below: the answer opens after the measurement.'
+    >>> print(q.reveal("yes", "7 = 1 x 7 only"))
+    Your prediction: (b) no. Not quite: the answer is (a) yes. Measured: 7 = 1 x 7 only
+    >>> q.choice, q.correct
+    ('no', False)
+    """
+
+    kind = "option"
+
+    def __init__(self, question: str, options: Sequence[str]):
+        options = list(options)
+        if len(options) < 2 or len(options) > len(LETTERS):
+            raise ValueError(
+                f"options: got {len(options)} options, expected between 2 and {len(LETTERS)}"
+            )
+        if len(set(options)) != len(options):
+            raise ValueError(f"options: got {options!r}, expected distinct texts")
+        self.options = options
+        self._buttons: list = []
+        super().__init__(question)
+
+    def label(self, option: str) -> str:
+        """The option with its letter: "(b) no"."""
+        return f"({LETTERS[self.options.index(option)]}) {option}"
+
+    _label = label
+
+    def _option(self, option: str, name: str) -> str:
+        if option in self.options:
+            return option
+        letters = list(LETTERS[: len(self.options)])
+        if option not in letters:
+            raise ValueError(
+                f"{name}: got {option!r}, expected one of {self.options!r} or {letters!r}"
+            )
+        return self.options[letters.index(option)]
+
+    def choose(self, option: str) -> str:
+        """Record a prediction (an option's text or its letter) and return what it shows."""
+        return self._prediction_made(self._option(option, "option"))
+
+    def _checked_answer(self, answer):
+        return self._option(answer, "answer")
+
+    def _judge(self, choice) -> bool:
+        return choice == self.answer
+
+    def _answer_text(self) -> str:
+        return self.label(self.answer)
+
+    def _code_hint(self) -> str:
+        return '.choose("a")'
+
+    def _text_lines(self) -> list[str]:
+        return [f"  {self.label(option)}" for option in self.options]
+
+    def _controls(self, widgets):
         self._buttons = [
             widgets.Button(
                 description=self.label(option),
@@ -142,57 +238,200 @@ class Prediction:
         ]
         for option, button in zip(self.options, self._buttons):
             button.on_click(lambda _, option=option: self.choose(option))
-        self._reveal = widgets.HTML(
-            self._fold_html(), tooltip="The measured answer: choose an option first"
-        )
-        box = widgets.VBox([question, widgets.VBox(self._buttons), self._reveal])
-        box.add_class("tinyinit-predict")
-        return box
+        return widgets.VBox(self._buttons)
 
-    def _show_choice(self) -> None:
-        if self.widget is None:
+    def _lock(self) -> None:
+        if self.choice is None:
             return
         for option, button in zip(self.options, self._buttons):
             button.disabled = True
-            if option == self.answer:
+            if self.revealed and option == self.answer:
                 button.button_style = "success"
             elif option == self.choice:
-                button.button_style = "danger"
-        self._reveal.value = _html(self.verdict())
+                button.button_style = "danger" if self.revealed else "info"
+
+
+class NumberPrediction(_Question):
+    """A "predict, then run" question whose answer is a number, typed into a box.
+
+    A prediction within `rel_tol` of the answer (a fraction: 0.1 is 10 %), or within
+    `abs_tol` of it, counts as right; the widget states the tolerance.
+
+    >>> q = NumberPrediction("Var(z) for n = 3, sigma^2 = 2/3, E[x^2] = 1?", rel_tol=0.05)
+    >>> q.enter(2)
+    'Your prediction: 2. Run the cells below: the answer opens after the measurement.'
+    >>> print(q.reveal(2.0, measured="Var(z) = 1.998 over 40,000 samples"))
+    Your prediction: 2. Right. Measured: Var(z) = 1.998 over 40,000 samples
+    >>> q.tolerance_text()
+    'within 5 % of the answer counts as right'
+    """
+
+    kind = "number"
+
+    def __init__(
+        self, question: str, *, rel_tol: float | None = None, abs_tol: float | None = None
+    ):
+        for name, tol in (("rel_tol", rel_tol), ("abs_tol", abs_tol)):
+            if tol is not None and not (isinstance(tol, (int, float)) and tol >= 0):
+                raise ValueError(f"{name}: got {tol!r}, expected a number >= 0 or None")
+        if rel_tol is None and abs_tol is None:
+            raise ValueError("rel_tol, abs_tol: got neither, expected a tolerance (one or both)")
+        self.rel_tol = rel_tol
+        self.abs_tol = abs_tol
+        self._entry = self._submit = None
+        super().__init__(question)
+
+    def tolerance_text(self) -> str:
+        """The tolerance, as the student reads it."""
+        parts = []
+        if self.rel_tol is not None:
+            parts.append(f"within {self.rel_tol * 100:g} % of the answer")
+        if self.abs_tol is not None:
+            parts.append(f"within {self.abs_tol:g} of it")
+        return " or ".join(parts) + " counts as right"
+
+    @staticmethod
+    def _number(value, name: str) -> float:
+        if isinstance(value, bool) or not isinstance(value, (int, float)):
+            raise ValueError(f"{name}: got {value!r}, expected a number")
+        if not math.isfinite(value):
+            raise ValueError(f"{name}: got {value!r}, expected a finite number")
+        return float(value)
+
+    def enter(self, value: float) -> str:
+        """Record a predicted number and return what it shows."""
+        return self._prediction_made(self._number(value, "value"))
+
+    def _checked_answer(self, answer):
+        return self._number(answer, "answer")
+
+    def _judge(self, choice) -> bool:
+        return math.isclose(
+            choice, self.answer, rel_tol=self.rel_tol or 0.0, abs_tol=self.abs_tol or 0.0
+        )
+
+    def _label(self, choice) -> str:
+        return f"{choice:.4g}"
+
+    def _answer_text(self) -> str:
+        return f"{self.answer:.4g} ({self.tolerance_text()})"
+
+    def _code_hint(self) -> str:
+        return ".enter(2.5)"
+
+    def _text_lines(self) -> list[str]:
+        return [f"  Your number ({self.tolerance_text()})"]
+
+    def _controls(self, widgets):
+        self._entry = widgets.FloatText(
+            value=0.0,
+            description="Your number",
+            tooltip="Type the number you predict, then press Predict",
+            style={"description_width": "initial"},
+        )
+        self._submit = widgets.Button(description="Predict", tooltip="Record my number")
+        self._submit.on_click(lambda _: self.enter(self._entry.value))
+        note = widgets.HTML(f"({_html(self.tolerance_text())})", tooltip="The tolerance")
+        return widgets.HBox([self._entry, self._submit, note])
+
+    def _lock(self) -> None:
+        if self.choice is not None and self._entry is not None:
+            self._entry.disabled = self._submit.disabled = True
+
+
+class Reveal:
+    """The answer to a prediction, displayed by the cell after the measurement.
+
+    It shows the verdict once a prediction is made, and until then asks for it (and changes
+    by itself when the reader then chooses). A page without a kernel keeps the answer behind a
+    fold that the reader opens on purpose.
+
+    >>> q = predict("Does ReLU keep half the second moment?", ["yes", "no"])
+    >>> shown = q.reveal("yes", "E[relu(z)^2] / E[z^2] = 0.501")
+    >>> str(shown).startswith("Make your prediction above first")
+    True
+    >>> q.choose("yes")
+    'Your prediction: (a) yes. Right. Measured: E[relu(z)^2] / E[z^2] = 0.501'
+    >>> print(shown)
+    Your prediction: (a) yes. Right. Measured: E[relu(z)^2] / E[z^2] = 0.501
+    """
+
+    def __init__(self, question: _Question):
+        self.question = question
+        self.widget = None
+        try:
+            import ipywidgets as widgets
+        except ImportError:
+            return
+        self.widget = widgets.HTML(self._html(), tooltip="The answer, once you have predicted")
+        self.widget.add_class("tinyinit-reveal")
+
+    def _fold_html(self) -> str:
+        q = self.question
+        answer = f"The answer is {q._answer_text()}. Measured: {q.measured}"
+        return (
+            "<details><summary>Reading without a kernel? Show the answer</summary>"
+            f"{_html(answer)}</details>"
+        )
+
+    def _html(self) -> str:
+        text = _html(self.question.verdict())
+        if self.question.choice is None:
+            return f'<p role="status">{text}</p>{self._fold_html()}'
+        return f'<p role="status">{text}</p>'
+
+    def refresh(self) -> None:
+        if self.widget is not None:
+            self.widget.value = self._html()
+
+    def __str__(self) -> str:
+        return self.question.verdict()
+
+    __repr__ = __str__
 
     def _repr_mimebundle_(self, include=None, exclude=None):
-        bundle = {"text/plain": self.text(), "text/html": self._static_html()}
+        bundle = {"text/plain": str(self), "text/html": self._html()}
         if self.widget is not None:
             shown = self.widget._repr_mimebundle_(include=include, exclude=exclude) or {}
             bundle.update({k: v for k, v in shown.items() if k != "text/plain"})
         return bundle
 
-    def _static_html(self) -> str:
-        items = "".join(f"<li>{_html(self.label(o))}</li>" for o in self.options)
-        return (
-            f'<div class="tinyinit-predict"><p><b>Predict, then run.</b> {_html(self.question)}'
-            f'</p><ul style="list-style: none">{items}</ul>{self._fold_html()}</div>'
-        )
 
-    def __repr__(self) -> str:
-        return self.text()
+def predict(question: str, options: Sequence[str]) -> Prediction:
+    """Ask the reader to predict a result, by choosing an option, before the cells that show it.
 
+    Returns a `Prediction`; as a cell's last expression it shows the question and one button
+    per option. The cell after the measurement gives the answer: `q.reveal(answer, measured)`.
 
-def predict(question: str, options: Sequence[str], answer: str, measured: str) -> Prediction:
-    """Ask the reader to predict a result before the cells that show it.
-
-    Returns a `Prediction`; as a cell's last expression it shows the question, one button per
-    option, and, once a button is clicked, whether it was right and the `measured` text.
-
-    >>> q = predict("Var(z) for n = 4, sigma^2 = 1/4, E[x^2] = 1?", ["1", "4"], "1", "0.998")
+    >>> q = predict("Var(z) for n = 4, sigma^2 = 1/4, E[x^2] = 1?", ["1", "4"])
     >>> print(q.text())
     Predict, then run: Var(z) for n = 4, sigma^2 = 1/4, E[x^2] = 1?
       (a) 1
       (b) 4
+    >>> print(q.reveal("1", "0.998"))  # run before a prediction: the answer waits
+    Make your prediction above first (click, or answer in code: .choose("a")); the answer \
+opens here once you have.
     >>> q.choose("b")
     'Your prediction: (b) 4. Not quite: the answer is (a) 1. Measured: 0.998'
     """
-    return Prediction(question, options, answer, measured)
+    return Prediction(question, options)
+
+
+def predict_number(
+    question: str, *, rel_tol: float | None = None, abs_tol: float | None = None
+) -> NumberPrediction:
+    """Ask the reader to predict a number, typed into a box, before the cells that show it.
+
+    The tolerance is stated beside the box; `q.reveal(answer, measured)` after the measurement.
+
+    >>> q = predict_number("Var(relu(z)) for Var(z) = 2?", abs_tol=0.05)
+    >>> q.enter(2.0)
+    'Your prediction: 2. Run the cells below: the answer opens after the measurement.'
+    >>> print(q.reveal(1.0, "E[relu(z)^2] = 1.003"))
+    Your prediction: 2. Not quite: the answer is 1 (within 0.05 of it counts as right). \
+Measured: E[relu(z)^2] = 1.003
+    """
+    return NumberPrediction(question, rel_tol=rel_tol, abs_tol=abs_tol)
 
 
 def _html(text: str) -> str:
