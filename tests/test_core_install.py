@@ -3,8 +3,9 @@ this checkout (not editable), no extras. The initializers' doctests pass there, 
 command draws and the check command runs, with neither the widgets, JupyterLab nor Voila
 installed.
 
-About 20 s (a new venv, then numpy and matplotlib from pip's cache); marked `install`, so
-`-m "not install"` leaves it out of a quick run. `make test` runs it.
+15 s of CPU (a new venv, numpy and matplotlib from pip's cache, five short runs), a minute of
+wall time on two busy cores. Marked `install`, so that `-m "not install"` leaves it out of a
+quick run; `make test` runs it.
 """
 
 from __future__ import annotations
