@@ -23,7 +23,17 @@ import pytest
 ROOT = Path(__file__).resolve().parent.parent
 # The generator, the distributions and the initializers: the top level's modules.
 DOCTESTED = ("tinyinit", "tinyinit.init", "tinyinit.pcg32", "tinyinit.distributions")
-NOT_IN_CORE = ("ipywidgets", "ipympl", "ipython", "ipykernel", "jupyterlab", "voila", "notebook")
+NOT_IN_CORE = (
+    "ipywidgets",
+    "ipympl",
+    "ipython",
+    "ipykernel",
+    "jupyterlab",
+    "notebook",
+    "scikit-learn",
+    "voila",
+    "anywidget",
+)
 PNG = b"\x89PNG\r\n\x1a\n"
 
 pytestmark = pytest.mark.install
