@@ -11,23 +11,25 @@ NBVAL := --nbval --nbval-current-env --nbval-sanitize-with tests/nbval_sanitize.
 
 .PHONY: lab test unit notebooks bench bench-classroom lint clean site present student mutation
 
-# One stamp per install, redone when pyproject.toml changes.
-$(VENV)/.runtime: pyproject.toml
-	test -x $(PY) || $(PYTHON) -m venv $(VENV)
-	$(PY) -m pip install --quiet --upgrade pip
-	$(PY) -m pip install --quiet -e .
-	touch $@
+# One stamp per set of pyproject.toml, redone when it changes: .core is `pip install tinyinit`
+# (the initializers, the numerics, the figures), .lab, .present and .test add that extra.
+# test holds lab and present, and each holds the core, so a wider install stamps the narrower.
+STAMPS := $(VENV)/.core $(VENV)/.lab $(VENV)/.present $(VENV)/.test
+INCLUDED_core :=
+INCLUDED_lab := core
+INCLUDED_present := core
+INCLUDED_test := core lab present
 
-$(VENV)/.test: pyproject.toml
+$(STAMPS): $(VENV)/.%: pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
-	$(PY) -m pip install --quiet -e '.[test]'
-	touch $@ $(VENV)/.runtime
+	$(PY) -m pip install --quiet -e '.$(if $(filter-out core,$*),[$*])'
+	touch $@ $(INCLUDED_$*:%=$(VENV)/.%)
 
 # Jupyter refuses to run as root unless told; containers and fresh VMs often are root.
 ALLOW_ROOT := $(if $(filter 0,$(shell id -u)),--allow-root)
 
-lab: $(VENV)/.runtime
+lab: $(VENV)/.lab
 	$(VENV)/bin/jupyter lab --notebook-dir=notebooks --port=$(PORT) $(ALLOW_ROOT)
 
 # Everything: lint, unit and property tests, doctests, strict nbval on every
@@ -49,7 +51,7 @@ notebooks: $(VENV)/.test
 # SHARE_URL=... shows students where to open the same explorer (link and QR code).
 PRESENT_PORT ?= 8866
 SHARE_URL ?=
-present: $(VENV)/.runtime
+present: $(VENV)/.present
 	$(PY) -m tinyinit present --port $(PRESENT_PORT) $(if $(SHARE_URL),--share-url '$(SHARE_URL)')
 
 # The course as a static web site in site/ (stored outputs, no kernel): open site/index.html.
@@ -64,7 +66,7 @@ site: $(VENV)/.test $(SITE_JS)
 
 # The student edition in student/: the notebooks with every exercise's solution replaced by
 # `raise NotImplementedError()` (nbgrader's convention) and the exercise cells' outputs cleared.
-student: $(VENV)/.runtime
+student: $(VENV)/.lab
 	$(PY) scripts/make_student.py --output student
 
 bench: $(VENV)/.test

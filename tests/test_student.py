@@ -160,7 +160,7 @@ def student(tmp_path_factory) -> Path:
     venv = Path(sys.prefix)
     # -o: the venv this test runs in is taken as installed; never reinstall it from the copy.
     run = subprocess.run(
-        ["make", "student", f"VENV={venv}", "-o", f"{venv}/.runtime"],
+        ["make", "student", f"VENV={venv}", "-o", f"{venv}/.lab"],
         cwd=checkout,
         capture_output=True,
         text=True,

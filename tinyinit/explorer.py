@@ -45,11 +45,11 @@ import html
 import math
 from contextlib import contextmanager
 
-import ipywidgets as widgets
 import matplotlib
 import numpy as np
 from matplotlib.colors import to_hex, to_rgba
 
+from ._extras import extra
 from .activations import ACTIVATIONS
 from .gaussian import q_map_slope
 from .plots import (
@@ -86,6 +86,9 @@ from .residual import (
     stream_variance,
     stream_variances,
 )
+
+with extra("lab", "the explorer"):  # the widgets are not in the core install
+    import ipywidgets as widgets
 
 WIDTHS = (16, 32, 64, 128, 256, 512)
 MAX_DEPTH = 100

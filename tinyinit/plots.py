@@ -31,6 +31,7 @@ from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 from matplotlib.patches import Polygon
 
+from ._extras import extra
 from .png import fast_png
 from .propagation import INITIALIZERS, DepthResult
 from .residual import (
@@ -786,8 +787,9 @@ def show(fig: Figure, alt: str) -> None:
             f"alt: got {alt!r}, expected a sentence (15 characters or more) saying what the "
             "figure shows and concludes"
         )
-    from IPython.core.pylabtools import print_figure
-    from IPython.display import display
+    with extra("lab", "plots.show"):
+        from IPython.core.pylabtools import print_figure
+        from IPython.display import display
 
     data = print_figure(fig, "png", base64=True, bbox_inches="tight")
     display(

@@ -39,11 +39,15 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from urllib.parse import urlsplit
 
-import anywidget
-import ipywidgets as widgets
 import numpy as np
-import traitlets
 from matplotlib.colors import to_hex
+
+from ._extras import extra
+
+with extra("present", "the presentation app"):  # checked before the explorer asks for `lab`
+    import anywidget
+    import ipywidgets as widgets
+    import traitlets
 
 from .explorer import DepthExplorer, ResidualStreamExplorer
 from .pcg32 import PCG32
@@ -562,7 +566,8 @@ def qr_svg(url: str) -> str:
     >>> svg.startswith("<svg") and 'viewBox="0 0 29 29"' in svg
     True
     """
-    import segno
+    with extra("present", "the QR code"):
+        import segno
 
     code = segno.make(check_share_url(url), error="m")
     return code.svg_inline(scale=1, border=2, omitsize=True, dark="#000", light="#fff")
@@ -1060,8 +1065,9 @@ def offline_template(folder: Path | None = None) -> Path:
     import json
     import shutil
 
-    import fontawesomefree
-    import jupyter_server_mathjax
+    with extra("present", "the offline Voila template"):
+        import fontawesomefree
+        import jupyter_server_mathjax
 
     if folder is None:
         folder = Path(sys.prefix) / "share" / "jupyter" / "voila" / "templates" / OFFLINE_TEMPLATE
