@@ -79,10 +79,10 @@ def stored_alts(notebook: Path) -> dict[str, str]:
         for output in cell.get("outputs", []):
             for mime, meta in (output.get("metadata") or {}).items():
                 data = (output.get("data") or {}).get(mime)
-                if isinstance(meta, dict) and meta.get("alt") and data and mime.startswith("image/"):
-                    raw = a2b_base64("".join(data)) if mime != "image/svg+xml" else None
-                    if raw is not None:
-                        alts[hashlib.sha256(raw).hexdigest()] = meta["alt"]
+                # MyST-NB names a PNG or JPEG by the sha256 of its decoded bytes.
+                if mime in ("image/png", "image/jpeg") and data and (meta or {}).get("alt"):
+                    raw = a2b_base64("".join(data))
+                    alts[hashlib.sha256(raw).hexdigest()] = meta["alt"]
     return alts
 
 
