@@ -28,6 +28,10 @@ class Accessible(anywidget.AnyWidget):
 
     _esm = ESM.read_text(encoding="utf-8")
 
+    def __init__(self, **kwargs):
+        super().__init__(**kwargs)
+        self.layout.display = "none"  # nothing to see; its module works on the page
+
 
 def live(widget):
     """Mark `widget` (an HTML or Label widget) as a polite live region; returns it."""
