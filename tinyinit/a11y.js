@@ -3,7 +3,9 @@
 //   (aria-labelledby), or by its tooltip when it has no description;
 // * a button that shows only a symbol (◀, ▶) is named by its tooltip;
 // * a widget with the class tinyinit-live is a polite live region: when its text
-//   changes (a readout after a slider move), a screen reader reads it out.
+//   changes (a readout after a slider move), a screen reader reads it out;
+// * Tab leaves ipympl's canvas: the canvas sends every key to matplotlib, which would
+//   hold the keyboard there (a keyboard trap, WCAG 2.1.2).
 // As an anywidget module (tinyinit.a11y.Accessible) it looks after the app it sits
 // in; the static site calls watch(document.body) once for the whole page.
 
@@ -44,6 +46,13 @@ export function accessible(root) {
 }
 
 // Apply accessible() to root now and whenever widgets are added under it; returns a stop function.
+function letTabGo(event) {
+  const target = event.target instanceof Element ? event.target : null;
+  if (event.key === "Tab" && target && target.closest(".jupyter-matplotlib-canvas-div")) {
+    event.stopPropagation(); // before ipympl's own listener; the browser then moves the focus
+  }
+}
+
 export function watch(root) {
   let queued = false;
   const again = () => {
@@ -56,8 +65,12 @@ export function watch(root) {
   };
   const observer = new MutationObserver(again);
   observer.observe(root, { childList: true, subtree: true });
+  root.addEventListener("keydown", letTabGo, true);
   accessible(root);
-  return () => observer.disconnect();
+  return () => {
+    observer.disconnect();
+    root.removeEventListener("keydown", letTabGo, true);
+  };
 }
 
 const APPS = ".tinyinit-present, .tinyinit-explorer, .tinyinit-residual";
