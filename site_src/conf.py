@@ -28,6 +28,8 @@ exclude_patterns = ["_build", "**.ipynb_checkpoints", "student/**"]
 # The student edition ships as downloads, not as pages (see course_site.student_downloads).
 myst_enable_extensions = ["dollarmath", "amsmath", "colon_fence"]
 myst_heading_anchors = 3
+# The notebooks put $$...$$ inside paragraphs, as Jupyter allows.
+myst_dmath_double_inline = True
 smartquotes = False  # the text as the notebooks write it (torch's, not torch’s)
 
 # Stored outputs only: the notebooks are committed executed, and a build must not need a kernel.
