@@ -1,4 +1,5 @@
-"""One JupyterLab for all browser tests, one Chromium per module, a fresh page per test."""
+"""One JupyterLab, one site server, one Voila app and one Chromium for all browser tests,
+a fresh browser context per test."""
 
 from __future__ import annotations
 
@@ -28,10 +29,11 @@ def lab_server(chromium, tmp_path_factory):
     server.stop()
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def browser(chromium):
-    """Chromium for one test module. Module scope ends Playwright's event loop between
-    modules, so a module may also run `with sync_playwright()` on its own."""
+    """Chromium for the whole session: each test opens its own context (cookies, storage), so
+    nothing carries over, and a launch per module (about 3 s with Playwright's start and stop)
+    is saved. A module must not run `with sync_playwright()` on its own beside it."""
     from playwright.sync_api import sync_playwright
 
     playwright = sync_playwright().start()
