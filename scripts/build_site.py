@@ -144,13 +144,16 @@ def index_markdown(pages: list[Page]) -> str:
 
 
 def assemble(notebooks: Path, sources: Path) -> list[Page]:
-    """Write into `sources` what Sphinx reads: notebooks, index.md, the student edition."""
+    """Write into `sources` what Sphinx reads: notebooks (and the Python files beside them),
+    index.md, the student edition."""
     pages = course_pages(notebooks)
     if sources.exists():
         shutil.rmtree(sources)
     sources.mkdir(parents=True)
     for page in pages:
         shutil.copy2(page.source, sources / page.source.name)
+    for helper in Path(notebooks).glob("*.py"):  # my_init.py: a notebook's link to it resolves
+        shutil.copy2(helper, sources / helper.name)
     (sources / "index.md").write_text(index_markdown(pages), encoding="utf-8")
     _script("make_student").make_student(Path(notebooks), sources / "student")
     return pages
