@@ -4,8 +4,9 @@ VENV   ?= .venv
 PY     := $(VENV)/bin/python
 PORT   ?= 8888
 
-# The static site's widget renderer, from npm (see `site`).
+# The static site's widget renderer and the accessibility checker, from npm (see `site`).
 SITE_JS := build/site-js/node_modules/@jupyter-widgets/html-manager/dist/embed-amd.js
+AXE_JS  := build/site-js/node_modules/axe-core/axe.min.js
 
 NBVAL := --nbval --nbval-current-env --nbval-sanitize-with tests/nbval_sanitize.cfg
 
@@ -34,7 +35,7 @@ lab: $(VENV)/.lab
 
 # Everything: lint, unit and property tests, doctests, strict nbval on every
 # notebook, and the browser tests (skipped, with a note, where Chromium is absent).
-test: $(VENV)/.test $(SITE_JS)
+test: $(VENV)/.test $(SITE_JS) $(AXE_JS)
 	$(VENV)/bin/ruff check .
 	$(PY) -m pytest tests tinyinit README.md notebooks --doctest-modules --doctest-glob=README.md $(NBVAL)
 
@@ -55,11 +56,13 @@ present: $(VENV)/.present
 	$(PY) -m tinyinit present --port $(PRESENT_PORT) $(if $(SHARE_URL),--share-url '$(SHARE_URL)')
 
 # The course as a static web site in site/ (stored outputs, no kernel): open site/index.html.
+# Sphinx + MyST-NB + sphinx-book-theme (Jupyter Book 1's stack), configured in site_src/.
 # It works offline: MathJax, require.js and ipympl come from Python packages, the widget
-# renderer from npm, installed here into build/ (git-ignored) once.
-$(SITE_JS):
+# renderer from npm, installed here into build/ (git-ignored) once, with axe-core, which
+# the accessibility test (tests/browser/test_accessibility.py) runs on every page.
+$(SITE_JS) $(AXE_JS):
 	npm install --prefix build/site-js --no-save --no-audit --no-fund --loglevel=error \
-		@jupyter-widgets/html-manager@1.0.15
+		@jupyter-widgets/html-manager@1.0.15 axe-core@4.14.1
 
 site: $(VENV)/.test $(SITE_JS)
 	$(PY) scripts/build_site.py --output site

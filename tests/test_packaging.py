@@ -218,7 +218,11 @@ CORE_MODULES = sorted(name for name, (needs, _) in _modules().items() if needs i
 
 def test_the_widget_layer_alone_needs_an_extra():
     needs = {name: extra for name, (extra, _) in _modules().items() if extra}
-    assert needs == {"tinyinit.explorer": "lab", "tinyinit.present": "present"}
+    assert needs == {
+        "tinyinit.a11y": "lab",
+        "tinyinit.explorer": "lab",
+        "tinyinit.present": "present",
+    }
     assert {"tinyinit", "tinyinit.cli", "tinyinit.plots", "tinyinit.init"} <= set(CORE_MODULES)
 
 

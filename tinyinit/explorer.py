@@ -90,6 +90,8 @@ from .residual import (
 with extra("lab", "the explorer"):  # the widgets are not in the core install
     import ipywidgets as widgets
 
+    from .a11y import Accessible, live
+
 WIDTHS = (16, 32, 64, 128, 256, 512)
 MAX_DEPTH = 100
 MAX_SEEDS = 5
@@ -359,7 +361,7 @@ class DepthExplorer:
         self._build_controls(**self.defaults)
         self._build_figure(figsize)
         self.app = widgets.VBox(
-            [self._controls, self.readout, self.caption, self._views[view]],
+            [Accessible(), self._controls, self.readout, self.caption, self._views[view]],
             layout=widgets.Layout(width="fit-content"),
         )
         self.app.add_class("tinyinit-explorer")
@@ -443,8 +445,12 @@ class DepthExplorer:
             tooltip="Independent networks (weights, inputs) drawn from PCG32 seeds 0, 1, ...: "
             "the band shows their spread",
         )  # fmt: skip
-        self.readout = widgets.HTML(
-            tooltip="Where the signal arrives: the last layer's mean square, measured and in theory"
+        # A live region: a screen reader reads the new end value out after a move.
+        self.readout = live(
+            widgets.HTML(
+                tooltip="Where the signal arrives: the last layer's mean square, measured and "
+                "in theory"
+            )
         )
         self.readout.add_class("tinyinit-readout")
         self.caption = widgets.HTML(tooltip="What the figure shows: settings and legend")
@@ -613,6 +619,12 @@ class DepthExplorer:
         self.gain_hint.value = gain_note(self.activation.value, self.gain.value, self.depth.value)
         if self._image is not None:
             self._image.value = png_bytes(figure)
+            # The picture's text alternative (the <img>'s title): what it plots, as the readout
+            # says it in words.
+            what = (
+                "histograms of the values at four layers" if histograms else "mean square per layer"
+            )
+            self._image.tooltip = f"Plot of the {what}: " + "; ".join(self._readout_lines())
         self.updates += 1
 
     # --- comparing -------------------------------------------------------------------------
@@ -747,7 +759,7 @@ class ResidualStreamExplorer:
             "with and without 1/sqrt(2N) on one plot",
         )
         self.both.add_class("tinyinit-both")
-        self.readout = widgets.HTML(tooltip="final stream variance, measured and in theory")
+        self.readout = live(widgets.HTML(tooltip="final stream variance, measured and in theory"))
         self.blocks.add_class("tinyinit-blocks")
         self.scaling.add_class("tinyinit-scaling")
         self.readout.add_class("tinyinit-readout")
@@ -757,8 +769,9 @@ class ResidualStreamExplorer:
         else:
             canvas.header_visible = False
         self.widget = widgets.VBox(
-            [widgets.HBox([self.blocks, self.scaling, self.both]), self.readout, canvas]
-        )
+            [Accessible(), widgets.HBox([self.blocks, self.scaling, self.both]), self.readout,
+             canvas]
+        )  # fmt: skip
         self.widget.add_class("tinyinit-residual")
 
         self.blocks.observe(self._on_change, names="value")

@@ -49,6 +49,7 @@ with extra("present", "the presentation app"):  # checked before the explorer as
     import ipywidgets as widgets
     import traitlets
 
+from .a11y import Accessible, live
 from .explorer import DepthExplorer, ResidualStreamExplorer
 from .pcg32 import PCG32
 from .plots import QUANTITIES
@@ -627,7 +628,7 @@ class LargeDepthExplorer(DepthExplorer):
         self.headline = widgets.HTML(
             tooltip="The mean square at the last layer, as a power of 2 of where it started"
         )
-        self.headline.add_class("tinyinit-headline")
+        live(self.headline).add_class("tinyinit-headline")
         super().__init__(**settings)
         self.plot.decades.set_color("0.7")  # the decade lines, still visible when projected
         self.fit(Look.for_page(*BASE_VIEWPORT, top=150))
@@ -697,7 +698,7 @@ class LargeResidualExplorer(ResidualStreamExplorer):
         self.headline = widgets.HTML(
             tooltip="The stream's variance after the last block, measured and in theory"
         )
-        self.headline.add_class("tinyinit-headline")
+        live(self.headline).add_class("tinyinit-headline")
         super().__init__(stack, n_layers=n_layers, scaled=scaled)
         canvas = self.fig.canvas
         if isinstance(canvas, widgets.DOMWidget):
@@ -836,7 +837,8 @@ class Presentation:
         self.keys.layout.display = "none"
         bar = widgets.HBox([self.preset, self.back, self.step, self.forward])
         bar.add_class("tinyinit-bar")
-        self.app = widgets.VBox([self.style, self.keys, bar, self.says, self.tabs])
+        # Sliders named and the headlines read out on a screen reader (tinyinit/a11y.js).
+        self.app = widgets.VBox([self.style, self.keys, Accessible(), bar, self.says, self.tabs])
         self.app.add_class("tinyinit-present")
         self.look: Look | None = None
         self.fit(Look.for_page(*BASE_VIEWPORT, top=150))
