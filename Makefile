@@ -10,7 +10,7 @@ AXE_JS  := build/site-js/node_modules/axe-core/axe.min.js
 
 NBVAL := --nbval --nbval-current-env --nbval-sanitize-with tests/nbval_sanitize.cfg
 
-.PHONY: lab test unit notebooks bench bench-classroom lint clean site present student mutation
+.PHONY: lab test unit notebooks bench bench-classroom lint clean site present student student-lab mutation
 
 # One stamp per set of pyproject.toml, redone when it changes: .core is `pip install tinyinit`
 # (the initializers, the numerics, the figures), .lab, .present and .test add that extra.
@@ -68,9 +68,17 @@ site: $(VENV)/.test $(SITE_JS)
 	$(PY) scripts/build_site.py --output site
 
 # The student edition in student/: the notebooks with every exercise's solution replaced by
-# `raise NotImplementedError()` (nbgrader's convention) and the exercise cells' outputs cleared.
+# `raise NotImplementedError()` (nbgrader's convention), the exercise cells' outputs and the
+# answers to predictions cleared, the teacher's own notes left out, and my_init.py stubbed.
+# It overwrites student/: `make student-lab` opens the edition there without remaking it.
+MAKE_STUDENT := $(PY) scripts/make_student.py --output student
 student: $(VENV)/.lab
-	$(PY) scripts/make_student.py --output student
+	$(MAKE_STUDENT)
+	@echo "Open it with: make student-lab   (JupyterLab on student/)"
+
+student-lab: $(VENV)/.lab
+	test -d student || $(MAKE_STUDENT)
+	$(VENV)/bin/jupyter lab --notebook-dir=student --port=$(PORT) $(ALLOW_ROOT)
 
 bench: $(VENV)/.test
 	$(PY) benchmarks/bench_init.py
