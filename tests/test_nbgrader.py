@@ -322,3 +322,18 @@ def test_metadata_script_on_notebooks_it_has_not_seen(tmp_path):
     with pytest.raises(ValueError, match="broken.ipynb: cell 0: an answer cell must be followed"):
         meta.write(broken)
     assert json.loads(broken.read_text(encoding="utf-8"))["cells"][0]["metadata"] == {}
+
+
+def test_a_cell_requiring_the_cards_tests_is_graded_a_point_per_function_it_checks():
+    v4 = nbformat.v4
+    asks = v4.new_markdown_cell("Write fans and calculate_gain.")
+    asks.metadata["tags"] = ["write:fans", "write:calculate_gain"]
+    shown_only = v4.new_code_cell('check_init("my_init.py", tests=["test_shapes_and_dtype"])')
+    required = v4.new_code_cell('check_init("my_init.py", tests=["x"]).require()')
+    last = v4.new_code_cell('check_init("my_init.py").require()')
+    nb = v4.new_notebook(cells=[asks, shown_only, required, last])
+    expected = load("nbgrader_metadata").expected_metadata(nb)
+    assert sorted(expected) == [2, 3]  # a report that does not require its tests grades nothing
+    assert (expected[2]["grade_id"], expected[2]["points"]) == ("my_init_fans_calculate_gain", 2)
+    assert (expected[3]["grade_id"], expected[3]["points"]) == ("my_init_all", 1)
+    assert all(m["grade"] and m["locked"] and not m["solution"] for m in expected.values())
