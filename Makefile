@@ -70,8 +70,9 @@ site: $(VENV)/.test $(SITE_JS)
 # The student edition in student/: the notebooks with every exercise's solution replaced by
 # `raise NotImplementedError()` (nbgrader's convention), the exercise cells' outputs and the
 # answers to predictions cleared, the teacher's own notes left out, and my_init.py stubbed.
-# It overwrites student/: `make student-lab` opens the edition there without remaking it.
-MAKE_STUDENT := $(PY) scripts/make_student.py --output student
+# It never writes over a student's work in student/ (FORCE=1 does); `make student-lab` opens
+# the edition there, making it first if there is none.
+MAKE_STUDENT := $(PY) scripts/make_student.py --output student $(if $(FORCE),--force)
 student: $(VENV)/.lab
 	$(MAKE_STUDENT)
 	@echo "Open it with: make student-lab   (JupyterLab on student/)"

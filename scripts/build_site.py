@@ -155,7 +155,7 @@ def assemble(notebooks: Path, sources: Path) -> list[Page]:
     for helper in Path(notebooks).glob("*.py"):  # my_init.py: a notebook's link to it resolves
         shutil.copy2(helper, sources / helper.name)
     (sources / "index.md").write_text(index_markdown(pages), encoding="utf-8")
-    _script("make_student").make_student(Path(notebooks), sources / "student")
+    _script("make_student").make_student(Path(notebooks), sources / "student", force=True)
     return pages
 
 

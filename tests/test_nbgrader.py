@@ -45,7 +45,6 @@ TEACHER = sorted(NOTEBOOKS.glob("*.ipynb"))
 ASSIGNMENT = "tinyinit"
 AUTOGRADED = ["02_hand_example_4x3", "10_appendix_generator_bits"]
 MY_INIT = NOTEBOOKS / "my_init.py"
-MY_INIT_FIXTURE = ROOT / "tests" / "fixtures" / "my_init_teacher.py"
 NOT_WRITTEN = ("NotImplementedError", "Unanswered")  # the errors of work not written yet
 
 
@@ -60,11 +59,6 @@ def load(name: str):
 
 ms = load("make_student")
 meta = load("nbgrader_metadata")
-
-
-def teacher_my_init() -> Path:
-    """The teacher's my_init.py: the notebooks' own, or a small one until they have it."""
-    return MY_INIT if MY_INIT.exists() else MY_INIT_FIXTURE
 
 
 def nbgrader(course: Path, *args: str) -> subprocess.CompletedProcess:
@@ -100,7 +94,7 @@ def course(tmp_path_factory) -> Path:
     source.mkdir(parents=True)
     for path in TEACHER:
         shutil.copy2(path, source)
-    stubbed = ms.student_module(teacher_my_init().read_text(encoding="utf-8"))
+    stubbed = ms.student_module(MY_INIT.read_text(encoding="utf-8"))
     (source / "my_init.py").write_text(stubbed, encoding="utf-8")
     config = {
         "CourseDirectory": {
@@ -161,7 +155,7 @@ def test_release_keeps_nothing_of_a_solution(course, path):
 
 def test_release_my_init_keeps_nothing_of_a_solution(course):
     released = (course / "release" / ASSIGNMENT / "my_init.py").read_text(encoding="utf-8")
-    teacher = teacher_my_init().read_text(encoding="utf-8")
+    teacher = MY_INIT.read_text(encoding="utf-8")
     assert ms.BEGIN not in released and ms.END not in released
     secret = secret_lines([teacher])
     assert secret
@@ -176,10 +170,10 @@ def autograded(course, tmp_path_factory) -> Path:
     edition (scripts/make_student.py) unsolved."""
     edition = tmp_path_factory.mktemp("edition")
     ms.make_student(NOTEBOOKS, edition)
-    stubbed = ms.student_module(teacher_my_init().read_text(encoding="utf-8"))
+    stubbed = ms.student_module(MY_INIT.read_text(encoding="utf-8"))
     submitted = course / "submitted"
     for student, folder, my_init in [
-        ("teacher", NOTEBOOKS, teacher_my_init().read_text(encoding="utf-8")),
+        ("teacher", NOTEBOOKS, MY_INIT.read_text(encoding="utf-8")),
         ("student", edition, stubbed),
     ]:
         target = submitted / student / ASSIGNMENT

@@ -28,9 +28,8 @@ from nbclient import NotebookClient
 ROOT = Path(__file__).resolve().parent.parent
 NOTEBOOKS = ROOT / "notebooks"
 SCRIPT = ROOT / "scripts" / "make_student.py"
-# The teacher's my_init.py; until the notebooks have one, a small one written the same way.
+# The teacher's my_init.py: the seven functions a student writes, with their solutions.
 MY_INIT = NOTEBOOKS / "my_init.py"
-MY_INIT_FIXTURE = ROOT / "tests" / "fixtures" / "my_init_teacher.py"
 # What only a teacher should read: the edition is the teacher's copy, or how it was made.
 TEACHER_ONLY = re.compile(r"teacher|make student\b|holds? the solutions?", re.IGNORECASE)
 
@@ -221,10 +220,6 @@ def test_readme_quick_start_says_which_folder_a_student_opens():
 # --- my_init.py: the student's own module ---------------------------------------------------
 
 
-def teacher_modules() -> list[Path]:
-    return [p for p in (MY_INIT, MY_INIT_FIXTURE) if p.exists()]
-
-
 def functions(tree: ast.Module) -> dict[str, tuple[str, str | None]]:
     """Each top-level function: its signature, as source, and its docstring."""
     return {
@@ -234,8 +229,8 @@ def functions(tree: ast.Module) -> dict[str, tuple[str, str | None]]:
     }
 
 
-@pytest.mark.parametrize("path", teacher_modules(), ids=lambda p: p.name)
-def test_my_init_keeps_signatures_and_docstrings_and_loses_every_solution_line(path):
+def test_my_init_keeps_signatures_and_docstrings_and_loses_every_solution_line():
+    path = MY_INIT
     teacher_text = path.read_text(encoding="utf-8")
     student_text = ms.student_module(teacher_text)
     teacher_tree, student_tree = ast.parse(teacher_text), ast.parse(student_text)
@@ -260,11 +255,11 @@ def test_make_student_writes_my_init_beside_the_notebooks(tmp_path):
     teacher_folder = tmp_path / "notebooks"
     teacher_folder.mkdir()
     shutil.copy2(TEACHER[-1], teacher_folder)
-    shutil.copy2(MY_INIT_FIXTURE, teacher_folder / "my_init.py")
+    shutil.copy2(MY_INIT, teacher_folder / "my_init.py")
     written = ms.make_student(teacher_folder, tmp_path / "student")
     assert sorted(p.name for p in written) == sorted([TEACHER[-1].name, "my_init.py"])
     stubbed = (tmp_path / "student" / "my_init.py").read_text(encoding="utf-8")
-    assert stubbed == ms.student_module(MY_INIT_FIXTURE.read_text(encoding="utf-8"))
+    assert stubbed == ms.student_module(MY_INIT.read_text(encoding="utf-8"))
     namespace: dict = {}
     exec(compile(stubbed, "my_init.py", "exec"), namespace)
     with pytest.raises(NotImplementedError):
@@ -542,3 +537,18 @@ def test_every_check_fails_a_typical_wrong_answer_with_its_hint(run):
         assert errors, f"{stem} {e.name}: the wrong answer passed"
         assert errors[0].startswith(f"NotYet: {e.name}: not yet"), f"{stem} {e.name}: {errors}"
         assert hint in errors[0], f"{stem} {e.name}: hint {hint!r} not in {errors[0]!r}"
+
+
+def test_the_edition_is_never_written_over_a_students_work(tmp_path):
+    out = tmp_path / "student"
+    first = ms.make_student(NOTEBOOKS, out)
+    assert ms.make_student(NOTEBOOKS, out) == first  # an untouched edition: fine
+    mine = out / "my_init.py"
+    work = mine.read_text().replace("raise NotImplementedError()", "return (3, 4)", 1)
+    mine.write_text(work)
+    with pytest.raises(ms.WouldOverwrite, match=r"my_init\.py differ"):
+        ms.make_student(NOTEBOOKS, out)
+    assert mine.read_text() == work  # nothing was written
+    assert ms.main(["--output", str(out)]) == 1
+    ms.make_student(NOTEBOOKS, out, force=True)
+    assert "return (3, 4)" not in mine.read_text()
