@@ -41,17 +41,17 @@ STEMS = [p.stem for p in TEACHER]
 #                           words the hint it gets must contain)
 WRONG_ANSWERS: dict[str, dict[str, tuple[str, str]]] = {
     "01_variance_of_a_sum": {
-        "Exercise 1": ("answer_1 = (1 + slope) / 2", "slope**2"),
-        "Exercise 2": ("answer_2 = 1 / math.sqrt(100)", "not Var(x) = 1"),
-        "Exercise 3": ("answer_3 = math.sqrt(2 / 300)", "sqrt(3) times the standard deviation"),
+        "Exercise 1": (
+            "w = std * normal(rng, n_samples * n).reshape(n_samples, n)\n"
+            "x = normal(rng, n_samples * n).reshape(n_samples, n)\n"
+            "z = (w * x).sum(axis=1)\n"
+            "var_z = float(np.var(z))\n"
+            "relu_ms = float(np.mean(np.maximum(z, 0) ** 2))",
+            "inputs centred at 0",
+        ),
     },
     "02_hand_example_4x3": {
-        "Exercise 1": (
-            "answer_shape, answer_fans, answer_std = (5, 2), (2, 5), math.sqrt(2 / 7)",
-            "one row per output",
-        ),
-        "Exercise 2": ("answer_var = Fraction(2)", "each output still sums n_in = 3 products"),
-        "Exercise 3": ("answer_conv_std = math.sqrt(2 / 3)", "your fan_in counts only the input"),
+        "Exercise 1": ("gain_squared = Fraction(7, 6)", "The ReLU keeps half of Var(z)"),
     },
     "03_signal_through_depth": {
         "Exercise 1": ("answer_1 = 0.5", "keeps slope**2"),
@@ -217,10 +217,15 @@ def test_only_the_exercise_cells_change_and_lose_their_outputs(student, stem):
     assert out.metadata == nb.metadata  # stored widget state: sliders show before a run
 
 
+# The core path's notebooks 01 and 02 spend their time on the functions of my_init.py
+# (cells tagged write:NAME): one exercise each, besides those.
+FEWER_EXERCISES = {"01_variance_of_a_sum": 1, "02_hand_example_4x3": 1}
+
+
 @pytest.mark.parametrize("stem", STEMS)
 def test_every_notebook_has_at_least_three_exercises(stem):
     names = [e.name for e in ms.exercises(teacher(stem))]
-    assert len(names) >= 3, f"{stem}: {names}"
+    assert len(names) >= FEWER_EXERCISES.get(stem, 3), f"{stem}: {names}"
     assert len(set(names)) == len(names), f"{stem}: exercise names repeat: {names}"
 
 
