@@ -1,24 +1,38 @@
 """How long each notebook takes a student, estimated from what it holds, and which part it is of.
 
     python scripts/course_time.py            # a table of every notebook, and the core path's total
+    python scripts/course_time.py --write    # put the estimates into the notebooks and the README
 
-The estimate counts, at a student's pace (stated here once, used by the notebooks'
-first cells, the README and the site's index):
+The estimate counts, at a student's pace (stated here once; the notebooks' first cells, the
+README and the site's index state what it gives, and tests/test_course.py keeps them in step):
 
-* prose: the Markdown's words (a formula between $ signs counts as one word) at
-  WORDS_PER_MINUTE;
-* code: each code cell that is not an exercise or a prediction, CODE_CELL minutes
+* prose: the words of the Markdown at WORDS_PER_MINUTE. A word is a whitespace-separated
+  piece holding a letter or a digit (so `#`, `|` or `—` alone are not words). A formula
+  (between `$` or `$$`) is read slower than prose, so it counts its tokens: each name,
+  number and LaTeX command, split on whitespace, operators and brackets, leaving out the
+  commands that only lay it out (`\\mathrm`, `\\left`, ...): `$\\mathrm{Var}(z) = n\\sigma^2$`
+  is 5 words (Var, z, n, \\sigma, 2);
+* code: each code cell that is not part of an exercise or a prediction, CODE_CELL minutes
   (read it, run it, look at what it prints or draws);
-* each exercise (an answer cell and its check), EXERCISE minutes: think, write, run the
-  check, read the hint, try again;
-* each "predict, then run" question, PREDICTION minutes;
+* exercises, EXERCISE minutes each (think, write, run the check, read the hint, try again):
+  each answer cell with nbgrader's solution markers and its check, and each function of the
+  student's `my_init.py` that the notebook asks for, named by a Markdown cell's tag
+  `write:NAME`;
+* each "predict, then run" question (a code cell calling `predict(` or `predict_number(`),
+  PREDICTION minutes;
 
-and rounds the sum up to 5 minutes. The part: notebooks 01-04 are the core path, those after
-are "going further", and an appendix says so in its name.
+and rounds the sum up to 5 minutes. Markdown a student never sees (cells tagged `teacher`,
+which the student edition drops) is not counted.
+
+The part, from the notebook's name: 01-04 are the core path, a notebook whose name says
+`appendix` is the appendix, every other one goes further. The reading order is by part (core,
+going further, appendix), then by number, so a going-further notebook numbered after the
+appendix is still read before it. The core path fits the module's CORE_BUDGET minutes.
 """
 
 from __future__ import annotations
 
+import argparse
 import importlib.util
 import math
 import re
@@ -28,45 +42,100 @@ from pathlib import Path
 import nbformat
 
 ROOT = Path(__file__).resolve().parent.parent
-WORDS_PER_MINUTE = 100
-CODE_CELL = 0.75
-EXERCISE = 6.0
-PREDICTION = 1.5
+WORDS_PER_MINUTE = 60
+CODE_CELL = 1.5
+EXERCISE = 8.0
+PREDICTION = 2.0
 CORE_LAST = 4  # notebooks 01 to 04
-STATED = re.compile(r"estimated time:\s*(\d+)\s*minutes", re.IGNORECASE)
+CORE_BUDGET = 180  # minutes: the module is 2 to 3 hours
+PARTS = ("core", "further", "appendix")  # in reading order
 PART_LABEL = {"core": "Core path", "further": "Going further", "appendix": "Appendix"}
+STATED = re.compile(r"(estimated time:\s*)(\d+)(\s*minutes)", re.IGNORECASE)
+README_TOTAL = re.compile(r"(Estimated time of the core path: )(\d+)( minutes)")
+FORMULA = re.compile(r"\$\$.*?\$\$|\$[^$]*\$", re.S)
+FORMULA_TOKEN = re.compile(r"\\[A-Za-z]+|[A-Za-z]+|\d+(?:\.\d+)?")
+LAYOUT_COMMANDS = {
+    r"\begin", r"\end", r"\left", r"\right", r"\big", r"\Big", r"\bigg", r"\Bigg",
+    r"\mathrm", r"\mathbf", r"\mathbb", r"\mathcal", r"\mathit", r"\boldsymbol",
+    r"\operatorname", r"\text", r"\textrm", r"\displaystyle", r"\quad", r"\qquad",
+}  # fmt: skip
+PREDICTION_CALL = re.compile(r"\bpredict(?:_number)?\(")
+WRITE_TAG = "write:"
+TEACHER_TAG = "teacher"
 
 
-def _exercises(nb):
+def _make_student():
     path = ROOT / "scripts" / "make_student.py"
-    spec = importlib.util.spec_from_file_location("make_student", path)
-    module = importlib.util.module_from_spec(spec)
-    sys.modules.setdefault(spec.name, module)
-    spec.loader.exec_module(module)
-    return module.exercises(nb)
+    if "make_student" not in sys.modules:
+        spec = importlib.util.spec_from_file_location("make_student", path)
+        module = importlib.util.module_from_spec(spec)
+        sys.modules[spec.name] = module  # dataclasses look their module up there
+        spec.loader.exec_module(module)
+    return sys.modules["make_student"]
+
+
+def words(markdown: str) -> int:
+    """Words of a Markdown text, a formula counted by its tokens (see the module's docstring).
+
+    >>> words("The variance $\\\\mathrm{Var}(z) = n\\\\sigma^2$ grows, | see #")
+    9
+    """
+    tokens = sum(
+        token not in LAYOUT_COMMANDS
+        for formula in FORMULA.findall(markdown)
+        for token in FORMULA_TOKEN.findall(formula)
+    )
+    prose = FORMULA.sub(" ", markdown).split()
+    return tokens + sum(any(ch.isalnum() for ch in piece) for piece in prose)
+
+
+def tags(cell) -> list[str]:
+    return list(cell.get("metadata", {}).get("tags", []))
+
+
+def functions_to_write(nb) -> list[str]:
+    """The functions of my_init.py the notebook asks for: its Markdown cells' `write:NAME` tags.
+
+    >>> cell = nbformat.v4.new_markdown_cell("Write fans.", metadata={"tags": ["write:fans"]})
+    >>> functions_to_write(nbformat.v4.new_notebook(cells=[cell]))
+    ['fans']
+    """
+    names = []
+    for cell in nb.cells:
+        if cell.cell_type == "markdown":
+            for tag in tags(cell):
+                name = tag[len(WRITE_TAG) :]
+                if tag.startswith(WRITE_TAG) and name and name not in names:
+                    names.append(name)
+    return names
 
 
 def counts(nb) -> dict[str, int]:
     """Words of prose, plain code cells, exercises and predictions of a notebook."""
-    found = _exercises(nb)
+    found = _make_student().exercises(nb)
     exercise_cells = {e.answer for e in found} | {e.check for e in found}
-    words = sum(
-        len(re.sub(r"\$\$.*?\$\$|\$[^$]*\$", " x ", c.source, flags=re.S).split())
+    prose = sum(
+        words(c.source)
         for c in nb.cells
-        if c.cell_type == "markdown"
+        if c.cell_type == "markdown" and TEACHER_TAG not in tags(c)
     )
     predictions = sum(
-        c.cell_type == "code" and "predict(" in c.source and i not in exercise_cells
+        c.cell_type == "code" and bool(PREDICTION_CALL.search(c.source)) and i not in exercise_cells
         for i, c in enumerate(nb.cells)
     )
     code = sum(c.cell_type == "code" for c in nb.cells) - len(exercise_cells) - predictions
-    return {"words": words, "code": code, "exercises": len(found), "predictions": predictions}
+    return {
+        "words": prose,
+        "code": code,
+        "exercises": len(found) + len(functions_to_write(nb)),
+        "predictions": predictions,
+    }
 
 
 def estimate_minutes(nb) -> int:
     """The estimated time of a notebook, in minutes, a multiple of 5.
 
-    >>> nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_markdown_cell("word " * 350)])
+    >>> nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_markdown_cell("word " * 290)])
     >>> estimate_minutes(nb)
     5
     """
@@ -80,36 +149,129 @@ def estimate_minutes(nb) -> int:
     return 5 * math.ceil(minutes / 5)
 
 
+def number(path: Path) -> int | None:
+    match = re.match(r"(\d+)", Path(path).name)
+    return int(match.group(1)) if match else None
+
+
 def part(path: Path) -> str:
     """ "core", "further" or "appendix", from the notebook's name.
 
-    >>> [part(Path(n)) for n in ["03_a.ipynb", "07_b.ipynb", "10_appendix_c.ipynb"]]
-    ['core', 'further', 'appendix']
+    >>> [part(Path(n)) for n in ["03_a.ipynb", "07_b.ipynb", "10_appendix_c.ipynb", "11_d.ipynb"]]
+    ['core', 'further', 'appendix', 'further']
     """
-    if "appendix" in path.stem:
+    if "appendix" in Path(path).stem:
         return "appendix"
-    number = re.match(r"(\d+)", path.name)
-    return "core" if number and int(number.group(1)) <= CORE_LAST else "further"
+    n = number(path)
+    return "core" if n is not None and n <= CORE_LAST else "further"
+
+
+def reading_order(paths) -> list[Path]:
+    """The notebooks as a student reads them: by part (core, going further, appendix), then
+    by number (2 before 10), unnumbered ones last in their part.
+
+    >>> [p.name for p in reading_order(map(Path, ["11_d.ipynb", "10_appendix.ipynb", "2_a.ipynb"]))]
+    ['2_a.ipynb', '11_d.ipynb', '10_appendix.ipynb']
+    """
+
+    def key(path: Path):
+        n = number(path)
+        return (PARTS.index(part(path)), n is None, n or 0, path.name)
+
+    return sorted((Path(p) for p in paths), key=key)
 
 
 def stated_minutes(nb) -> int | None:
     """The time the notebook's first cell states ("estimated time: 45 minutes"), or None."""
     match = STATED.search(nb.cells[0].source) if nb.cells else None
-    return int(match.group(1)) if match else None
+    return int(match.group(2)) if match else None
 
 
-def main() -> int:
-    total = 0
+def notebooks(folder: Path = ROOT / "notebooks") -> list[Path]:
+    return reading_order(Path(folder).glob("*.ipynb"))
+
+
+def estimates(paths) -> dict[Path, int]:
+    return {p: estimate_minutes(nbformat.read(p, as_version=4)) for p in paths}
+
+
+def core_minutes(minutes: dict[Path, int]) -> int:
+    return sum(m for p, m in minutes.items() if part(p) == "core")
+
+
+def write_notebook(path: Path, minutes: int) -> bool:
+    """Put `minutes` into the notebook's first cell; True if the file changed.
+
+    Raises ValueError when the first cell states no "estimated time: N minutes".
+    """
+    text = Path(path).read_text(encoding="utf-8")
+    nb = nbformat.reads(text, as_version=4)
+    if stated_minutes(nb) is None:
+        raise ValueError(f"{Path(path).name}: the first cell states no 'Estimated time: N minutes'")
+    nb.cells[0].source = STATED.sub(rf"\g<1>{minutes}\g<3>", nb.cells[0].source, count=1)
+    new = nbformat.writes(nb) + "\n"
+    if new == text:
+        return False
+    Path(path).write_text(new, encoding="utf-8")
+    return True
+
+
+def write_readme(readme: Path, minutes: dict[Path, int]) -> bool:
+    """Put each notebook's time into its README row (`| NN min |`) and the core path's total
+    into "Estimated time of the core path: N minutes"; True if the file changed.
+
+    Raises ValueError naming a notebook that has no row, or a README without the total.
+    """
+    text = Path(readme).read_text(encoding="utf-8")
+    lines = text.split("\n")
+    for path, m in minutes.items():
+        link = f"(notebooks/{path.name})"
+        rows = [i for i, line in enumerate(lines) if link in line and line.startswith("|")]
+        if not rows:
+            raise ValueError(f"{Path(readme).name}: no table row links {link}")
+        for i in rows:
+            lines[i] = re.sub(r"\|\s*\d+ min\s*\|", f"| {m} min |", lines[i], count=1)
+    new, found = README_TOTAL.subn(rf"\g<1>{core_minutes(minutes)}\g<3>", "\n".join(lines))
+    if not found:
+        raise ValueError(f"{Path(readme).name}: no 'Estimated time of the core path: N minutes'")
+    if new == text:
+        return False
+    Path(readme).write_text(new, encoding="utf-8")
+    return True
+
+
+def write(folder: Path = ROOT / "notebooks", readme: Path = ROOT / "README.md") -> list[Path]:
+    """Bring every notebook's first cell and the README in step with the estimates; return the
+    files changed. Running it twice changes nothing the second time."""
+    minutes = estimates(notebooks(folder))
+    changed = [p for p, m in minutes.items() if write_notebook(p, m)]
+    return changed + ([Path(readme)] if write_readme(readme, minutes) else [])
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--notebooks", type=Path, default=ROOT / "notebooks")
+    parser.add_argument("--readme", type=Path, default=ROOT / "README.md")
+    parser.add_argument(
+        "--write",
+        action="store_true",
+        help="rewrite each notebook's first-cell 'Estimated time' and the README's times",
+    )
+    args = parser.parse_args(argv)
+    if args.write:
+        for path in write(args.notebooks, args.readme):
+            print(f"updated {path}")
+    paths = notebooks(args.notebooks)
+    minutes = estimates(paths)
     print(f"{'notebook':45} {'part':9} {'words':>5} {'code':>4} {'ex.':>3} {'pred.':>5} {'min':>4}")
-    for path in sorted((ROOT / "notebooks").glob("*.ipynb")):
-        nb = nbformat.read(path, as_version=4)
-        n, minutes = counts(nb), estimate_minutes(nb)
-        total += minutes if part(path) == "core" else 0
+    for path in paths:
+        n = counts(nbformat.read(path, as_version=4))
         print(
             f"{path.stem:45} {part(path):9} {n['words']:5} {n['code']:4} {n['exercises']:3} "
-            f"{n['predictions']:5} {minutes:4}"
+            f"{n['predictions']:5} {minutes[path]:4}"
         )
-    print(f"core path: {total} minutes")
+    total = core_minutes(minutes)
+    print(f"core path: {total} minutes (budget {CORE_BUDGET})")
     return 0
 
 

@@ -1,6 +1,6 @@
 """Write the student edition: each notebook with its exercises' solutions taken out.
 
-    python scripts/make_student.py                    # notebooks/*.ipynb -> student/
+    python scripts/make_student.py                    # notebooks/ -> student/
     python scripts/make_student.py --output /tmp/hw   # elsewhere
 
 The teacher notebooks mark each answer the way nbgrader does, between the lines
@@ -10,10 +10,23 @@ The teacher notebooks mark each answer the way nbgrader does, between the lines
     # YOUR CODE HERE
     raise NotImplementedError()
 
-at the region's indentation (in Markdown: YOUR ANSWER HERE). The outputs of the
-exercise cells (the answer cells, and the check cell after each, which would show
-the answer's value) are cleared; every other cell is kept with its stored outputs,
-so a student reads the plots before running anything.
+at the region's indentation (in Markdown: YOUR ANSWER HERE). The Python files beside
+the notebooks (the teacher's `my_init.py`, which holds the solutions of the functions a
+student writes) are written the same way: each region stubbed, the docstrings and
+everything else kept, so `student/my_init.py` is the file the student fills in.
+
+What a student must not read before answering is taken out too:
+
+* cells tagged `teacher` (cell metadata `tags`) are dropped: Markdown meant for the
+  teacher only, such as a note that this copy holds the solutions;
+* the outputs of the exercise cells (the answer cells, and the check cell after each,
+  which would show the answer's value) are cleared, and so are those of the cells that
+  answer a prediction: cells tagged `measured` (a measurement printed right after its
+  question) and cells that call `.reveal(`. The stored widget models only those outputs
+  showed go too, so the answer is not left in the notebook's widget state.
+
+Every other cell is kept with its stored outputs, so a student reads the plots before
+running anything.
 
 An exercise is an answer cell followed by its check: the next code cell, which
 runs `with Check("Exercise N"):` from tinyinit.quiz.
@@ -23,6 +36,7 @@ from __future__ import annotations
 
 import argparse
 import copy
+import json
 import re
 import sys
 from dataclasses import dataclass
@@ -36,6 +50,12 @@ END = "### END SOLUTION"
 CODE_STUB = ["# YOUR CODE HERE", "raise NotImplementedError()"]
 MARKDOWN_STUB = ["YOUR ANSWER HERE"]
 CHECK_NAME = re.compile(r"""\bCheck\(\s*["']([^"']+)["']""")
+TEACHER_TAG = "teacher"  # a cell only the teacher's copy keeps
+MEASURED_TAG = "measured"  # a cell whose output answers a prediction
+REVEAL_CALL = re.compile(r"\.reveal\(")
+WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
+WIDGET_STATE = "application/vnd.jupyter.widget-state+json"
+MODEL_REF = re.compile(r"IPY_MODEL_([0-9a-f]{32})")
 
 
 @dataclass(frozen=True)
@@ -120,24 +140,79 @@ def exercises(nb) -> list[Exercise]:
     return found
 
 
+def tags(cell) -> list[str]:
+    return list(cell.get("metadata", {}).get("tags", []))
+
+
+def answers_a_prediction(cell) -> bool:
+    """A cell whose stored output gives a prediction's answer away: tagged `measured`, or a
+    code cell calling `.reveal(`."""
+    return MEASURED_TAG in tags(cell) or (
+        cell.cell_type == "code" and bool(REVEAL_CALL.search(cell.source))
+    )
+
+
+def _widget_models(outputs, state: dict) -> set[str]:
+    """The widget models these outputs show, and every model they refer to."""
+    views = [o["data"][WIDGET_VIEW] for o in outputs if WIDGET_VIEW in o.get("data", {})]
+    stack = [view["model_id"] for view in views]
+    seen: set[str] = set()
+    while stack:
+        model = stack.pop()
+        if model not in seen:
+            seen.add(model)
+            stack += MODEL_REF.findall(json.dumps(state.get(model, {})))
+    return seen
+
+
+def kept_cells(nb) -> list[int]:
+    """The index, in the teacher notebook, of each cell the student edition keeps (in order)."""
+    return [i for i, cell in enumerate(nb.cells) if TEACHER_TAG not in tags(cell)]
+
+
 def student_notebook(nb):
     """A copy of the teacher notebook as a student receives it."""
     nb = copy.deepcopy(nb)
     found = exercises(nb)
     exercise_cells = {e.answer for e in found} | {e.check for e in found}
+    cleared = []
     for i, cell in enumerate(nb.cells):
         if has_solution(cell):
             stub = CODE_STUB if cell.cell_type == "code" else MARKDOWN_STUB
             cell.source = fill_solutions(cell.source, stub)
-        if i in exercise_cells:
+        if cell.cell_type == "code" and (i in exercise_cells or answers_a_prediction(cell)):
+            cleared += cell.outputs
             cell.outputs = []
             cell.execution_count = None
+    kept = kept_cells(nb)
+    cleared += [o for i, c in enumerate(nb.cells) if i not in kept for o in c.get("outputs", [])]
+    nb.cells = [nb.cells[i] for i in kept]
+    state = nb.metadata.get("widgets", {}).get(WIDGET_STATE, {}).get("state")
+    if state and cleared:
+        shown = _widget_models([o for c in nb.cells for o in c.get("outputs", [])], state)
+        for model in _widget_models(cleared, state) - shown:
+            state.pop(model, None)
     return nb
 
 
+def student_module(source: str) -> str:
+    """A Python file as a student receives it: each solution region stubbed, the rest kept.
+
+    >>> teacher = "def f(x):\\n    ### BEGIN SOLUTION\\n    return 2 * x\\n    ### END SOLUTION\\n"
+    >>> print(student_module(teacher), end="")
+    def f(x):
+        # YOUR CODE HERE
+        raise NotImplementedError()
+    """
+    stubbed = fill_solutions(source, CODE_STUB)
+    return stubbed + "\n" if source.endswith("\n") else stubbed
+
+
 def make_student(notebooks: Path, output: Path) -> list[Path]:
-    """Write the student edition of notebooks/*.ipynb into output/; return the files written."""
-    sources = sorted(Path(notebooks).glob("*.ipynb"))
+    """Write the student edition of notebooks/*.ipynb, and of the Python files beside them
+    (my_init.py), into output/; return the files written."""
+    notebooks = Path(notebooks)
+    sources = sorted(notebooks.glob("*.ipynb"))
     if not sources:
         raise FileNotFoundError(f"no notebooks (*.ipynb) in {notebooks}")
     output = Path(output)
@@ -150,6 +225,13 @@ def make_student(notebooks: Path, output: Path) -> list[Path]:
             raise ValueError(f"{source.name}: {error}") from None
         nbformat.write(student, output / source.name)
         written.append(output / source.name)
+    for source in sorted(notebooks.glob("*.py")):
+        try:
+            text = student_module(source.read_text(encoding="utf-8"))
+        except ValueError as error:
+            raise ValueError(f"{source.name}: {error}") from None
+        (output / source.name).write_text(text, encoding="utf-8")
+        written.append(output / source.name)
     return written
 
 
@@ -161,8 +243,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--output", type=Path, default=ROOT / "student", help="folder to write")
     args = parser.parse_args(argv)
     written = make_student(args.notebooks, args.output)
-    count = sum(len(exercises(nbformat.read(args.notebooks / p.name, 4))) for p in written)
-    print(f"wrote {len(written)} student notebooks ({count} exercises) to {args.output}")
+    books = [p for p in written if p.suffix == ".ipynb"]
+    count = sum(len(exercises(nbformat.read(args.notebooks / p.name, 4))) for p in books)
+    files = [p.name for p in written if p.suffix != ".ipynb"]
+    also = f" and {', '.join(files)} (solutions stubbed)" if files else ""
+    print(f"wrote {len(books)} student notebooks ({count} exercises){also} to {args.output}")
     return 0
 
 

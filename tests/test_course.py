@@ -1,45 +1,51 @@
 """The course's shape: a core path that fits the module, the rest labelled, times kept in step.
 
-Each notebook's first cell states its part and its estimated time; the README's tables and the
-core path's total state the same numbers; scripts/course_time.py computes them all.
+Each notebook's first cell states its part and its estimated time; the README's tables, the
+core path's total and the site's index state the same numbers; scripts/course_time.py computes
+them all (and `python scripts/course_time.py --write` puts them in place).
 """
 
 from __future__ import annotations
 
 import importlib.util
 import re
+import shutil
 import sys
+from html.parser import HTMLParser
 from pathlib import Path
 
 import nbformat
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
-NOTEBOOKS = sorted((ROOT / "notebooks").glob("*.ipynb"))
 README = (ROOT / "README.md").read_text(encoding="utf-8")
-MODULE_MINUTES = 180  # the module is 2 to 3 hours
 
 
 def load(name: str):
     spec = importlib.util.spec_from_file_location(name, ROOT / "scripts" / f"{name}.py")
     module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module
+    sys.modules[spec.name] = module  # dataclasses look their module up there
     spec.loader.exec_module(module)
     return module
 
 
 ct = load("course_time")
+NOTEBOOKS = ct.notebooks()
+
+
+def read(path: Path):
+    return nbformat.read(path, as_version=4)
 
 
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=[p.stem for p in NOTEBOOKS])
 def test_first_cell_states_the_part_and_the_estimated_time(path):
-    nb = nbformat.read(path, as_version=4)
+    nb = read(path)
     first = nb.cells[0].source
     minutes = ct.estimate_minutes(nb)
     label = ct.PART_LABEL[ct.part(path)]
     assert ct.stated_minutes(nb) == minutes, (
         f"{path.name}: the first cell should say 'estimated time: {minutes} minutes' "
-        f"(scripts/course_time.py), it says {ct.stated_minutes(nb)}"
+        f"(python scripts/course_time.py --write), it says {ct.stated_minutes(nb)}"
     )
     assert label in first, f"{path.name}: the first cell should say {label!r}"
     assert re.match(rf"# {path.name[:2]} · ", first), f"{path.name}: title numbered as the file"
@@ -47,10 +53,12 @@ def test_first_cell_states_the_part_and_the_estimated_time(path):
 
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=[p.stem for p in NOTEBOOKS])
 def test_readme_lists_each_notebook_with_its_time_in_its_part(path):
-    minutes = ct.estimate_minutes(nbformat.read(path, as_version=4))
+    minutes = ct.estimate_minutes(read(path))
     row = next((line for line in README.splitlines() if f"(notebooks/{path.name})" in line), None)
     assert row is not None, f"README.md has no row for {path.name}"
-    assert f"| {minutes} min |" in row, f"README.md: {path.name} should show {minutes} min"
+    assert f"| {minutes} min |" in row, (
+        f"README.md: {path.name} should show {minutes} min (python scripts/course_time.py --write)"
+    )
     heading = {
         "core": "### The core path",
         "further": "### Going further",
@@ -62,36 +70,190 @@ def test_readme_lists_each_notebook_with_its_time_in_its_part(path):
 
 
 def core_path_minutes() -> int:
-    core = [p for p in NOTEBOOKS if ct.part(p) == "core"]
-    return sum(ct.estimate_minutes(nbformat.read(p, as_version=4)) for p in core)
+    return ct.core_minutes(ct.estimates(NOTEBOOKS))
 
 
 def test_core_path_total_is_stated():
     total = core_path_minutes()
-    stated = re.search(r"Estimated time of the core path: (\d+) minutes", README)
-    assert stated and int(stated.group(1)) == total, f"README should state {total} minutes"
+    stated = ct.README_TOTAL.search(README)
+    assert stated and int(stated.group(2)) == total, f"README should state {total} minutes"
 
 
 def test_core_path_fits_the_module():
-    assert core_path_minutes() <= MODULE_MINUTES, "the core path takes over 3 hours"
+    minutes = ct.estimates(NOTEBOOKS)
+    core = {p.stem: m for p, m in minutes.items() if ct.part(p) == "core"}
+    assert sum(core.values()) <= ct.CORE_BUDGET, (
+        f"the core path takes {sum(core.values())} minutes, over the module's "
+        f"{ct.CORE_BUDGET}: {core}"
+    )
+
+
+def test_readme_states_the_rates_the_script_counts():
+    for rate in [
+        f"{ct.WORDS_PER_MINUTE} words",
+        f"{ct.CODE_CELL:g} minutes per code cell",
+        f"{ct.EXERCISE:g} minutes per exercise",
+        f"{ct.PREDICTION:g} per prediction",
+    ]:
+        assert rate in README, f"README.md should say how the estimate counts: {rate!r}"
+
+
+# --- what the estimate counts --------------------------------------------------------------
 
 
 def test_estimate_counts_what_a_student_does():
+    md = nbformat.v4.new_markdown_cell
     nb = nbformat.v4.new_notebook(
         cells=[
-            nbformat.v4.new_markdown_cell("word " * 200 + "$\\sum_j w_j x_j$"),  # 201 words
+            md("word " * 200 + "$\\sum_j w_j x_j$"),  # 200 words, a formula of 6 tokens
+            md("Write them.", metadata={"tags": ["write:fans", "write:calculate_gain"]}),
+            md("Only the teacher reads this.", metadata={"tags": ["teacher"]}),
             nbformat.v4.new_code_cell("x = 1"),
-            nbformat.v4.new_code_cell("predict('?', ['a', 'b'], 'a', 'm')"),
+            nbformat.v4.new_code_cell("q = predict('?', ['a', 'b'])"),
+            nbformat.v4.new_code_cell("q2 = predict_number('how much?', rel_tol=0.1)"),
+            nbformat.v4.new_code_cell("q.reveal(answer='a', measured='m')"),
             nbformat.v4.new_code_cell("### BEGIN SOLUTION\nanswer_1 = 1\n### END SOLUTION"),
             nbformat.v4.new_code_cell('with Check("Exercise 1"):\n    check(answer_1 == 1, "h")'),
         ]
     )
-    assert ct.counts(nb) == {"words": 201, "code": 1, "exercises": 1, "predictions": 1}
-    # 2.01 + 0.75 + 6 + 1.5 = 10.26 minutes, rounded up to 15
-    assert ct.estimate_minutes(nb) == 15
+    # 2 words for "Write them."; the teacher's cell is not counted
+    assert ct.counts(nb) == {"words": 208, "code": 2, "exercises": 3, "predictions": 2}
+    # 208 / 60 + 2 * 1.5 + 3 * 8 + 2 * 2 = 34.47 minutes, rounded up to 35
+    assert ct.estimate_minutes(nb) == 35
+
+
+def test_a_formula_counts_its_tokens():
+    assert ct.words("$x$") == 1
+    assert ct.words(r"$\mathrm{Var}(z) = n\,\sigma^2\,\mathbb{E}[x^2]$") == 8
+    assert ct.words(r"$$\frac{a}{b} \le 2.5$$ and | — # **1.**") == 7  # \frac a b \le 2.5, and, 1.
+    assert ct.words("a $b$ c $$d + e$$ f") == 6
+
+
+def test_a_function_asked_twice_counts_once():
+    md = nbformat.v4.new_markdown_cell
+    nb = nbformat.v4.new_notebook(
+        cells=[
+            md("Write fans.", metadata={"tags": ["write:fans"]}),
+            md("Finish fans.", metadata={"tags": ["write:fans", "other"]}),
+        ]
+    )
+    assert ct.functions_to_write(nb) == ["fans"]
+    assert ct.counts(nb)["exercises"] == 1
 
 
 def test_predict_then_run_before_the_key_results_of_01_and_03():
     for stem in ("01_variance_of_a_sum", "03_signal_through_depth"):
-        nb = nbformat.read(ROOT / "notebooks" / f"{stem}.ipynb", as_version=4)
-        assert ct.counts(nb)["predictions"] >= 3, stem
+        assert ct.counts(read(ROOT / "notebooks" / f"{stem}.ipynb"))["predictions"] >= 3, stem
+
+
+# --- parts and reading order ---------------------------------------------------------------
+
+
+def test_parts_and_reading_order_with_a_going_further_notebook_after_the_appendix():
+    names = [
+        "11_more_going_further.ipynb",
+        "10_appendix_generator_bits.ipynb",
+        "02_hand.ipynb",
+        "05_gains.ipynb",
+        "01_variance.ipynb",
+        "notes.ipynb",
+        "04_train.ipynb",
+        "12_appendix_more.ipynb",
+    ]
+    order = [p.name for p in ct.reading_order(Path(n) for n in names)]
+    assert order == [
+        "01_variance.ipynb",
+        "02_hand.ipynb",
+        "04_train.ipynb",
+        "05_gains.ipynb",
+        "11_more_going_further.ipynb",
+        "notes.ipynb",
+        "10_appendix_generator_bits.ipynb",
+        "12_appendix_more.ipynb",
+    ]
+    assert [ct.part(Path(n)) for n in order] == ["core"] * 3 + ["further"] * 3 + ["appendix"] * 2
+
+
+def test_the_course_is_read_core_then_further_then_appendix():
+    parts = [ct.part(p) for p in NOTEBOOKS]
+    assert parts == sorted(parts, key=ct.PARTS.index)
+    assert [p.stem[:2] for p in NOTEBOOKS if ct.part(p) == "core"] == ["01", "02", "03", "04"]
+
+
+# --- --write ---------------------------------------------------------------------------------
+
+
+def test_write_brings_first_cells_and_readme_in_step_and_changes_nothing_twice(tmp_path):
+    folder = tmp_path / "notebooks"
+    shutil.copytree(ROOT / "notebooks", folder, ignore=shutil.ignore_patterns("*.py", ".*"))
+    readme = tmp_path / "README.md"
+    # Every stated time made wrong first, so that each has to be rewritten.
+    readme.write_text(
+        re.sub(r"\| \d+ min \|", "| 1 min |", ct.README_TOTAL.sub(r"\g<1>1\g<3>", README)),
+        encoding="utf-8",
+    )
+    for path in folder.glob("*.ipynb"):
+        nb = read(path)
+        nb.cells[0].source = ct.STATED.sub(r"\g<1>1\g<3>", nb.cells[0].source)
+        nbformat.write(nb, path)
+    before = {p.name: read(p) for p in folder.glob("*.ipynb")}
+
+    changed = ct.write(folder, readme)
+    assert {p.name for p in changed} == {p.name for p in folder.glob("*.ipynb")} | {"README.md"}
+    minutes = ct.estimates(ct.notebooks(folder))
+    text = readme.read_text(encoding="utf-8")
+    for path, m in minutes.items():
+        nb = read(path)
+        assert ct.stated_minutes(nb) == m
+        # only the number changed, in the first cell only
+        assert nb.cells[1:] == before[path.name].cells[1:]
+        row = next(line for line in text.splitlines() if f"(notebooks/{path.name})" in line)
+        assert f"| {m} min |" in row
+    assert f"Estimated time of the core path: {ct.core_minutes(minutes)} minutes" in text
+    assert text.count("\n") == README.count("\n")
+
+    files = {p: p.read_bytes() for p in [readme, *folder.glob("*.ipynb")]}
+    assert ct.write(folder, readme) == []
+    assert {p: p.read_bytes() for p in files} == files
+
+
+def test_write_names_a_notebook_that_states_no_time(tmp_path):
+    path = tmp_path / "01_x.ipynb"
+    nbformat.write(
+        nbformat.v4.new_notebook(cells=[nbformat.v4.new_markdown_cell("# 01 · X")]), path
+    )
+    with pytest.raises(ValueError, match="01_x.ipynb: the first cell states no"):
+        ct.write_notebook(path, 5)
+    readme = tmp_path / "README.md"
+    readme.write_text("| [01](notebooks/02_y.ipynb) | 5 min | y |\n", encoding="utf-8")
+    with pytest.raises(ValueError, match=r"no table row links \(notebooks/01_x.ipynb\)"):
+        ct.write_readme(readme, {path: 5})
+
+
+# --- the site's index ----------------------------------------------------------------------
+
+
+class Text(HTMLParser):
+    def __init__(self):
+        super().__init__()
+        self.parts: list[str] = []
+
+    def handle_data(self, data):
+        if data.strip():
+            self.parts.append(" ".join(data.split()))
+
+
+def test_site_index_states_each_estimate_and_the_core_total(tmp_path, monkeypatch):
+    """The index as scripts/build_site.py writes it, its pages left out (they hold no time)."""
+    builder = load("build_site")
+    monkeypatch.setattr(builder, "copy_static", lambda output, renderer=None: None)
+    monkeypatch.setattr(builder, "export_notebook", lambda source, destination: None)
+    builder.build_site(ROOT / "notebooks", tmp_path, quiet=True)
+    parser = Text()
+    parser.feed((tmp_path / "index.html").read_text(encoding="utf-8"))
+    text = " ".join(parser.parts)
+    minutes = ct.estimates(NOTEBOOKS)
+    for path, m in minutes.items():
+        label = ct.PART_LABEL[ct.part(path)].lower()
+        assert f"({label}, {m} min)" in text, f"the index should give {path.stem} {m} min"
+    assert f"Core path: {ct.core_minutes(minutes)} minutes in all" in text

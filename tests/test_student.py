@@ -5,11 +5,16 @@ markers, then its `with Check("Exercise N"):` cell), so a new notebook is covere
 it is there. What cannot be discovered is a *typical wrong answer* for each exercise, and the
 words of the hint it must get: they are kept below, one per exercise, and an exercise without
 one fails `test_every_exercise_has_a_typical_wrong_answer_here`.
+
+The edition also speaks to a student: no teacher-only Markdown (cells tagged `teacher`), no
+stored output that answers a prediction, and `my_init.py` with its solutions stubbed.
 """
 
 from __future__ import annotations
 
+import ast
 import importlib.util
+import re
 import shutil
 import subprocess
 import sys
@@ -23,6 +28,11 @@ from nbclient import NotebookClient
 ROOT = Path(__file__).resolve().parent.parent
 NOTEBOOKS = ROOT / "notebooks"
 SCRIPT = ROOT / "scripts" / "make_student.py"
+# The teacher's my_init.py; until the notebooks have one, a small one written the same way.
+MY_INIT = NOTEBOOKS / "my_init.py"
+MY_INIT_FIXTURE = ROOT / "tests" / "fixtures" / "my_init_teacher.py"
+# What only a teacher should read: the edition is the teacher's copy, or how it was made.
+TEACHER_ONLY = re.compile(r"teacher|make student\b|holds? the solutions?", re.IGNORECASE)
 
 
 def load_script():
@@ -148,8 +158,9 @@ def tracked_files() -> list[Path]:
 
 
 @pytest.fixture(scope="module")
-def student(tmp_path_factory) -> Path:
-    """`make student` run in a copy of the checkout (what git tracks, nothing built or ignored)."""
+def make_student_run(tmp_path_factory) -> tuple[Path, str]:
+    """`make student` run in a copy of the checkout (what git tracks, nothing built or ignored):
+    the copy, and what it printed."""
     if shutil.which("make") is None or not (ROOT / ".git").exists():
         pytest.fail("`make` and a git checkout are needed to test `make student`")
     checkout = tmp_path_factory.mktemp("checkout")
@@ -160,19 +171,114 @@ def student(tmp_path_factory) -> Path:
     venv = Path(sys.prefix)
     # -o: the venv this test runs in is taken as installed; never reinstall it from the copy.
     run = subprocess.run(
-        ["make", "student", f"VENV={venv}", "-o", f"{venv}/.runtime"],
+        ["make", "student", f"VENV={venv}", "-o", f"{venv}/.lab"],
         cwd=checkout,
         capture_output=True,
         text=True,
         timeout=300,
     )
     assert run.returncode == 0, run.stdout + run.stderr
-    assert "student notebooks" in run.stdout
-    return checkout / "student"
+    return checkout, run.stdout
+
+
+@pytest.fixture(scope="module")
+def student(make_student_run) -> Path:
+    return make_student_run[0] / "student"
 
 
 def test_make_student_writes_one_notebook_per_notebook(student):
     assert sorted(p.name for p in student.glob("*.ipynb")) == sorted(p.name for p in TEACHER)
+
+
+def test_make_student_says_how_to_open_it(make_student_run):
+    out = make_student_run[1]
+    assert "student notebooks" in out
+    assert "make student-lab" in out and "student/" in out, out
+
+
+def test_make_student_lab_opens_jupyterlab_on_the_student_edition():
+    venv = Path(sys.prefix)
+    dry = subprocess.run(
+        ["make", "-n", "student-lab", f"VENV={venv}", "-o", f"{venv}/.lab"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert dry.returncode == 0, dry.stderr
+    assert re.search(r"jupyter lab --notebook-dir=student\b", dry.stdout), dry.stdout
+    # it makes the edition only where there is none: a second call keeps the student's work
+    assert re.search(r"test -d student \|\|", dry.stdout), dry.stdout
+
+
+def test_readme_quick_start_says_which_folder_a_student_opens():
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    quick_start = readme.split("## Quick start", 1)[1].split("\n## ", 1)[0]
+    for needed in ["make student", "make student-lab", "student/"]:
+        assert needed in quick_start, f"README's quick start should mention {needed!r}"
+
+
+# --- my_init.py: the student's own module ---------------------------------------------------
+
+
+def teacher_modules() -> list[Path]:
+    return [p for p in (MY_INIT, MY_INIT_FIXTURE) if p.exists()]
+
+
+def functions(tree: ast.Module) -> dict[str, tuple[str, str | None]]:
+    """Each top-level function: its signature, as source, and its docstring."""
+    return {
+        node.name: (ast.unparse(node.args), ast.get_docstring(node))
+        for node in tree.body
+        if isinstance(node, ast.FunctionDef)
+    }
+
+
+@pytest.mark.parametrize("path", teacher_modules(), ids=lambda p: p.name)
+def test_my_init_keeps_signatures_and_docstrings_and_loses_every_solution_line(path):
+    teacher_text = path.read_text(encoding="utf-8")
+    student_text = ms.student_module(teacher_text)
+    teacher_tree, student_tree = ast.parse(teacher_text), ast.parse(student_text)
+    assert functions(student_tree) == functions(teacher_tree)
+    assert ast.get_docstring(student_tree) == ast.get_docstring(teacher_tree)
+    regions = ms.solution_regions(teacher_text)
+    assert regions, f"{path.name}: no solution regions"
+    assert student_text.count("raise NotImplementedError()") == len(regions)
+    assert ms.BEGIN not in student_text and ms.END not in student_text
+    inside = set(ms.solution_lines(teacher_text))
+    outside = {line.strip() for line in teacher_text.splitlines() if line not in inside}
+    secret = [
+        line.strip()
+        for line in ms.solution_lines(teacher_text)
+        if line.strip() and not line.strip().startswith("#") and line.strip() not in outside
+    ]
+    assert secret
+    assert not [line for line in student_text.splitlines() if line.strip() in secret]
+
+
+def test_make_student_writes_my_init_beside_the_notebooks(tmp_path):
+    teacher_folder = tmp_path / "notebooks"
+    teacher_folder.mkdir()
+    shutil.copy2(TEACHER[-1], teacher_folder)
+    shutil.copy2(MY_INIT_FIXTURE, teacher_folder / "my_init.py")
+    written = ms.make_student(teacher_folder, tmp_path / "student")
+    assert sorted(p.name for p in written) == sorted([TEACHER[-1].name, "my_init.py"])
+    stubbed = (tmp_path / "student" / "my_init.py").read_text(encoding="utf-8")
+    assert stubbed == ms.student_module(MY_INIT_FIXTURE.read_text(encoding="utf-8"))
+    namespace: dict = {}
+    exec(compile(stubbed, "my_init.py", "exec"), namespace)
+    with pytest.raises(NotImplementedError):
+        namespace["fans"]((4, 3))
+    with pytest.raises(NotImplementedError):
+        namespace["calculate_gain"]("leaky_relu")
+
+
+def test_make_student_stubs_the_teachers_my_init(student):
+    if not MY_INIT.exists():
+        assert not (student / "my_init.py").exists()
+        return
+    expected = ms.student_module(MY_INIT.read_text(encoding="utf-8"))
+    assert (student / "my_init.py").read_text(encoding="utf-8") == expected
 
 
 def test_student_edition_is_ignored_by_git():
@@ -200,21 +306,96 @@ def test_no_line_of_any_solution_survives(student, stem):
     assert ms.BEGIN not in nbformat.writes(out) and ms.END not in nbformat.writes(out)
 
 
+def widget_state(nb) -> dict:
+    return nb.metadata.get("widgets", {}).get(ms.WIDGET_STATE, {}).get("state", {})
+
+
 @pytest.mark.parametrize("stem", STEMS)
-def test_only_the_exercise_cells_change_and_lose_their_outputs(student, stem):
+def test_only_the_exercise_and_answering_cells_change_and_lose_their_outputs(student, stem):
     nb, out = teacher(stem), nbformat.read(student / f"{stem}.ipynb", as_version=4)
     found = ms.exercises(nb)
     exercise_cells = {e.answer for e in found} | {e.check for e in found}
-    assert len(out.cells) == len(nb.cells)
-    for i, (before, after) in enumerate(zip(nb.cells, out.cells, strict=True)):
-        if i in exercise_cells:
+    kept = ms.kept_cells(nb)
+    assert len(out.cells) == len(kept)
+    for i, after in zip(kept, out.cells, strict=True):
+        before = nb.cells[i]
+        if i in exercise_cells or ms.answers_a_prediction(before):
             assert after.outputs == [], f"{stem} cell {i}: outputs kept"
-        else:
-            assert after == before, f"{stem} cell {i} changed"
+        if i not in exercise_cells:
+            assert after.source == before.source, f"{stem} cell {i} changed"
+            if not ms.answers_a_prediction(before):
+                assert after == before, f"{stem} cell {i} changed"
+    student_index = {i: j for j, i in enumerate(kept)}
     for e in found:
-        assert "raise NotImplementedError()" in out.cells[e.answer].source
-        assert out.cells[e.check].source == nb.cells[e.check].source
-    assert out.metadata == nb.metadata  # stored widget state: sliders show before a run
+        assert "raise NotImplementedError()" in out.cells[student_index[e.answer]].source
+        assert out.cells[student_index[e.check]].source == nb.cells[e.check].source
+    # stored widget state: sliders show before a run; only models of cleared outputs may go
+    assert {k: v for k, v in out.metadata.items() if k != "widgets"} == {
+        k: v for k, v in nb.metadata.items() if k != "widgets"
+    }
+    state, teacher_state = widget_state(out), widget_state(nb)
+    assert all(teacher_state[k] == v for k, v in state.items())
+    shown = ms._widget_models([o for c in out.cells for o in c.get("outputs", [])], teacher_state)
+    assert shown & set(teacher_state) <= set(state), f"{stem}: a widget still shown lost its state"
+
+
+@pytest.mark.parametrize("stem", STEMS)
+def test_no_teacher_only_sentence_survives(student, stem):
+    out = nbformat.read(student / f"{stem}.ipynb", as_version=4)
+    found = [
+        (i, line)
+        for i, cell in enumerate(out.cells)
+        if cell.cell_type == "markdown"
+        for line in cell.source.splitlines()
+        if TEACHER_ONLY.search(line)
+    ]
+    assert not found, (
+        f"{stem}: the student edition still says what only the teacher should read; put it in "
+        f"its own Markdown cell tagged `teacher` (cell index, line): {found}"
+    )
+
+
+def test_teacher_cells_are_dropped_and_answers_to_predictions_cleared():
+    v4 = nbformat.v4
+    ids = {name: f"{k:032x}" for k, name in enumerate(["question", "reveal", "fold", "plot"], 1)}
+
+    def view(name):
+        return v4.new_output(
+            "display_data", data={ms.WIDGET_VIEW: {"model_id": ids[name], "version_major": 2}}
+        )
+
+    printed = v4.new_output("stream", name="stdout", text="ratio 2.00\n")
+    nb = v4.new_notebook(
+        cells=[
+            v4.new_markdown_cell("# 01 · X"),
+            v4.new_markdown_cell("This copy holds the solutions.", metadata={"tags": ["teacher"]}),
+            v4.new_code_cell("q = predict('n doubled?', ['x2', 'x4'])", outputs=[view("question")]),
+            v4.new_code_cell("ratio = run()", outputs=[printed], metadata={"tags": ["measured"]}),
+            v4.new_code_cell("q.reveal(answer='x2', measured=ratio)", outputs=[view("reveal")]),
+            v4.new_code_cell("explore()", outputs=[view("plot")]),
+        ]
+    )
+    nb.metadata["widgets"] = {
+        ms.WIDGET_STATE: {
+            "state": {
+                ids["question"]: {"state": {"children": [f"IPY_MODEL_{ids['plot']}"]}},
+                ids["reveal"]: {"state": {"children": [f"IPY_MODEL_{ids['fold']}"]}},
+                ids["fold"]: {"state": {"value": "The answer is x2. Measured: ratio 2.00"}},
+                ids["plot"]: {"state": {"value": "a slider"}},
+            },
+            "version_major": 2,
+            "version_minor": 0,
+        }
+    }
+    out = ms.student_notebook(nb)
+    assert [c.source for c in out.cells] == [nb.cells[i].source for i in (0, 2, 3, 4, 5)]
+    assert ms.kept_cells(nb) == [0, 2, 3, 4, 5]
+    assert [len(c.get("outputs", [])) for c in out.cells] == [0, 1, 0, 0, 1]
+    # the answer's models are gone, a model also shown by a kept output stays
+    assert set(widget_state(out)) == {ids["question"], ids["plot"]}
+    assert "ratio 2.00" not in nbformat.writes(out)
+    assert "holds the solutions" not in nbformat.writes(out)
+    assert widget_state(nb)[ids["fold"]], "the teacher's notebook is not changed"
 
 
 # The core path's notebooks 01 and 02 spend their time on the functions of my_init.py
@@ -297,29 +478,33 @@ def run(request) -> tuple[str, Run]:
         allow_errors=True,
         resources={"metadata": {"path": str(NOTEBOOKS)}},
     )
+    kept = ms.kept_cells(nb)  # the teacher's index of each student cell
     with client.setup_kernel():
-        for i, cell in enumerate(student_nb.cells):
+        for j, cell in enumerate(student_nb.cells):
             if cell.cell_type == "code":
-                client.execute_cell(cell, i)
+                client.execute_cell(cell, j)
                 if errors_of(cell.outputs):
-                    result.errors[i] = errors_of(cell.outputs)
+                    result.errors[kept[j]] = errors_of(cell.outputs)
         if found:
             by_answer = {e.answer: e for e in found}
             checks = {e.check for e in found}
+            at = {i: j for j, i in enumerate(kept)}  # the student's index of a teacher cell
             for i in range(found[0].answer, len(nb.cells)):
                 cell = nb.cells[i]
-                if cell.cell_type != "code" or i in checks:
+                if cell.cell_type != "code" or i in checks or i not in at:
                     continue
                 if i in by_answer:
                     e = by_answer[i]
+                    check_source, check_at = nb.cells[e.check].source, at[e.check]
                     wrong = WRONG_ANSWERS.get(stem, {}).get(e.name)
                     if wrong is not None:
-                        execute(client, ms.fill_solutions(cell.source, wrong[0].splitlines()), i)
-                        result.wrong[e.name] = execute(client, nb.cells[e.check].source, e.check)
-                    execute(client, cell.source, i)
-                    result.right[e.name] = execute(client, nb.cells[e.check].source, e.check)
+                        wrong_source = ms.fill_solutions(cell.source, wrong[0].splitlines())
+                        execute(client, wrong_source, at[i])
+                        result.wrong[e.name] = execute(client, check_source, check_at)
+                    execute(client, cell.source, at[i])
+                    result.right[e.name] = execute(client, check_source, check_at)
                 else:
-                    execute(client, cell.source, i)
+                    execute(client, cell.source, at[i])
     return stem, result
 
 
