@@ -135,6 +135,11 @@ WRONG_ANSWERS: dict[str, dict[str, tuple[str, str]]] = {
         "Exercise 2": ("answer_z1 = r * math.cos(2 * math.pi * u1)", "the sine of the same t"),
         "Exercise 3": ("answer_words = 12", "each uniform takes two words"),
     },
+    "12_one_layer_measured": {
+        "Exercise 1": ("std_1 = 1 / math.sqrt(100)", "E[x^2] = Var(x) + E[x]^2"),
+        "Exercise 2": ("var_z_fan_out = Fraction(2)", "still sums n_in = 3 products"),
+        "Exercise 3": ("bound_3 = math.sqrt(2 / 300)", "That is the std"),
+    },
 }
 
 
