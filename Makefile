@@ -4,35 +4,38 @@ VENV   ?= .venv
 PY     := $(VENV)/bin/python
 PORT   ?= 8888
 
-# The static site's widget renderer, from npm (see `site`).
+# The static site's widget renderer and the accessibility checker, from npm (see `site`).
 SITE_JS := build/site-js/node_modules/@jupyter-widgets/html-manager/dist/embed-amd.js
+AXE_JS  := build/site-js/node_modules/axe-core/axe.min.js
 
 NBVAL := --nbval --nbval-current-env --nbval-sanitize-with tests/nbval_sanitize.cfg
 
 .PHONY: lab test unit notebooks bench bench-classroom lint clean site present student student-lab mutation
 
-# One stamp per install, redone when pyproject.toml changes.
-$(VENV)/.runtime: pyproject.toml
-	test -x $(PY) || $(PYTHON) -m venv $(VENV)
-	$(PY) -m pip install --quiet --upgrade pip
-	$(PY) -m pip install --quiet -e .
-	touch $@
+# One stamp per set of pyproject.toml, redone when it changes: .core is `pip install tinyinit`
+# (the initializers, the numerics, the figures), .lab, .present and .test add that extra.
+# test holds lab and present, and each holds the core, so a wider install stamps the narrower.
+STAMPS := $(VENV)/.core $(VENV)/.lab $(VENV)/.present $(VENV)/.test
+INCLUDED_core :=
+INCLUDED_lab := core
+INCLUDED_present := core
+INCLUDED_test := core lab present
 
-$(VENV)/.test: pyproject.toml
+$(STAMPS): $(VENV)/.%: pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
-	$(PY) -m pip install --quiet -e '.[test]'
-	touch $@ $(VENV)/.runtime
+	$(PY) -m pip install --quiet -e '.$(if $(filter-out core,$*),[$*])'
+	touch $@ $(INCLUDED_$*:%=$(VENV)/.%)
 
 # Jupyter refuses to run as root unless told; containers and fresh VMs often are root.
 ALLOW_ROOT := $(if $(filter 0,$(shell id -u)),--allow-root)
 
-lab: $(VENV)/.runtime
+lab: $(VENV)/.lab
 	$(VENV)/bin/jupyter lab --notebook-dir=notebooks --port=$(PORT) $(ALLOW_ROOT)
 
 # Everything: lint, unit and property tests, doctests, strict nbval on every
 # notebook, and the browser tests (skipped, with a note, where Chromium is absent).
-test: $(VENV)/.test $(SITE_JS)
+test: $(VENV)/.test $(SITE_JS) $(AXE_JS)
 	$(VENV)/bin/ruff check .
 	$(PY) -m pytest tests tinyinit README.md notebooks --doctest-modules --doctest-glob=README.md $(NBVAL)
 
@@ -49,15 +52,17 @@ notebooks: $(VENV)/.test
 # SHARE_URL=... shows students where to open the same explorer (link and QR code).
 PRESENT_PORT ?= 8866
 SHARE_URL ?=
-present: $(VENV)/.runtime
+present: $(VENV)/.present
 	$(PY) -m tinyinit present --port $(PRESENT_PORT) $(if $(SHARE_URL),--share-url '$(SHARE_URL)')
 
 # The course as a static web site in site/ (stored outputs, no kernel): open site/index.html.
+# Sphinx + MyST-NB + sphinx-book-theme (Jupyter Book 1's stack), configured in site_src/.
 # It works offline: MathJax, require.js and ipympl come from Python packages, the widget
-# renderer from npm, installed here into build/ (git-ignored) once.
-$(SITE_JS):
+# renderer from npm, installed here into build/ (git-ignored) once, with axe-core, which
+# the accessibility test (tests/browser/test_accessibility.py) runs on every page.
+$(SITE_JS) $(AXE_JS):
 	npm install --prefix build/site-js --no-save --no-audit --no-fund --loglevel=error \
-		@jupyter-widgets/html-manager@1.0.15
+		@jupyter-widgets/html-manager@1.0.15 axe-core@4.14.1
 
 site: $(VENV)/.test $(SITE_JS)
 	$(PY) scripts/build_site.py --output site
@@ -65,13 +70,14 @@ site: $(VENV)/.test $(SITE_JS)
 # The student edition in student/: the notebooks with every exercise's solution replaced by
 # `raise NotImplementedError()` (nbgrader's convention), the exercise cells' outputs and the
 # answers to predictions cleared, the teacher's own notes left out, and my_init.py stubbed.
-# It overwrites student/: `make student-lab` opens the edition there without remaking it.
-MAKE_STUDENT := $(PY) scripts/make_student.py --output student
-student: $(VENV)/.runtime
+# It never writes over a student's work in student/ (FORCE=1 does); `make student-lab` opens
+# the edition there, making it first if there is none.
+MAKE_STUDENT := $(PY) scripts/make_student.py --output student $(if $(FORCE),--force)
+student: $(VENV)/.lab
 	$(MAKE_STUDENT)
 	@echo "Open it with: make student-lab   (JupyterLab on student/)"
 
-student-lab: $(VENV)/.runtime
+student-lab: $(VENV)/.lab
 	test -d student || $(MAKE_STUDENT)
 	$(VENV)/bin/jupyter lab --notebook-dir=student --port=$(PORT) $(ALLOW_ROOT)
 

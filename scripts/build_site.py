@@ -1,114 +1,77 @@
-"""Render the course to a static web site: every notebook as HTML, and an index in reading order.
+"""Build the course as a static web site with Sphinx, MyST-NB and sphinx-book-theme.
 
     python scripts/build_site.py                     # notebooks/*.ipynb -> site/
     python scripts/build_site.py --output /tmp/site  # elsewhere
 
-Each page is the notebook as it was last executed (its stored outputs; nothing
-is re-run), with its images embedded in the page and its stored widget state, so
-sliders and live figures show as they were left. index.html lists the notebooks
-in reading order (by their number, 01 before 02 before 10), each with the title
-from its first heading, its part of the course (core path, going further,
-appendix), its estimated time and its learning goal ("After this notebook you can ...").
+The stack is Jupyter Book 1's, with its configuration in site_src/conf.py. This
+script assembles what Sphinx reads into build/site-work/src (or --work):
 
-The site works offline: no page asks anything of another host. What the pages
-need is copied into static/ from installed packages at build time: MathJax 2
-from jupyter-server-mathjax, require.js from Voila, ipympl's figure widget from
-ipympl, and the widget renderer (@jupyter-widgets/html-manager) from the npm
-package that `make site` installs into build/site-js (or --widget-renderer).
+* the notebooks, as they were last executed: their stored outputs and widget state
+  are the pages (nothing is run);
+* index.md, written from the course: the three parts (core path, going further,
+  appendix) and each notebook's estimated time from scripts/course_time.py, each
+  title and learning goal ("After this notebook you can ...") from the notebook's
+  first cells. The parts are the sidebar's sections and the order of previous/next:
+  a part's notebooks by their number, core path first;
+* the student edition (scripts/make_student.py) in student/, offered by each page's
+  download menu beside the teacher's notebook;
+
+then runs sphinx-build into the output folder. The site works offline: no page asks
+another host (site_src/course_site.py copies MathJax, require.js and the widget
+renderer, which `make site` installs from npm into build/site-js).
 """
 
 from __future__ import annotations
 
 import argparse
-import html
 import importlib.util
 import re
 import shutil
 import sys
+import time
 from dataclasses import dataclass
 from pathlib import Path
 
 import nbformat
-from jupyter_core.paths import jupyter_path
-from nbconvert import HTMLExporter
-from nbconvert.filters import markdown2html_mistune
 
 ROOT = Path(__file__).resolve().parent.parent
+CONF = ROOT / "site_src"
+WORK = ROOT / "build" / "site-work"
 GOAL_MARK = "After this notebook you can"
-WIDGET_RENDERER = (
-    ROOT / "build" / "site-js" / "node_modules" / "@jupyter-widgets" / "html-manager" / "dist"
+TITLE = "tinyinit: variance propagation and initialization"
+INTRO = (
+    "The notebooks in reading order, with their stored outputs. The core path fits a module "
+    "of 2 to 3 hours; the rest goes further. Each page's download menu gives the notebook "
+    "and its student edition (exercises to do); its launch menu opens it on Binder or on a "
+    "JupyterHub. To run them and move the sliders here, open them in JupyterLab "
+    "(`make lab`)."
 )
-MATHJAX_URL = "static/mathjax/MathJax.js?config=TeX-AMS-MML_HTMLorMML-full,Safe"
-# Where the widget renderer finds the modules of widgets it does not bundle (ipympl's figure):
-# here, rather than on a CDN.
-REQUIRE_PATHS = (
-    '<script>require.config({paths: {"jupyter-matplotlib": "static/jupyter-matplotlib/index"}});'
-    "</script>"
-)
+PART_ORDER = ("core", "further", "appendix")
 
 
-def _course_time():
-    path = ROOT / "scripts" / "course_time.py"
-    spec = importlib.util.spec_from_file_location("course_time", path)
+def _script(name: str):
+    """A module of scripts/ (course_time, make_student), imported by path."""
+    spec = importlib.util.spec_from_file_location(name, ROOT / "scripts" / f"{name}.py")
     module = importlib.util.module_from_spec(spec)
     sys.modules.setdefault(spec.name, module)
     spec.loader.exec_module(module)
     return module
 
 
-INDEX_TEMPLATE = """\
-<!DOCTYPE html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<title>{title}</title>
-<script type="text/x-mathjax-config">
-MathJax.Hub.Config({{
-  tex2jax: {{inlineMath: [["$", "$"], ["\\\\(", "\\\\)"]], processEscapes: true}}
-}});
-</script>
-<script src="{mathjax_url}"></script>
-<style>
-body {{ font-family: system-ui, sans-serif; max-width: 52rem; margin: 2rem auto;
-       padding: 0 1rem; line-height: 1.5; color: #222; }}
-ol.notebooks > li {{ margin: 0 0 1.2rem 0; }}
-ol.notebooks a {{ font-size: 1.2rem; font-weight: 600; }}
-.goal {{ margin: 0.3rem 0 0 0; color: #444; }}
-.goal p {{ margin: 0; }}
-.part {{ color: #555; font-size: 0.95rem; }}
-</style>
-</head>
-<body>
-<h1>{title}</h1>
-<p>{intro}</p>
-{parts}
-</body>
-</html>
-"""
-
-ITEM_TEMPLATE = """\
-<li value="{number}"><a class="page" href="{href}">{title}</a>
-<span class="part">({label}, {minutes} min)</span>
-<div class="goal">{goal}</div></li>"""
-
-PART_HEADINGS = {
-    "core": "Core path: {minutes} minutes in all",
-    "further": "Going further",
-    "appendix": "Appendix",
-}
-
-
 @dataclass(frozen=True)
 class Page:
-    """One notebook of the course: where it is, where its page goes, what the index says."""
+    """One notebook of the course: its file, its page's name, and what the index says of it."""
 
     source: Path
-    href: str
+    name: str  # the Sphinx document name, which is the page's: 01_x -> 01_x.html
     title: str
-    goal_html: str
+    goal: str  # Markdown
     part: str = "core"
     minutes: int = 0
+
+    @property
+    def href(self) -> str:
+        return f"{self.name}.html"
 
 
 def reading_key(path: Path) -> tuple[int, str]:
@@ -143,120 +106,90 @@ def title_and_goal(nb) -> tuple[str, str]:
     return title, goal
 
 
-def link_pages(markup: str) -> str:
-    """Links between notebooks (`02_x.ipynb`) point at their pages (`02_x.html`).
-
-    >>> link_pages('<a href="02_hand.ipynb#top">02</a> <a href="https://x.org/a.ipynb">x</a>')
-    '<a href="02_hand.html#top">02</a> <a href="https://x.org/a.ipynb">x</a>'
-    """
-    return re.sub(r'href="([\w.-]+)\.ipynb(#[^"]*)?"', r'href="\1.html\2"', markup)
-
-
-def _installed(*parts: str) -> Path:
-    """The first installed Jupyter data file share/jupyter/<parts>."""
-    for folder in jupyter_path(*parts):
-        if Path(folder).exists():
-            return Path(folder)
-    raise FileNotFoundError(f"share/jupyter/{'/'.join(parts)} is not installed")
+def course_pages(notebooks: Path) -> list[Page]:
+    """The notebooks in reading order: core path, going further, appendix; by number in each."""
+    course_time = _script("course_time")
+    pages = []
+    for source in sorted(Path(notebooks).glob("*.ipynb"), key=reading_key):
+        nb = nbformat.read(source, as_version=4)
+        title, goal = title_and_goal(nb)
+        part, minutes = course_time.part(source), course_time.estimate_minutes(nb)
+        pages.append(Page(source, source.stem, title or source.stem, goal, part, minutes))
+    if not pages:
+        raise FileNotFoundError(f"no notebooks (*.ipynb) in {notebooks}")
+    return sorted(pages, key=lambda p: PART_ORDER.index(p.part))  # stable: numbers stay in order
 
 
-def copy_static(output: Path, widget_renderer: Path = WIDGET_RENDERER) -> None:
-    """Copy into output/static/ what the pages load: MathJax, require.js, the widget renderer."""
-    import jupyter_server_mathjax
-
-    static = Path(output) / "static"
-    static.mkdir(parents=True, exist_ok=True)
-    mathjax = Path(jupyter_server_mathjax.__file__).parent / "static"
-    shutil.copytree(mathjax, static / "mathjax", dirs_exist_ok=True)
-    shutil.copy2(_installed("voila", "templates", "base", "static", "require.min.js"), static)
-    matplotlib = _installed("nbextensions", "jupyter-matplotlib", "index.js")
-    (static / "jupyter-matplotlib").mkdir(exist_ok=True)
-    shutil.copy2(matplotlib, static / "jupyter-matplotlib" / "index.js")
-    renderer = Path(widget_renderer) / "embed-amd.js"
-    if not renderer.exists():
-        raise FileNotFoundError(
-            f"widget_renderer: no embed-amd.js in {widget_renderer}; `make site` installs it "
-            "(npm package @jupyter-widgets/html-manager)"
-        )
-    # The renderer loads its fonts and chunks from beside itself: copy its folder (no source maps).
-    shutil.copytree(
-        widget_renderer,
-        static / "html-manager",
-        dirs_exist_ok=True,
-        ignore=shutil.ignore_patterns("*.map", "*.d.ts"),
-    )
+def index_markdown(pages: list[Page]) -> str:
+    """index.md: per part, a heading, each notebook's link, time and goal, and a hidden
+    toctree whose caption names the part in the sidebar."""
+    labels = _script("course_time").PART_LABEL
+    lines = [f"# {TITLE}", "", INTRO, ""]
+    for part in PART_ORDER:
+        members = [p for p in pages if p.part == part]
+        if not members:
+            continue
+        heading = labels[part]
+        if part == "core":
+            heading += f": {sum(p.minutes for p in members)} minutes in all"
+        lines += [f"## {heading}", ""]
+        for page in members:
+            goal = re.sub(r"\s*\n\s*", " ", page.goal)
+            lines += [f"- **[{page.title}]({page.name}.ipynb)** ({page.minutes} min)", ""]
+            if goal:
+                lines += [f"  {goal}", ""]
+        lines += ["```{toctree}", f":caption: {labels[part]}", ":hidden:", ""]
+        lines += [page.name for page in members] + ["```", ""]
+    return "\n".join(lines)
 
 
-def export_notebook(source: Path, destination: Path) -> None:
-    """Write the notebook as one HTML file: stored outputs, embedded images, widget state,
-    and every script from static/ (copy_static), none from another host."""
-    nb = nbformat.read(source, as_version=4)
-    exporter = HTMLExporter(
-        template_name="lab",
-        embed_images=True,
-        mathjax_url=MATHJAX_URL,
-        require_js_url="static/require.min.js",
-        widget_renderer_url="static/html-manager/embed-amd.js",
-    )
-    body, _ = exporter.from_notebook_node(nb, resources={"metadata": {"name": source.stem}})
-    require = '<script src="static/require.min.js"></script>'
-    if require in body:
-        body = body.replace(require, require + "\n" + REQUIRE_PATHS, 1)
-    destination.write_text(link_pages(body), encoding="utf-8")
+def assemble(notebooks: Path, sources: Path) -> list[Page]:
+    """Write into `sources` what Sphinx reads: notebooks (and the Python files beside them),
+    index.md, the student edition."""
+    pages = course_pages(notebooks)
+    if sources.exists():
+        shutil.rmtree(sources)
+    sources.mkdir(parents=True)
+    for page in pages:
+        shutil.copy2(page.source, sources / page.source.name)
+    for helper in Path(notebooks).glob("*.py"):  # my_init.py: a notebook's link to it resolves
+        shutil.copy2(helper, sources / helper.name)
+    (sources / "index.md").write_text(index_markdown(pages), encoding="utf-8")
+    _script("make_student").make_student(Path(notebooks), sources / "student", force=True)
+    return pages
 
 
 def build_site(
-    notebooks: Path, output: Path, *, quiet: bool = False, widget_renderer: Path = WIDGET_RENDERER
+    notebooks: Path,
+    output: Path,
+    *,
+    work: Path = WORK,
+    quiet: bool = False,
+    widget_renderer: Path | None = None,
 ) -> list[Page]:
-    """Render notebooks/*.ipynb into output/, plus output/index.html; return the pages in order."""
-    sources = sorted(Path(notebooks).glob("*.ipynb"), key=reading_key)
-    if not sources:
-        raise FileNotFoundError(f"no notebooks (*.ipynb) in {notebooks}")
+    """Render notebooks/*.ipynb into output/ (index.html, a page per notebook, search);
+    return the pages in reading order.
+
+    `work` holds the Sphinx sources (src/), its output (html/, then moved to `output`) and
+    MyST-NB's images (jupyter_execute/, which it writes beside its output folder).
+    """
+    from sphinx.cmd.build import build_main
+
+    work = Path(work).resolve()
+    pages = assemble(Path(notebooks), work / "src")
+    html = work / "html"
+    shutil.rmtree(html, ignore_errors=True)
+    args = ["-b", "html", "-c", str(CONF), "-E", "-W", "--keep-going", "-j", "1"]
+    args += ["-q"] if quiet else []
+    if widget_renderer is not None:
+        args += ["-D", f"site_widget_renderer={Path(widget_renderer).resolve()}"]
+    status = build_main([*args, str(work / "src"), str(html)])
+    if status != 0:
+        raise RuntimeError(f"sphinx-build failed with status {status} (its messages are above)")
     output = Path(output)
-    output.mkdir(parents=True, exist_ok=True)
-    copy_static(output, widget_renderer)
-    course_time = _course_time()
-    pages = []
-    for i, source in enumerate(sources, 1):
-        if not quiet:
-            print(f"[{i}/{len(sources)}] {source.name}", file=sys.stderr)
-        href = source.stem + ".html"
-        export_notebook(source, output / href)
-        nb = nbformat.read(source, as_version=4)
-        title, goal = title_and_goal(nb)
-        goal_html = link_pages(markdown2html_mistune(goal)) if goal else ""
-        part, minutes = course_time.part(source), course_time.estimate_minutes(nb)
-        pages.append(Page(source, href, title or source.stem, goal_html, part, minutes))
-    sections = []
-    for part, heading in PART_HEADINGS.items():
-        members = [(i, p) for i, p in enumerate(pages, 1) if p.part == part]
-        if not members:
-            continue
-        items = "\n".join(
-            ITEM_TEMPLATE.format(
-                number=i,
-                href=html.escape(p.href),
-                title=html.escape(p.title),
-                label=course_time.PART_LABEL[p.part].lower(),
-                minutes=p.minutes,
-                goal=p.goal_html,
-            )
-            for i, p in members
-        )
-        total = sum(p.minutes for _, p in members)
-        sections.append(
-            f"<h2>{html.escape(heading.format(minutes=total))}</h2>\n"
-            f'<ol class="notebooks">\n{items}\n</ol>'
-        )
-    index = INDEX_TEMPLATE.format(
-        title="tinyinit: variance propagation and initialization",
-        intro="The notebooks in reading order, with their stored outputs. The core path fits a "
-        "module of 2 to 3 hours; the rest goes further. "
-        "To run them and move the sliders, open them in JupyterLab (<code>make lab</code>).",
-        parts="\n".join(sections),
-        mathjax_url=MATHJAX_URL,
-    )
-    (output / "index.html").write_text(index, encoding="utf-8")
+    shutil.rmtree(output, ignore_errors=True)
+    output.parent.mkdir(parents=True, exist_ok=True)
+    shutil.move(html, output)
     return pages
 
 
@@ -267,14 +200,27 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument("--output", type=Path, default=ROOT / "site", help="folder to write into")
     parser.add_argument(
+        "--work", type=Path, default=WORK, help="folder for the Sphinx sources and build"
+    )
+    parser.add_argument(
         "--widget-renderer",
         type=Path,
-        default=WIDGET_RENDERER,
-        help="folder holding @jupyter-widgets/html-manager's embed-amd.js",
+        default=None,
+        help="folder holding @jupyter-widgets/html-manager's embed-amd.js "
+        "(default: build/site-js, where `make site` installs it)",
     )
+    parser.add_argument("--quiet", "-q", action="store_true", help="only warnings and errors")
     args = parser.parse_args(argv)
-    pages = build_site(args.notebooks, args.output, widget_renderer=args.widget_renderer)
-    print(f"wrote {len(pages)} pages and {args.output / 'index.html'}")
+    start = time.perf_counter()
+    pages = build_site(
+        args.notebooks,
+        args.output,
+        work=args.work,
+        quiet=args.quiet,
+        widget_renderer=args.widget_renderer,
+    )
+    seconds = time.perf_counter() - start
+    print(f"wrote {len(pages)} pages and {args.output / 'index.html'} in {seconds:.1f} s")
     return 0
 
 

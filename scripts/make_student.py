@@ -208,31 +208,56 @@ def student_module(source: str) -> str:
     return stubbed + "\n" if source.endswith("\n") else stubbed
 
 
-def make_student(notebooks: Path, output: Path) -> list[Path]:
+class WouldOverwrite(FileExistsError):
+    """The output folder holds a student's work: files that differ from a fresh edition."""
+
+
+def _notebook_text(nb) -> str:
+    text = nbformat.writes(nb)
+    return text if text.endswith("\n") else text + "\n"  # as nbformat.write writes it
+
+
+def make_student(notebooks: Path, output: Path, *, force: bool = False) -> list[Path]:
     """Write the student edition of notebooks/*.ipynb, and of the Python files beside them
-    (my_init.py), into output/; return the files written."""
+    (my_init.py), into output/; return the files written.
+
+    A file already in output/ that differs from the fresh edition is a student's work (their
+    my_init.py, their answers): nothing is written then, and WouldOverwrite names the files,
+    unless `force`. Writing the edition again over an untouched one changes nothing.
+    """
     notebooks = Path(notebooks)
     sources = sorted(notebooks.glob("*.ipynb"))
     if not sources:
         raise FileNotFoundError(f"no notebooks (*.ipynb) in {notebooks}")
     output = Path(output)
-    output.mkdir(parents=True, exist_ok=True)
-    written = []
+    texts = {}
     for source in sources:
         try:
-            student = student_notebook(nbformat.read(source, as_version=4))
+            texts[output / source.name] = _notebook_text(
+                student_notebook(nbformat.read(source, as_version=4))
+            )
         except ValueError as error:
             raise ValueError(f"{source.name}: {error}") from None
-        nbformat.write(student, output / source.name)
-        written.append(output / source.name)
     for source in sorted(notebooks.glob("*.py")):
         try:
-            text = student_module(source.read_text(encoding="utf-8"))
+            texts[output / source.name] = student_module(source.read_text(encoding="utf-8"))
         except ValueError as error:
             raise ValueError(f"{source.name}: {error}") from None
-        (output / source.name).write_text(text, encoding="utf-8")
-        written.append(output / source.name)
-    return written
+    changed = [
+        path.name
+        for path, text in texts.items()
+        if path.is_file() and path.read_text(encoding="utf-8") != text
+    ]
+    if changed and not force:
+        raise WouldOverwrite(
+            f"output: {output} already holds work of yours ({', '.join(changed)} differ from a "
+            "fresh edition); nothing was written. Open it with `make student-lab`, or move it "
+            "away, or write the edition anew over it with --force (make student FORCE=1)"
+        )
+    output.mkdir(parents=True, exist_ok=True)
+    for path, text in texts.items():
+        path.write_text(text, encoding="utf-8")
+    return list(texts)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -241,8 +266,15 @@ def main(argv: list[str] | None = None) -> int:
         "--notebooks", type=Path, default=ROOT / "notebooks", help="folder of teacher notebooks"
     )
     parser.add_argument("--output", type=Path, default=ROOT / "student", help="folder to write")
+    parser.add_argument(
+        "--force", action="store_true", help="write over files a student has changed"
+    )
     args = parser.parse_args(argv)
-    written = make_student(args.notebooks, args.output)
+    try:
+        written = make_student(args.notebooks, args.output, force=args.force)
+    except WouldOverwrite as error:
+        print(f"make_student: {error}", file=sys.stderr)
+        return 1
     books = [p for p in written if p.suffix == ".ipynb"]
     count = sum(len(exercises(nbformat.read(args.notebooks / p.name, 4))) for p in books)
     files = [p.name for p in written if p.suffix != ".ipynb"]

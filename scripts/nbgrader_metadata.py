@@ -14,7 +14,11 @@ nbgrader's "create assignment" toolbar would mark them:
 * its check cell: autograder tests, `{grade: true, points: 1, locked: true}` (locked: the
   grader runs the teacher's version of it, whatever a student did to it);
 * a Markdown cell holding a solution region: a manually graded answer, `{solution: true,
-  grade: true, points: 1}` (nbgrader accepts no other kind of Markdown answer).
+  grade: true, points: 1}` (nbgrader accepts no other kind of Markdown answer);
+* a code cell that runs the card's tests on the student's my_init.py and requires them
+  (`check_init(...).require()`): autograder tests, `{grade: true, locked: true}`, worth a point
+  for each function the Markdown above it asked for (its `write:NAME` tags, since the previous
+  such cell), at least one.
 
 Each gets `schema_version: 3` and a `grade_id`: the one it has, or `exN` (`exN_check` for the
 check) from its exercise's number, made unique in the notebook. Points a cell already has are
@@ -109,6 +113,21 @@ def expected_metadata(nb) -> dict[int, dict]:
             grade=True,
             locked=True,
         )
+    asked: list[str] = []
+    for i, cell in enumerate(cells):
+        tags = cell.metadata.get("tags", [])
+        asked += [t.split(":", 1)[1] for t in tags if t.startswith("write:")]
+        if i not in expected and cell.cell_type == "code" and _requires_the_catalog(cell):
+            meta = old(i)
+            meta.setdefault("points", max(len(asked), 1))
+            expected[i] = _metadata(
+                meta,
+                meta.get("grade_id") or fresh("my_init_" + ("_".join(asked) or "all")),
+                solution=False,
+                grade=True,
+                locked=True,
+            )
+            asked = []
     for i, cell in enumerate(cells):
         if cell.cell_type == "markdown" and ms.has_solution(cell):
             meta = old(i)
@@ -120,6 +139,11 @@ def expected_metadata(nb) -> dict[int, dict]:
                 locked=False,
             )
     return expected
+
+
+def _requires_the_catalog(cell) -> bool:
+    """A cell that runs check_init on my_init.py and fails unless its tests pass."""
+    return "check_init(" in cell.source and ".require()" in cell.source
 
 
 def missing(nb) -> list[int]:

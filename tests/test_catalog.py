@@ -32,6 +32,8 @@ from tinyinit.catalog import (
     NOT_WRITTEN,
     PASSED,
     TIMED_OUT,
+    NotPassed,
+    NotWrittenYet,
     Report,
     check_init,
 )
@@ -186,6 +188,22 @@ def test_a_stub_fails_only_the_tests_that_need_it(tmp_path):
     hand = report["test_hand_example_linear_4x3"]
     assert hand.status == NOT_WRITTEN and hand.measured.startswith("xavier_uniform is not")
     assert report["test_scaled_residual_keeps_the_stream_bounded"].status == NOT_WRITTEN
+
+
+def test_a_check_cell_that_requires_its_tests_fails_for_a_grader_unless_they_pass(tmp_path):
+    path = write(tmp_path, stubbed(TEACHER.read_text(), keep=("fans", "calculate_gain")))
+    fans_tests = ["test_fans_and_gains_match_torch"]
+    passed = check_init(path, tests=fans_tests)
+    assert passed.require() is passed
+    with pytest.raises(NotWrittenYet) as waiting:  # a NotImplementedError: not answered yet
+        check_init(path, tests=[*fans_tests, "test_shapes_and_dtype"]).require()
+    assert "1 not written yet" in str(waiting.value)
+    assert isinstance(waiting.value, NotImplementedError)
+    with pytest.raises(NotPassed) as failed:  # an AssertionError: a grader's failed cell
+        check_init(MUTANTS_DIR / "s01.py", tests=fans_tests).require()
+    assert "pitfall s01" in str(failed.value) and isinstance(failed.value, AssertionError)
+    shown = failed.value._render_traceback_()
+    assert len(shown) == 1 and "test_fans_and_gains_match_torch" in shown[0]  # no traceback
 
 
 def test_a_missing_function_is_not_written_yet(tmp_path):

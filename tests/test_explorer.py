@@ -16,11 +16,19 @@ matplotlib.use("Agg")
 import ipywidgets as widgets  # noqa: E402
 import numpy as np  # noqa: E402
 import pytest  # noqa: E402
+from matplotlib.colors import to_hex, to_rgba  # noqa: E402
 from PIL import Image  # noqa: E402
 
 from tinyinit import calculate_gain  # noqa: E402
-from tinyinit.explorer import DepthExplorer, depth_explorer, readout_lines  # noqa: E402
-from tinyinit.plots import PIN_ALPHA, DepthPlot, compare_figure, png_bytes  # noqa: E402
+from tinyinit.explorer import DepthExplorer, caption_html, depth_explorer, readout_lines  # noqa: E402
+from tinyinit.plots import (  # noqa: E402
+    INITIALIZER_COLORS,
+    PIN_ALPHA,
+    PIN_COLORS,
+    DepthPlot,
+    compare_figure,
+    png_bytes,
+)
 from tinyinit.propagation import UnitWeights, simulate  # noqa: E402
 
 CONTROLS = ("initializer", "activation", "gain", "std", "depth", "width", "seeds", "direction")
@@ -257,11 +265,37 @@ def test_the_data_is_in_every_picture_of_a_blitting_plot():
     saved = Image.open(io.BytesIO(png_bytes(plot.figure))).convert("RGB")
     for picture in (canvas_pixels(plot), saved):
         rgb = np.asarray(picture)[..., :3].astype(int)
-        median_colour = np.abs(rgb - (31, 119, 180)).sum(axis=-1) < 40  # matplotlib's C0
+        median_colour = np.abs(rgb - (0, 114, 178)).sum(axis=-1) < 40  # Xavier's blue
         assert median_colour.sum() > 50
     svg = io.BytesIO()
     plot.figure.savefig(svg, format="svg")  # a vector format draws through another canvas
-    assert b"#1f77b4" in svg.getvalue()
+    assert INITIALIZER_COLORS["xavier_uniform"].lower().encode() in svg.getvalue()
+
+
+def test_the_median_and_band_take_the_initializers_colour():
+    """One colour per initializer: the figure follows the initializer, not the curve's order."""
+    plot = DepthPlot(decorated=False)
+    for initializer in ("xavier_uniform", "kaiming_fan_in", "normal"):
+        result = simulate("relu", initializer, n_layers=3, width=16, seeds=1)
+        plot.update(result)
+        expected = to_rgba(INITIALIZER_COLORS[initializer])
+        assert to_rgba(plot.median_line.get_color()) == expected
+        assert plot.band.get_facecolor()[:3] == expected[:3]
+        assert to_hex(expected) in caption_html(result)  # the live legend's swatch
+
+
+def test_a_comparison_keeps_blue_for_xavier_when_an_initializer_repeats():
+    """compare_figure: Xavier at two gains is blue, then black; Kaiming stays vermillion."""
+    kw = {"n_layers": 3, "width": 16, "seeds": 1}
+    results = [simulate("tanh", gain=g, **kw) for g in (1.0, 5 / 3)]
+    results.append(simulate("relu", "kaiming_fan_in", gain=2**0.5, **kw))
+    fig = compare_figure(results, ["gain 1", "gain 5/3", "Kaiming"])
+    colors = [to_hex(line.get_color()) for line in fig.axes[0].lines if line.get_label()[0] != "_"]
+    assert colors[:3] == [
+        to_hex(INITIALIZER_COLORS["xavier"]),
+        "#000000",
+        to_hex(INITIALIZER_COLORS["kaiming"]),
+    ]
 
 
 class PageSocket:
@@ -434,9 +468,10 @@ def test_snapshot_draws_the_pins_in_its_legend(ex):
     ex.pin()
     ex.gain.value = 1.5
     picture = Image.open(io.BytesIO(ex.snapshot())).convert("RGB")
-    faded = PIN_ALPHA * np.array([44, 160, 44]) + (1 - PIN_ALPHA) * 255  # C2 over white
-    green = np.abs(np.asarray(picture, dtype=int) - faded).sum(axis=-1) < 30
-    assert green.sum() > 50
+    pin = 255 * np.array(to_rgba(PIN_COLORS[0])[:3])
+    faded = PIN_ALPHA * pin + (1 - PIN_ALPHA) * 255  # the first pin's colour over white
+    pinned = np.abs(np.asarray(picture, dtype=int) - faded).sum(axis=-1) < 30
+    assert pinned.sum() > 50
 
 
 # --- inside the layers ---------------------------------------------------------------------------
@@ -577,3 +612,21 @@ def test_gelu_and_silu_start_kaiming_at_the_quadrature_gain_labelled_so(ex, name
     r = ex.result
     assert np.isfinite(r.theory).all()
     assert abs(math.log2(r.measured_end / r.theory_end)) < 0.5
+
+
+@pytest.mark.parametrize("name", ["gelu", "silu"])
+def test_the_gain_note_says_the_single_layer_gain_is_unstable_with_computed_numbers(ex, name):
+    from tinyinit.gaussian import q_map_slope
+    from tinyinit.propagation import mean_field
+
+    with ex.hold():
+        ex.initializer.value = "kaiming_fan_in"
+        ex.activation.value = name
+    note = ex.gain_hint.value
+    slope = q_map_slope(name, ex.gain.value, 1.0)
+    assert "unstable over depth" in note and f"{slope:.3g} &gt; 1" in note
+    ex.depth.value = 30
+    ex.gain.value = 1.5
+    end = mean_field(name, 1.5**2, 30)[-1]
+    assert ex.gain_hint.value.endswith(f"at gain 1.5 the theory gives {end:.2g} at layer 30")
+    assert ex.result.theory[-1] == pytest.approx(end)  # the note and the dashed curve agree

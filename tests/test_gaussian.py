@@ -12,8 +12,10 @@ from test_propagation import reference_expectation
 from tinyinit.activations import ACTIVATIONS
 from tinyinit.gaussian import (
     activation_mean_square,
+    fixed_point,
     gaussian_expectation,
     next_q,
+    q_map_slope,
     slope_mean_square,
 )
 
@@ -49,3 +51,24 @@ def test_a_variance_below_zero_or_nan_is_refused(bad):
 def test_the_mean_field_map_is_gain_squared_times_the_mean_square():
     q = 0.7
     assert next_q("tanh", 1.3, q) == 1.3**2 * activation_mean_square("tanh", q)
+
+
+@pytest.mark.parametrize("name", ["tanh", "gelu", "silu", "sigmoid", "relu"])
+@pytest.mark.parametrize("q", [0.3, 1.0, 4.0])
+def test_the_q_map_slope_is_the_derivative_of_the_map(name, q):
+    gain, dq = 1.4, 1e-4 * q
+    difference = (next_q(name, gain, q + dq) - next_q(name, gain, q - dq)) / (2 * dq)
+    assert q_map_slope(name, gain, q) == pytest.approx(difference, rel=1e-6)
+
+
+def test_relu_at_its_gain_is_a_line_of_fixed_points_and_tanh_settles():
+    for q in (1e-3, 1.0, 1e3):
+        assert q_map_slope("relu", math.sqrt(2.0), q) == pytest.approx(1.0, rel=1e-12)
+    assert q_map_slope("tanh", 5 / 3, fixed_point("tanh", 5 / 3)) < 1
+
+
+@pytest.mark.parametrize("name", ["gelu", "silu"])
+def test_gelu_and_silu_are_unstable_at_their_single_layer_gain(name):
+    gain = 1 / math.sqrt(activation_mean_square(name, 1.0))
+    assert next_q(name, gain, 1.0) == pytest.approx(1.0, rel=1e-12)  # q = 1 is a fixed point
+    assert q_map_slope(name, gain, 1.0) > 1.1  # which a deep stack leaves

@@ -45,7 +45,7 @@ TEACHER = sorted(NOTEBOOKS.glob("*.ipynb"))
 ASSIGNMENT = "tinyinit"
 AUTOGRADED = ["02_hand_example_4x3", "10_appendix_generator_bits"]
 MY_INIT = NOTEBOOKS / "my_init.py"
-MY_INIT_FIXTURE = ROOT / "tests" / "fixtures" / "my_init_teacher.py"
+NOT_WRITTEN = ("NotImplementedError", "Unanswered")  # the errors of work not written yet
 
 
 def load(name: str):
@@ -59,11 +59,6 @@ def load(name: str):
 
 ms = load("make_student")
 meta = load("nbgrader_metadata")
-
-
-def teacher_my_init() -> Path:
-    """The teacher's my_init.py: the notebooks' own, or a small one until they have it."""
-    return MY_INIT if MY_INIT.exists() else MY_INIT_FIXTURE
 
 
 def nbgrader(course: Path, *args: str) -> subprocess.CompletedProcess:
@@ -99,7 +94,7 @@ def course(tmp_path_factory) -> Path:
     source.mkdir(parents=True)
     for path in TEACHER:
         shutil.copy2(path, source)
-    stubbed = ms.student_module(teacher_my_init().read_text(encoding="utf-8"))
+    stubbed = ms.student_module(MY_INIT.read_text(encoding="utf-8"))
     (source / "my_init.py").write_text(stubbed, encoding="utf-8")
     config = {
         "CourseDirectory": {
@@ -160,7 +155,7 @@ def test_release_keeps_nothing_of_a_solution(course, path):
 
 def test_release_my_init_keeps_nothing_of_a_solution(course):
     released = (course / "release" / ASSIGNMENT / "my_init.py").read_text(encoding="utf-8")
-    teacher = teacher_my_init().read_text(encoding="utf-8")
+    teacher = MY_INIT.read_text(encoding="utf-8")
     assert ms.BEGIN not in released and ms.END not in released
     secret = secret_lines([teacher])
     assert secret
@@ -175,10 +170,10 @@ def autograded(course, tmp_path_factory) -> Path:
     edition (scripts/make_student.py) unsolved."""
     edition = tmp_path_factory.mktemp("edition")
     ms.make_student(NOTEBOOKS, edition)
-    stubbed = ms.student_module(teacher_my_init().read_text(encoding="utf-8"))
+    stubbed = ms.student_module(MY_INIT.read_text(encoding="utf-8"))
     submitted = course / "submitted"
     for student, folder, my_init in [
-        ("teacher", NOTEBOOKS, teacher_my_init().read_text(encoding="utf-8")),
+        ("teacher", NOTEBOOKS, MY_INIT.read_text(encoding="utf-8")),
         ("student", edition, stubbed),
     ]:
         target = submitted / student / ASSIGNMENT
@@ -221,7 +216,7 @@ def errors_in(course: Path, student: str, stem: str) -> dict[int, str]:
 @pytest.mark.parametrize("stem", AUTOGRADED)
 def test_teacher_notebooks_as_they_are_get_full_marks(autograded, stem):
     scores = grades(autograded, "teacher", stem)
-    assert set(scores) == graded_ids(stem) and len(scores) >= 3
+    assert set(scores) == graded_ids(stem) and scores
     assert {name: s for name, s in scores.items() if s[0] != s[1] or s[1] <= 0} == {}
     assert errors_in(autograded, "teacher", stem) == {}
 
@@ -231,15 +226,15 @@ def test_unsolved_student_edition_gets_zero_on_each_exercise(autograded, stem):
     scores = grades(autograded, "student", stem)
     assert set(scores) == graded_ids(stem)
     assert {name: s for name, s in scores.items() if s[0] != 0} == {}
-    # each exercise says it is not answered yet: the grader met no other error
+    # What fails is what the student has not written yet (an answer cell's stub, a check that
+    # finds no answer, a cell calling a my_init.py function still stubbed), nothing else.
+    errors = errors_in(autograded, "student", stem)
     nb = nbformat.read(NOTEBOOKS / f"{stem}.ipynb", as_version=4)
-    answers = {e.answer for e in ms.exercises(nb)}
-    checks = {e.check for e in ms.exercises(nb)}
-    for i, error in errors_in(autograded, "student", stem).items():
-        j = ms.kept_cells(nb)[i]
-        assert (j in answers and error.startswith("NotImplementedError")) or (
-            j in checks and error.startswith("Unanswered")
-        ), f"{stem} cell {j}: {error}"
+    kept = ms.kept_cells(nb)
+    unwritten = {f"cell {kept[i]}": e for i, e in errors.items() if not e.startswith(NOT_WRITTEN)}
+    assert unwritten == {}, stem
+    for e in ms.exercises(nb):
+        assert kept.index(e.check) in errors, f"{stem} {e.name}: its check passed unanswered"
 
 
 # --- the metadata nbgrader reads -----------------------------------------------------------
@@ -321,3 +316,18 @@ def test_metadata_script_on_notebooks_it_has_not_seen(tmp_path):
     with pytest.raises(ValueError, match="broken.ipynb: cell 0: an answer cell must be followed"):
         meta.write(broken)
     assert json.loads(broken.read_text(encoding="utf-8"))["cells"][0]["metadata"] == {}
+
+
+def test_a_cell_requiring_the_cards_tests_is_graded_a_point_per_function_it_checks():
+    v4 = nbformat.v4
+    asks = v4.new_markdown_cell("Write fans and calculate_gain.")
+    asks.metadata["tags"] = ["write:fans", "write:calculate_gain"]
+    shown_only = v4.new_code_cell('check_init("my_init.py", tests=["test_shapes_and_dtype"])')
+    required = v4.new_code_cell('check_init("my_init.py", tests=["x"]).require()')
+    last = v4.new_code_cell('check_init("my_init.py").require()')
+    nb = v4.new_notebook(cells=[asks, shown_only, required, last])
+    expected = load("nbgrader_metadata").expected_metadata(nb)
+    assert sorted(expected) == [2, 3]  # a report that does not require its tests grades nothing
+    assert (expected[2]["grade_id"], expected[2]["points"]) == ("my_init_fans_calculate_gain", 2)
+    assert (expected[3]["grade_id"], expected[3]["points"]) == ("my_init_all", 1)
+    assert all(m["grade"] and m["locked"] and not m["solution"] for m in expected.values())

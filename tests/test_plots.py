@@ -37,3 +37,18 @@ def test_show_refuses_an_empty_or_placeholder_alt(alt):
     with pytest.raises(ValueError, match="alt: got"):
         show(fig, alt)
     plt.close(fig)
+
+
+def test_every_initializer_has_one_okabe_ito_colour_and_families_share_theirs():
+    from tinyinit.plots import INITIALIZER_COLORS, OKABE_ITO, initializer_color
+    from tinyinit.propagation import INITIALIZERS
+
+    assert set(INITIALIZERS) <= set(INITIALIZER_COLORS)  # every initializer the explorer offers
+    assert set(INITIALIZER_COLORS.values()) <= set(OKABE_ITO.values())
+    family = {name: name.split("_")[0] for name in INITIALIZER_COLORS}
+    for a in INITIALIZER_COLORS:
+        for b in INITIALIZER_COLORS:
+            same = INITIALIZER_COLORS[a] == INITIALIZER_COLORS[b]
+            assert same == (family[a] == family[b]), (a, b)
+    with pytest.raises(ValueError, match=r"^initializer: got 'he', expected one of 'xavier'"):
+        initializer_color("he")

@@ -351,3 +351,22 @@ def test_present_refuses_a_bad_share_url():
     )
     assert run.returncode == 2
     assert "--share-url must be an http:// or https:// address" in run.stderr
+
+
+@pytest.mark.parametrize("name", ["gelu", "silu"])
+def test_the_gain_note_beside_the_slider_says_gelu_and_silu_are_unstable_over_depth(name):
+    from tinyinit.gains import single_layer_gain
+    from tinyinit.gaussian import q_map_slope
+
+    app = Presentation()
+    explorer = app.depth
+    with explorer.hold():
+        explorer.initializer.value = "kaiming_fan_in"
+        explorer.activation.value = name
+    side = list(explorer.projector_view().children[1].children)
+    note = explorer.gain_hint.value
+    assert side.index(explorer.gain_hint) == side.index(explorer.gain) + 1  # beside the slider
+    slope = q_map_slope(name, single_layer_gain(name), 1.0)
+    assert "unstable over depth" in note and f"{slope:.3g} &gt; 1" in note
+    end = explorer.result.theory[-1]  # the dashed curve's last point, in the note
+    assert f"gives {end:.2g} at layer {explorer.depth.value}" in note

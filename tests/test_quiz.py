@@ -3,12 +3,22 @@
 from __future__ import annotations
 
 import sys
+from fractions import Fraction
 
 import nbformat
 import pytest
 from nbclient import NotebookClient
 
-from tinyinit.quiz import Check, NotYet, Prediction, Unanswered, check, predict, predict_number
+from tinyinit.quiz import (
+    Check,
+    NotYet,
+    Prediction,
+    Unanswered,
+    check,
+    check_value,
+    predict,
+    predict_number,
+)
 
 WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
 
@@ -248,3 +258,64 @@ def test_in_a_kernel_the_question_is_a_widget_whose_state_is_stored(executed):
     assert state[reveal[WIDGET_VIEW]["model_id"]]["state"]["value"].count("4, exactly") == 1
     folded = state[reveal[WIDGET_VIEW]["model_id"]]["state"]["value"]
     assert folded.index("<details>") < folded.index("4, exactly")  # behind a fold a page opens
+
+
+# --- check_value: the hint answers the mistake -----------------------------------------------
+
+MISTAKES = {
+    1.0: ("Var(x) is not E[x^2].", "E[x^2] = 1 + 1."),
+    0.0078: "that is a variance used as a standard deviation",
+}
+
+
+def failure(name, value, **kwargs) -> str:
+    with pytest.raises(NotYet) as caught:
+        check_value(name, value, 2.0, tol=0.1, wrong=MISTAKES, **kwargs)
+    return str(caught.value)
+
+
+def test_a_right_value_passes_within_its_tolerance():
+    check_value("v_right", 2.09, 2.0, tol=0.1)
+    assert "not yet" in failure("v_right", 2.2, hint="general")
+
+
+def test_a_typical_wrong_value_gets_its_own_hint_first_the_idea_then_the_formula():
+    first = failure("v_two_steps", 1.03, hint="general")
+    assert first.endswith("Hint: Var(x) is not E[x^2].")
+    second = failure("v_two_steps", 0.97, hint="general")
+    assert second.endswith("Hint: Var(x) is not E[x^2]. E[x^2] = 1 + 1.")
+    assert "general" not in first + second
+
+
+def test_the_nearest_wrong_value_is_the_one_answered_and_others_get_the_general_hint():
+    assert "variance used as a standard deviation" in failure("v_near", 0.01, hint="general")
+    assert failure("v_far", 30.0, hint="general").endswith("Hint: general")
+
+
+def test_a_right_answer_starts_the_two_steps_again():
+    failure("v_again", 1.0)
+    check_value("v_again", 2.0, 2.0, tol=0.1)
+    assert failure("v_again", 1.0).endswith("Var(x) is not E[x^2].")
+
+
+def test_exact_means_a_fraction():
+    check_value("v_exact", Fraction(6, 7), Fraction(6, 7), exact=True)
+    with pytest.raises(NotYet, match="is a float; the answer is exact"):
+        check_value("v_exact", 6 / 7, Fraction(6, 7), exact=True)
+    with pytest.raises(NotYet, match="Hint: two thirds"):
+        check_value("v_exact", Fraction(2, 3), Fraction(6, 7), exact=True, hint="two thirds")
+    halved = {Fraction(3, 7): "the ReLU"}
+    with pytest.raises(NotYet, match="Hint: the ReLU"):  # a float still names its mistake
+        check_value("v_exact", 3 / 7, Fraction(6, 7), exact=True, wrong=halved)
+
+
+def test_a_value_that_is_not_a_number_says_so():
+    for value in ("2", None, True, [2.0]):
+        with pytest.raises(NotYet, match="must be a number"):
+            check_value("v_kind", value, 2.0, tol=0.1)
+
+
+def test_inside_check_the_message_is_named_after_the_exercise():
+    with pytest.raises(NotYet, match=r"^Exercise 9: not yet: `v_named` = 1\. Hint: Var\(x\)"):
+        with Check("Exercise 9"):
+            check_value("v_named", 1.0, 2.0, tol=0.1, wrong=MISTAKES)

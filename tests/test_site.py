@@ -1,8 +1,11 @@
-"""`make site`: a page per notebook, an index in reading order, no dead links."""
+"""`make site`: a page per notebook in reading order, by part, with its time, goal, previous/next,
+download and launch buttons, offline search, and no page loading anything from another host."""
 
 from __future__ import annotations
 
+import base64
 import importlib.util
+import json
 import re
 import subprocess
 import sys
@@ -16,59 +19,82 @@ import pytest
 ROOT = Path(__file__).resolve().parent.parent
 NOTEBOOKS = ROOT / "notebooks"
 SCRIPT = ROOT / "scripts" / "build_site.py"
+# What nbconvert writes when an image has no alt: it tells a screen-reader user nothing.
+PLACEHOLDER_ALT = "No description has been provided for this image"
 
 
-def load_builder():
-    spec = importlib.util.spec_from_file_location("build_site", SCRIPT)
+def load_script(name: str):
+    spec = importlib.util.spec_from_file_location(name, ROOT / "scripts" / f"{name}.py")
     module = importlib.util.module_from_spec(spec)
     sys.modules[spec.name] = module  # dataclasses look their module up there
     spec.loader.exec_module(module)
     return module
 
 
-class Links(HTMLParser):
-    """Collects <a href>, <img src>, what the page loads, and the visible text of a page."""
+class Page(HTMLParser):
+    """What a page links to, loads and says: hrefs, loads, <img>, the sidebar's captions,
+    previous/next, the download menu and the visible text."""
 
     def __init__(self):
         super().__init__()
         self.hrefs: list[str] = []
-        self.pages: list[str] = []  # the index's entries: <a class="page">
-        self.imgs: list[str] = []
         self.loads: list[str] = []  # <script src>, <link href>, <img src>, <iframe src>
+        self.imgs: list[dict] = []
+        self.captions: list[str] = []  # the contents sidebar's parts
+        self.sidebar: list[str] = []  # the contents sidebar's links, in order
+        self.prev_next: dict[str, str] = {}
         self.text: list[str] = []
         self._skip = 0
+        self._caption = False
+        self._nav = 0
 
     def handle_starttag(self, tag, attrs):
         attrs = dict(attrs)
+        classes = (attrs.get("class") or "").split()
         if tag in ("script", "img", "iframe") and attrs.get("src"):
             self.loads.append(attrs["src"])
-        if tag == "link" and attrs.get("href"):
+        if tag == "link" and attrs.get("href") and attrs.get("rel") != "canonical":
             self.loads.append(attrs["href"])
         if tag == "a" and attrs.get("href"):
             self.hrefs.append(attrs["href"])
-            if attrs.get("class") == "page":
-                self.pages.append(attrs["href"])
+            for side in ("left-prev", "right-next"):
+                if side in classes:
+                    self.prev_next[side] = attrs["href"]
+            if self._nav and "reference" in classes and "internal" in classes:
+                self.sidebar.append(attrs["href"])
         if tag == "img":
-            self.imgs.append(attrs.get("src") or "")
+            self.imgs.append(attrs)
+        if tag == "nav" and "bd-docs-nav" in classes:
+            self._nav += 1
+        elif tag == "nav" and self._nav:
+            self._nav += 1
+        if tag == "span" and "caption-text" in classes:
+            self._caption = True
         if tag in ("script", "style"):
             self._skip += 1
 
     def handle_endtag(self, tag):
         if tag in ("script", "style"):
             self._skip -= 1
+        if tag == "span":
+            self._caption = False
+        if tag == "nav" and self._nav:
+            self._nav -= 1
 
     def handle_data(self, data):
+        if self._caption and data.strip():
+            self.captions.append(data.strip())
         if not self._skip and data.strip():
             self.text.append(data.strip())
 
 
-def parse(path: Path) -> Links:
-    parser = Links()
-    parser.feed(path.read_text(encoding="utf-8"))
-    return parser
+def parse(path: Path) -> Page:
+    page = Page()
+    page.feed(path.read_text(encoding="utf-8"))
+    return page
 
 
-def local_target(site: Path, page: Path, href: str) -> Path | None:
+def local_target(page: Path, href: str) -> Path | None:
     """The file a relative link points at, or None for anchors, data: and web links."""
     url = urlparse(href)
     if url.scheme or href.startswith("#") or not url.path:
@@ -76,118 +102,247 @@ def local_target(site: Path, page: Path, href: str) -> Path | None:
     return (page.parent / unquote(url.path)).resolve()
 
 
+def build(notebooks: Path, output: Path, work: Path) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [sys.executable, str(SCRIPT), "--notebooks", str(notebooks), "--output", str(output)]
+        + ["--work", str(work), "--quiet"],
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+
+
 @pytest.fixture(scope="module")
 def site(tmp_path_factory) -> Path:
     """The site as `make site` builds it, from the committed notebooks, into a temporary folder."""
-    output = tmp_path_factory.mktemp("site")
-    run = subprocess.run(
-        [sys.executable, str(SCRIPT), "--output", str(output)],
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
-    assert run.returncode == 0, run.stderr
-    return output
+    folder = tmp_path_factory.mktemp("site")
+    run = build(NOTEBOOKS, folder / "site", folder / "work")
+    assert run.returncode == 0, run.stdout + run.stderr
+    return folder / "site"
 
 
-def notebook_order() -> list[str]:
-    return sorted(
-        (p.stem for p in NOTEBOOKS.glob("*.ipynb")),
-        key=lambda s: (int(re.match(r"\d+", s).group()) if re.match(r"\d+", s) else 10**9, s),
-    )
+@pytest.fixture(scope="module")
+def course():
+    """The pages in reading order, as the builder computes them from course_time."""
+    return load_script("build_site").course_pages(NOTEBOOKS)
 
 
-def test_every_notebook_has_a_page_that_is_not_empty(site):
-    stems = notebook_order()
-    assert stems, "no notebooks to render"
-    for stem in stems:
-        page = site / f"{stem}.html"
-        assert page.exists(), f"{page.name} missing"
-        nb = nbformat.read(NOTEBOOKS / f"{stem}.ipynb", as_version=4)
-        text = " ".join(parse(page).text)
-        markup = page.read_text(encoding="utf-8")
+def test_reading_order_follows_the_parts_then_the_numbers(course):
+    parts = [p.part for p in course]
+    assert parts == sorted(parts, key=("core", "further", "appendix").index)
+    for part in set(parts):
+        numbers = [int(p.name[:2]) for p in course if p.part == part]
+        assert numbers == sorted(numbers), part
+    assert {p.source.stem for p in course} == {p.stem for p in NOTEBOOKS.glob("*.ipynb")}
+
+
+def test_every_notebook_has_a_page_with_its_words_and_every_code_cell(site, course):
+    for page in course:
+        path = site / page.href
+        assert path.exists(), f"{page.href} missing"
+        nb = nbformat.read(page.source, as_version=4)
+        text = " ".join(parse(path).text)
+        markup = path.read_text(encoding="utf-8")
+        assert len(text) > 500, f"{page.href} is almost empty"
+        assert page.title in text
         n_code = sum(c.cell_type == "code" for c in nb.cells)
-        # The page shows the notebook's own words and every code cell, not an empty template.
-        assert len(text) > 500, f"{page.name} is almost empty"
-        assert load_builder().title_and_goal(nb)[0] in text
-        assert len(re.findall(r'class="jp-Cell jp-CodeCell', markup)) == n_code
+        assert markup.count('class="cell docutils container"') == n_code, page.href
 
 
-def test_index_links_resolve_and_follow_reading_order(site):
+def test_the_sidebar_names_the_three_parts_and_lists_the_pages_in_reading_order(site, course):
+    captions = {"core": "Core path", "further": "Going further", "appendix": "Appendix"}
+    for page in course:
+        parsed = parse(site / page.href)
+        wanted = [captions[p] for p in dict.fromkeys(p.part for p in course)]
+        assert parsed.captions[: len(wanted)] == wanted, page.href
+        listed = [Path(h.split("#")[0]).stem or page.name for h in parsed.sidebar]
+        assert [n for n in listed if n != "index"] == [p.name for p in course], page.href
+
+
+def test_previous_and_next_follow_the_reading_order(site, course):
+    names = ["index"] + [p.name for p in course]
+    for i, name in enumerate(names):
+        links = parse(site / f"{name}.html").prev_next
+        if i > 0:
+            assert links.get("left-prev") == f"{names[i - 1]}.html", name
+        if i + 1 < len(names):
+            assert links.get("right-next") == f"{names[i + 1]}.html", name
+        else:
+            assert "right-next" not in links
+
+
+def test_index_gives_each_notebook_its_part_time_and_learning_goal(site, course):
+    builder = load_script("build_site")
     index = site / "index.html"
-    links = parse(index)
-    local = [h for h in links.hrefs if local_target(site, index, h) is not None]
-    for href in local:
-        assert local_target(site, index, href).exists(), f"index links to missing {href}"
-    # Every notebook once, in numeric order (01 before 02 ... before 10); a learning goal may
-    # link another notebook too.
-    assert [Path(h).stem for h in links.pages] == notebook_order()
-    assert {Path(h).stem for h in local} == set(notebook_order())
+    text = " ".join(parse(index).text)
+    for page in course:
+        assert page.title in text
+        assert f"({page.minutes} min)" in text, page.name
+        assert page.goal, f"{page.name}: no learning goal ({builder.GOAL_MARK} ...)"
+    assert text.count(builder.GOAL_MARK) == len(course)
+    core = sum(p.minutes for p in course if p.part == "core")
+    assert f"Core path: {core} minutes in all" in text
+    for href in parse(index).hrefs:
+        target = local_target(index, href)
+        assert target is None or target.exists(), f"index links to missing {href}"
 
 
-def test_index_shows_each_title_and_learning_goal(site):
-    builder = load_builder()
-    text = " ".join(parse(site / "index.html").text)
-    for stem in notebook_order():
-        title, goal = builder.title_and_goal(nbformat.read(NOTEBOOKS / f"{stem}.ipynb", 4))
-        assert title and title in text, f"{stem}: title {title!r} not in the index"
-        assert goal, f"{stem}: no learning goal ({builder.GOAL_MARK} ...)"
-    assert text.count(builder.GOAL_MARK) == len(notebook_order())
+def test_each_page_downloads_its_notebook_and_the_student_edition(site, course):
+    for page in course:
+        path = site / page.href
+        hrefs = parse(path).hrefs
+        for wanted in (f"_sources/{page.source.name}", f"student/{page.source.name}"):
+            assert wanted in hrefs, f"{page.href}: no download link {wanted}"
+            assert (site / wanted).is_file()
+        teacher = json.loads((site / "_sources" / page.source.name).read_text())
+        student = json.loads((site / "student" / page.source.name).read_text())
+        assert len(teacher["cells"]) == len(student["cells"])
+    for helper in (ROOT / "notebooks").glob("*.py"):  # the student's my_init.py, if any
+        assert (site / "student" / helper.name).is_file(), helper.name
 
 
-def test_every_image_is_embedded_or_exists(site):
-    for page in sorted(site.glob("*.html")):
-        for src in parse(page).imgs:
-            if src.startswith("data:"):
-                continue
-            target = local_target(site, page, src)
-            assert target is not None and target.exists(), f"{page.name}: <img src={src[:80]!r}>"
+def test_each_page_launches_on_binder_and_on_a_jupyterhub(site, course):
+    for page in course:
+        hrefs = parse(site / page.href).hrefs
+        path = f"notebooks/{page.source.name}"
+        binder = [h for h in hrefs if h.startswith("https://mybinder.org/v2/gh/")]
+        hub = [h for h in hrefs if "/hub/user-redirect/git-pull?" in h]
+        assert binder and binder[0].endswith(f"urlpath=lab/tree/{path}"), binder
+        assert hub and f"urlpath=lab/tree/tinyinit/{path}" in hub[0], hub
 
 
-def test_every_link_between_pages_resolves(site):
-    for page in sorted(site.glob("*.html")):
-        for href in parse(page).hrefs:
-            target = local_target(site, page, href)
+def test_the_search_index_holds_the_notebooks_words(site):
+    index = (site / "searchindex.js").read_text(encoding="utf-8")
+    assert (site / "search.html").is_file()
+    for word in ("kaiming", "xavier", "residu"):  # stems, as Sphinx stores them
+        assert f'"{word}' in index, word
+
+
+def test_every_link_and_image_between_pages_resolves(site):
+    for path in sorted(site.glob("*.html")):
+        parsed = parse(path)
+        for href in parsed.hrefs + [img.get("src", "") for img in parsed.imgs]:
+            target = local_target(path, href)
             if target is not None:
-                assert target.exists(), f"{page.name} links to missing {href}"
+                assert target.exists(), f"{path.name} links to missing {href}"
 
 
-def test_reading_order_is_numeric_not_alphabetic(tmp_path):
-    # "10_..." sorts before "2_..." as text; the course must not.
-    notebooks = tmp_path / "nb"
-    notebooks.mkdir()
-    for name, heading in [("10_last", "# Ten"), ("2_first", "# Two"), ("notes", "# Notes")]:
-        nb = nbformat.v4.new_notebook()
-        nb.cells = [
-            nbformat.v4.new_markdown_cell(f"{heading}\n\nAfter this notebook you can count."),
-            nbformat.v4.new_code_cell("1 + 1"),
-        ]
-        nbformat.write(nb, notebooks / f"{name}.ipynb")
-    pages = load_builder().build_site(notebooks, tmp_path / "out", quiet=True)
-    assert [p.title for p in pages] == ["Two", "Ten", "Notes"]
-    hrefs = parse(tmp_path / "out" / "index.html").pages
-    assert hrefs == ["2_first.html", "10_last.html", "notes.html"]
-
-
-def test_stored_widget_state_goes_into_the_page(site):
+def test_stored_widget_state_goes_into_the_page(site, course):
     # Sliders and live figures show as they were left, where the notebook stored their state.
-    for stem in notebook_order():
-        nb = nbformat.read(NOTEBOOKS / f"{stem}.ipynb", as_version=4)
+    for page in course:
+        nb = nbformat.read(page.source, as_version=4)
         if "application/vnd.jupyter.widget-state+json" in nb.metadata.get("widgets", {}):
-            markup = (site / f"{stem}.html").read_text(encoding="utf-8")
-            assert 'type="application/vnd.jupyter.widget-state+json"' in markup, stem
+            markup = (site / page.href).read_text(encoding="utf-8")
+            assert 'type="application/vnd.jupyter.widget-state+json"' in markup, page.name
+            assert "html-manager/embed-amd.js" in markup
 
 
 def test_no_page_loads_anything_from_another_host(site):
     # A classroom behind a firewall: every script, style and image comes with the site.
-    for page in sorted(site.glob("*.html")):
-        for url in parse(page).loads:
-            assert not re.match(r"(https?:)?//", url), f"{page.name} loads {url}"
-            target = local_target(site, page, url.split("?")[0])
-            assert target is None or target.exists(), f"{page.name} loads missing {url}"
-        # The widget renderer is added by a script, not a tag: it must be ours too.
-        assert "cdn.jsdelivr.net/npm/@jupyter-widgets" not in page.read_text(encoding="utf-8")
-    static = site / "static"
-    for needed in ["mathjax/MathJax.js", "require.min.js", "html-manager/embed-amd.js"]:
+    for path in sorted(site.glob("*.html")):
+        markup = path.read_text(encoding="utf-8")
+        for url in parse(path).loads:
+            assert not re.match(r"(https?:)?//", url), f"{path.name} loads {url}"
+            target = local_target(path, url.split("?")[0])
+            assert target is None or target.exists(), f"{path.name} loads missing {url}"
+        # Defaults of the theme and of MyST-NB that would reach a CDN, by script or config.
+        for cdn in ("cdn.jsdelivr.net", "cdnjs.cloudflare.com", "unpkg.com", "fonts.googleapis"):
+            assert cdn not in markup, f"{path.name} names {cdn}"
+    static = site / "_static"
+    for needed in [
+        "mathjax/MathJax.js",
+        "require.min.js",
+        "html-manager/embed-amd.js",
+        "jupyter-matplotlib/index.js",
+        "anywidget/index.js",
+        "tinyinit-a11y.js",
+    ]:
         assert (static / needed).is_file(), needed
-    assert (static / "jupyter-matplotlib" / "index.js").is_file()
+
+
+def test_code_is_highlighted_in_an_accessible_style(site):
+    css = (site / "_static" / "pygments.css").read_text(encoding="utf-8")
+    # accessible-pygments' high-contrast light style: comments in #515151 (7.5:1 on white).
+    conf = (ROOT / "site_src" / "conf.py").read_text(encoding="utf-8")
+    assert 'pygments_style = "a11y-high-contrast-light"' in conf
+    assert ".highlight .c" in css
+
+
+def png_output(alt: str | None) -> nbformat.NotebookNode:
+    pixel = base64.b64encode(
+        bytes.fromhex(
+            "89504e470d0a1a0a0000000d4948445200000001000000010806000000"
+            "1f15c4890000000d49444154789c6360f8cf00000301010018dd8db40000000049454e44ae426082"
+        )
+    ).decode()
+    metadata = {"image/png": {"alt": alt}} if alt else {}
+    return nbformat.v4.new_output(
+        "display_data", data={"image/png": pixel, "text/plain": alt or ""}, metadata=metadata
+    )
+
+
+def test_a_small_course_builds_in_part_order_with_alt_text_on_its_figures(tmp_path):
+    # 11 comes after 09 and before the appendix 10: the part orders, then the number.
+    notebooks = tmp_path / "nb"
+    notebooks.mkdir()
+    alt = "A single pixel: the smallest figure a notebook can show, with its text alternative"
+    for name, heading in [
+        ("10_appendix_bits", "# Ten"),
+        ("02_first", "# Two"),
+        ("11_extra", "# Eleven"),
+        ("09_pitfalls", "# Nine"),
+    ]:
+        nb = nbformat.v4.new_notebook(metadata={"language_info": {"name": "python"}})
+        code = nbformat.v4.new_code_cell("show(fig, alt)")
+        code.outputs = [png_output(alt)]
+        nb.cells = [
+            nbformat.v4.new_markdown_cell(f"{heading}\n\nAfter this notebook you can count."),
+            code,
+        ]
+        nbformat.write(nb, notebooks / f"{name}.ipynb")
+    run = build(notebooks, tmp_path / "out", tmp_path / "work")
+    assert run.returncode == 0, run.stdout + run.stderr
+    index = parse(tmp_path / "out" / "index.html")
+    assert index.captions[:3] == ["Core path", "Going further", "Appendix"]
+    order = [Path(h).stem for h in index.sidebar if not h.startswith("#")]
+    assert order == ["02_first", "09_pitfalls", "11_extra", "10_appendix_bits"]
+    page = parse(tmp_path / "out" / "11_extra.html")
+    assert page.prev_next == {
+        "left-prev": "09_pitfalls.html",
+        "right-next": "10_appendix_bits.html",
+    }
+    figures = [img for img in page.imgs if "_images/" in img.get("src", "")]
+    assert [img.get("alt") for img in figures] == [alt]
+
+
+def stored_images(path: Path):
+    """(cell index, MIME type, alt or None) of every image a notebook stores in its outputs."""
+    nb = nbformat.read(path, as_version=4)
+    for i, cell in enumerate(nb.cells):
+        for output in cell.get("outputs", []):
+            for mime in output.get("data", {}):
+                if mime.startswith("image/"):
+                    yield i, mime, (output.get("metadata", {}).get(mime) or {}).get("alt")
+
+
+def real_alt(alt) -> bool:
+    """A sentence that says something: not empty, not nbconvert's placeholder, not a file name."""
+    return (
+        isinstance(alt, str)
+        and len(alt.split()) >= 5
+        and PLACEHOLDER_ALT not in alt
+        and not re.fullmatch(r"[\w./-]+\.(png|jpe?g|svg)", alt.strip())
+    )
+
+
+@pytest.mark.parametrize("notebook", sorted(NOTEBOOKS.glob("*.ipynb")), ids=lambda p: p.stem)
+def test_every_stored_figure_has_a_text_alternative(notebook):
+    missing = [
+        f"cell {i} ({mime}): alt {alt!r}"
+        for i, mime, alt in stored_images(notebook)
+        if not real_alt(alt)
+    ]
+    assert missing == [], (
+        f"{notebook.name}: figures without a text alternative (show them with "
+        f"tinyinit.plots.show(fig, alt)): {missing}"
+    )

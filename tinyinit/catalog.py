@@ -56,7 +56,16 @@ from .distributions import PAIRS_PER_BLOCK, normal
 from .pcg32 import PCG32
 from .pitfalls import CARD_PITFALLS, KINDS, PITFALLS, check_initializer
 
-__all__ = ["CATALOG", "NAMES", "CatalogTest", "Report", "Result", "check_init"]
+__all__ = [
+    "CATALOG",
+    "NAMES",
+    "CatalogTest",
+    "NotPassed",
+    "NotWrittenYet",
+    "Report",
+    "Result",
+    "check_init",
+]
 
 # --- what every check uses ------------------------------------------------------------------
 
@@ -932,6 +941,32 @@ def _judge(test: CatalogTest, student: _Student, path: Path, error: BaseExceptio
 # --- the report -----------------------------------------------------------------------------
 
 
+class NotPassed(AssertionError):
+    """A check cell's tests did not all pass: shown as the report, without a traceback.
+
+    It is an AssertionError, so nbgrader and pytest count the cell as failed.
+
+    >>> issubclass(NotPassed, AssertionError)
+    True
+    """
+
+    def _render_traceback_(self) -> list[str]:
+        return [f"\x1b[1;31m✗ {self}\x1b[0m"]
+
+
+class NotWrittenYet(NotImplementedError):
+    """A check cell's tests wait for functions still to write: shown as the report.
+
+    A NotImplementedError, as the stubs raise: the exercise is not answered yet.
+
+    >>> issubclass(NotWrittenYet, NotImplementedError)
+    True
+    """
+
+    def _render_traceback_(self) -> list[str]:
+        return [f"\x1b[1;33m… {self}\x1b[0m"]
+
+
 @dataclass(frozen=True)
 class Report:
     """The verdict of check_init: one Result per test run, in the card's order.
@@ -1020,6 +1055,30 @@ class Report:
             f"<th scope='col' {cell}>result</th><th scope='col' {cell}>details</th></tr>"
             f"</thead><tbody>{''.join(rows)}</tbody></table></div>"
         )
+
+    def require(self) -> Report:
+        """The report itself when every test passed; else raise, showing the report.
+
+        A notebook's check cell ends with it, so that a grader (nbgrader, pytest) counts a
+        test not passed yet as a failed cell: `NotPassed` (an AssertionError) when a test
+        failed, raised an error or timed out, `NotWrittenYet` (a NotImplementedError) when
+        the only trouble is functions still to write. Either shows as the report's text,
+        with no traceback.
+
+        >>> Report("my_init.py", (Result("test_shapes_and_dtype", PASSED),)).require().ok
+        True
+        >>> Report("my_init.py", (Result("test_shapes_and_dtype", NOT_WRITTEN),)).require()
+        Traceback (most recent call last):
+        ...
+        tinyinit.catalog.NotWrittenYet: my_init.py: 0 of 1 test passed; 1 not written yet
+          ○ not written yet  test_shapes_and_dtype
+        """
+        if self.ok:
+            return self
+        written = self.problem is None and all(
+            r.status in (PASSED, NOT_WRITTEN) for r in self.results
+        )
+        raise (NotWrittenYet if written and self.results else NotPassed)(str(self))
 
 
 # --- check_init: the tests in a child process that a stuck test cannot hold up --------------

@@ -437,7 +437,10 @@ def check_command(args, parser, stderr: TextIO) -> int:
 
 
 def _share_url(text: str) -> str:
-    from .present import check_share_url
+    try:
+        from .present import check_share_url
+    except ModuleNotFoundError as error:  # not in the core install: the error names the extra
+        raise argparse.ArgumentTypeError(str(error)) from None
 
     try:
         return check_share_url(text)
@@ -449,7 +452,10 @@ def present_command(args, parser, stderr: TextIO) -> int:
     import os
     import subprocess
 
-    from .present import SHARE_URL_VARIABLE, app_path, voila_command
+    try:
+        from .present import SHARE_URL_VARIABLE, app_path, voila_command
+    except ModuleNotFoundError as error:  # not in the core install: the error names the extra
+        parser.exit(2, f"{parser.prog}: error: {error}\n")
 
     command = voila_command(app_path(), port=args.port, ip=args.ip, browser=not args.no_browser)
     print(f"serving the presentation at http://{args.ip}:{args.port}/  (Ctrl+C stops it)",

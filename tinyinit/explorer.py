@@ -45,16 +45,19 @@ import html
 import math
 from contextlib import contextmanager
 
-import ipywidgets as widgets
 import matplotlib
 import numpy as np
 from matplotlib.colors import to_hex, to_rgba
 
+from ._extras import extra
 from .activations import ACTIVATIONS
+from .gaussian import q_map_slope
 from .plots import (
+    INITIALIZER_COLORS,
     MAX_PINS,
     PIN_ALPHA,
     PIN_COLORS,
+    TICK_FONTSIZE,
     WEIGHT_COLOR,
     DepthPlot,
     HistogramPlot,
@@ -72,6 +75,7 @@ from .propagation import (
     INITIALIZERS,
     DepthResult,
     UnitWeights,
+    mean_field,
     simulate,
     suggested_gain,
 )
@@ -82,6 +86,11 @@ from .residual import (
     stream_variance,
     stream_variances,
 )
+
+with extra("lab", "the explorer"):  # the widgets are not in the core install
+    import ipywidgets as widgets
+
+    from .a11y import Accessible, live
 
 WIDTHS = (16, 32, 64, 128, 256, 512)
 MAX_DEPTH = 100
@@ -169,6 +178,36 @@ def compare_line(result: DepthResult, pinned: DepthResult, number: int) -> str:
     return f"{now} ends 2^{abs(ratio):.1f} {where} {then} at layer {layer}"
 
 
+def gain_note(activation_name: str, gain: float, depth: int) -> str:
+    """The words beside the gain slider: where the suggested gain comes from, and for gelu
+    and silu, which torch's table lacks, that it holds one layer and not a deep stack.
+
+    The quadrature gain makes q = 1 a fixed point of the mean-field map, but the map's
+    slope there (`tinyinit.gaussian.q_map_slope`) is above 1: a deep stack leaves it. The
+    note says so with the slope, and with what the theory gives at the slider's gain and
+    the current depth (`mean_field`, the dashed curve).
+
+    >>> gain_note("relu", 2**0.5, 20)
+    "calculate_gain('relu') = 1.414"
+    >>> print(gain_note("gelu", 1.5335304411955353, 20))
+    gelu: not in torch's table; 1/√E[φ(z)²] by quadrature = 1.534 keeps <b>one</b> layer's \
+mean square, but is unstable over depth (the q-map's slope there is 1.14 &gt; 1): at gain \
+1.534 the theory gives 16 at layer 20
+    """
+    suggested, source = suggested_gain(activation_name)
+    if source == "calculate_gain":
+        return f"calculate_gain('{activation_name}') = {suggested:.4g}"
+    slope = q_map_slope(activation_name, suggested, 1.0)
+    end = mean_field(activation_name, gain**2, depth)[-1]  # a square stack: fan_var = gain**2
+    holds = "but is unstable over depth" if slope > 1 else "and holds over depth"
+    return (
+        f"{activation_name}: not in torch's table; 1/√E[φ(z)²] by quadrature = "
+        f"{suggested:.4g} keeps <b>one</b> layer's mean square, {holds} "
+        f"(the q-map's slope there is {slope:.3g} {'&gt;' if slope > 1 else '≤'} 1): "
+        f"at gain {gain:.4g} the theory gives {end:.2g} at layer {depth}"
+    )
+
+
 def _swatch(color: str, mark: str, alpha: float = 1.0) -> str:
     r, g, b = (round(255 * v) for v in to_rgba(color)[:3])
     return f'<span style="color:rgba({r},{g},{b},{alpha})">{mark}</span>'
@@ -184,11 +223,10 @@ def caption_html(result: DepthResult, pins=()) -> str:
     >>> "median of 2 seeds" in caption_html(r)
     True
     """
-    c0 = to_hex("C0")
-    band = "rgba({:.0f},{:.0f},{:.0f},0.35)".format(*(255 * v for v in to_rgba("C0")[:3]))
+    color = INITIALIZER_COLORS[result.initializer]
     swatches = [
-        f'<span style="color:{c0}">●━</span>',
-        f'<span style="color:{band}">██</span>',
+        f'<span style="color:{to_hex(color)}">●━</span>',
+        _swatch(color, "██", 0.35),
         '<span style="color:black">╍╍</span>',
         '<span style="color:#737373">┈┈</span>',
     ]
@@ -323,7 +361,7 @@ class DepthExplorer:
         self._build_controls(**self.defaults)
         self._build_figure(figsize)
         self.app = widgets.VBox(
-            [self._controls, self.readout, self.caption, self._views[view]],
+            [Accessible(), self._controls, self.readout, self.caption, self._views[view]],
             layout=widgets.Layout(width="fit-content"),
         )
         self.app.add_class("tinyinit-explorer")
@@ -375,7 +413,8 @@ class DepthExplorer:
         self.gain.add_class("tinyinit-gain")
         self.gain_hint = widgets.HTML(
             tooltip="torch's gain for the chosen activation; for gelu and silu, which torch's "
-            "table lacks, 1/sqrt(E[phi(z)^2]) computed by quadrature"
+            "table lacks, 1/sqrt(E[phi(z)^2]) computed by quadrature, which keeps one layer's "
+            "mean square and no deep stack's"
         )
         self.use_default_gain = widgets.Button(
             description="use calculate_gain", layout=widgets.Layout(width="150px"),
@@ -406,8 +445,12 @@ class DepthExplorer:
             tooltip="Independent networks (weights, inputs) drawn from PCG32 seeds 0, 1, ...: "
             "the band shows their spread",
         )  # fmt: skip
-        self.readout = widgets.HTML(
-            tooltip="Where the signal arrives: the last layer's mean square, measured and in theory"
+        # A live region: a screen reader reads the new end value out after a move.
+        self.readout = live(
+            widgets.HTML(
+                tooltip="Where the signal arrives: the last layer's mean square, measured and "
+                "in theory"
+            )
         )
         self.readout.add_class("tinyinit-readout")
         self.caption = widgets.HTML(tooltip="What the figure shows: settings and legend")
@@ -497,15 +540,10 @@ class DepthExplorer:
         init, act = self.initializer.value, self.activation.value
         self.gain.disabled = init == "normal"
         self.std.disabled = init != "normal"
-        gain, source = suggested_gain(act)
+        gain, _ = suggested_gain(act)
         if follow and init in KAIMING:
             self.gain.value = gain
-        if source == "calculate_gain":
-            self.gain_hint.value = f"calculate_gain('{act}') = {gain:.4g}"
-        else:  # torch raises for it: say where this one comes from
-            self.gain_hint.value = (
-                f"{act}: not in torch's table; 1/√E[φ(z)²] by quadrature = {gain:.4g}"
-            )
+        self.gain_hint.value = gain_note(act, self.gain.value, self.depth.value)
 
     def _on_choice(self, change=None):
         with self.hold():
@@ -578,8 +616,15 @@ class DepthExplorer:
             self.caption.value = caption_html(self.result, pins)
             figure = self.figure
         self.readout.value = "<br>".join(html.escape(line) for line in self._readout_lines())
+        self.gain_hint.value = gain_note(self.activation.value, self.gain.value, self.depth.value)
         if self._image is not None:
             self._image.value = png_bytes(figure)
+            # The picture's text alternative (the <img>'s title): what it plots, as the readout
+            # says it in words.
+            what = (
+                "histograms of the values at four layers" if histograms else "mean square per layer"
+            )
+            self._image.tooltip = f"Plot of the {what}: " + "; ".join(self._readout_lines())
         self.updates += 1
 
     # --- comparing -------------------------------------------------------------------------
@@ -682,10 +727,11 @@ class ResidualStreamExplorer:
 
         with plt.ioff():
             self.fig, self.ax = plt.subplots(figsize=(6.4, 3.6))
-        (self.other_theory_line,) = self.ax.plot([], [], "--", color="C3", lw=1.2, alpha=0.5)
-        (self.other_line,) = self.ax.plot([], [], "o-", ms=2.5, color="C3", alpha=0.5)
+        (self.other_theory_line,) = self.ax.plot([], [], "--", lw=1.2, alpha=0.5)
+        (self.other_line,) = self.ax.plot([], [], "o-", ms=2.5, alpha=0.5)
         (self.theory_line,) = self.ax.plot([], [], "k--", lw=1.5, label="theory 1 + 2b s²")
-        (self.measured_line,) = self.ax.plot([], [], "o-", ms=3, color="C0", label="measured")
+        (self.measured_line,) = self.ax.plot([], [], "o-", ms=3, label="measured")
+        self.ax.tick_params(labelsize=TICK_FONTSIZE)
         self.ax.set_xlabel("block b")
         self.ax.set_ylabel("Var(stream) after block b")
         self.ax.set_xlim(0, stack.max_layers)
@@ -713,7 +759,7 @@ class ResidualStreamExplorer:
             "with and without 1/sqrt(2N) on one plot",
         )
         self.both.add_class("tinyinit-both")
-        self.readout = widgets.HTML(tooltip="final stream variance, measured and in theory")
+        self.readout = live(widgets.HTML(tooltip="final stream variance, measured and in theory"))
         self.blocks.add_class("tinyinit-blocks")
         self.scaling.add_class("tinyinit-scaling")
         self.readout.add_class("tinyinit-readout")
@@ -723,8 +769,9 @@ class ResidualStreamExplorer:
         else:
             canvas.header_visible = False
         self.widget = widgets.VBox(
-            [widgets.HBox([self.blocks, self.scaling, self.both]), self.readout, canvas]
-        )
+            [Accessible(), widgets.HBox([self.blocks, self.scaling, self.both]), self.readout,
+             canvas]
+        )  # fmt: skip
         self.widget.add_class("tinyinit-residual")
 
         self.blocks.observe(self._on_change, names="value")
@@ -745,11 +792,19 @@ class ResidualStreamExplorer:
             self._cache[key] = (measured[::2], theory[::2])
         return self._cache[key]
 
+    @staticmethod
+    def color(scaled: bool) -> str:
+        """GPT-2's scaled outputs in its colour; unscaled ones are Kaiming's sublayers."""
+        return INITIALIZER_COLORS["scaled_residual" if scaled else "kaiming"]
+
     def update(self) -> None:
         n, scaled, both = self.blocks.value, self.scaling.value, self.both.value
         measured, theory = self.curves(n, scaled)
         other, other_theory = self.curves(n, not scaled)
         b = np.arange(n + 1)
+        self.measured_line.set_color(self.color(scaled))
+        self.other_line.set_color(self.color(not scaled))
+        self.other_theory_line.set_color(self.color(not scaled))
         self.measured_line.set_data(b, measured)
         self.theory_line.set_data(b, theory)
         shown = b if both else []

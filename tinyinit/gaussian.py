@@ -6,7 +6,8 @@ q to the next one's
     q_next = gain**2 * E[phi(z)**2],    z ~ N(0, q)          (the mean-field map)
 
 and scales a gradient's mean square by chi = gain**2 * E[phi'(z)**2]. A deep
-stack settles where q* = gain**2 * E[phi(z)**2], z ~ N(0, q*) (the fixed point).
+stack settles where q* = gain**2 * E[phi(z)**2], z ~ N(0, q*) (the fixed point),
+if the map's slope there is below 1 (`q_map_slope`); above 1 it leaves it.
 
 Every one of these is a one-dimensional Gaussian integral, E[f(z)] for
 z ~ N(0, q), computed here by quadrature (numpy only): Gauss-Legendre panels
@@ -39,6 +40,7 @@ __all__ = [
     "gradient_factor",
     "mean_square_by_depth",
     "next_q",
+    "q_map_slope",
     "slope_mean_square",
 ]
 
@@ -159,6 +161,32 @@ def next_q(phi: Phi, gain: float, q: float, *, param: float | None = None) -> fl
     3.0
     """
     return gain**2 * activation_mean_square(phi, q, param=param)
+
+
+def q_map_slope(phi: Phi, gain: float, q: float, *, param: float | None = None) -> float:
+    """d q_next / d q of the mean-field map at q: gain**2 * E[z phi(z) phi'(z)] / q, z ~ N(0, q).
+
+    At a fixed point q* it decides what depth does to a small error in q: a slope below 1
+    shrinks it layer after layer (a stable fixed point, the stack settles at q*), above 1
+    grows it (unstable: the signal leaves q* for ever larger or smaller values), and exactly
+    1 at every q, as for a positively homogeneous phi at its own gain, keeps it (a line of
+    fixed points: the stack keeps whatever it was given). The single-layer gain makes q = 1 a
+    fixed point; whether the stack stays there is this slope.
+
+    >>> round(q_map_slope("relu", 2**0.5, 3.0), 12)   # Kaiming: slope 1 at every q
+    1.0
+    >>> round(q_map_slope("tanh", 5 / 3, fixed_point("tanh", 5 / 3)), 4)   # stable
+    0.4309
+    >>> round(q_map_slope("gelu", 1.5335304411955353, 1.0), 4)   # its single-layer gain: unstable
+    1.1441
+    """
+    act = activation(phi, param)
+    f, dphi = act.phi, act.dphi
+
+    def integrand(z: np.ndarray) -> np.ndarray:
+        return z * np.asarray(f(z), dtype=np.float64) * np.asarray(dphi(z), dtype=np.float64)
+
+    return gain**2 * gaussian_expectation(integrand, q, kinks=(0.0, *act.kinks)) / q
 
 
 def mean_square_by_depth(

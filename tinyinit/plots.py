@@ -31,6 +31,7 @@ from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 from matplotlib.patches import Polygon
 
+from ._extras import extra
 from .png import fast_png
 from .propagation import INITIALIZERS, DepthResult
 from .residual import (
@@ -41,11 +42,71 @@ from .residual import (
     stream_variances,
 )
 
+# Okabe and Ito's eight colours ("Color Universal Design", 2008): told apart by readers with
+# any common colour-vision deficiency, and in greyscale by their lightness.
+OKABE_ITO = {
+    "black": "#000000",
+    "orange": "#E69F00",
+    "sky blue": "#56B4E9",
+    "bluish green": "#009E73",
+    "yellow": "#F0E442",
+    "blue": "#0072B2",
+    "vermillion": "#D55E00",
+    "reddish purple": "#CC79A7",
+}
+
+# One colour per initializer, in every notebook, the explorer, the app and the CLI: Xavier is
+# blue and Kaiming vermillion wherever a student meets them. A family shares its colour (its
+# variants differ in the distribution or the fan, not in what they do to the signal); a new
+# initializer is a new row here.
+INITIALIZER_COLORS = {
+    "xavier": OKABE_ITO["blue"],
+    "xavier_uniform": OKABE_ITO["blue"],
+    "xavier_normal": OKABE_ITO["blue"],
+    "kaiming": OKABE_ITO["vermillion"],
+    "kaiming_fan_in": OKABE_ITO["vermillion"],
+    "kaiming_fan_out": OKABE_ITO["vermillion"],
+    "normal": OKABE_ITO["bluish green"],  # a flat std, e.g. 0.02
+    "scaled_residual": OKABE_ITO["reddish purple"],  # 0.02 / sqrt(2 N) on residual outputs
+    "mup": OKABE_ITO["orange"],
+    "torch_default": OKABE_ITO["sky blue"],  # nn.Linear's own kaiming_uniform_(a=sqrt(5))
+}
+
+
+def initializer_color(name: str) -> str:
+    """The colour of initializer `name` (a key of INITIALIZER_COLORS), as a hex string.
+
+    >>> initializer_color("xavier_uniform"), initializer_color("kaiming_fan_in")
+    ('#0072B2', '#D55E00')
+    >>> initializer_color("he")  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    ValueError: initializer: got 'he', expected one of 'xavier', 'xavier_uniform', ...
+    """
+    try:
+        return INITIALIZER_COLORS[name]
+    except (KeyError, TypeError):
+        choices = ", ".join(repr(key) for key in INITIALIZER_COLORS)
+        raise ValueError(f"initializer: got {name!r}, expected one of {choices}") from None
+
+
+# Tick labels and legends of a stored figure, in points: readable on a projector and in print.
+TICK_FONTSIZE = 11
+# The same sizes for a notebook's own figures: plt.rcParams.update(FIGURE_FONTS) once, at the top.
+FIGURE_FONTS = {
+    "xtick.labelsize": TICK_FONTSIZE,
+    "ytick.labelsize": TICK_FONTSIZE,
+    "axes.labelsize": 11,
+    "axes.titlesize": 12,
+    "legend.fontsize": 10,
+}
 OVERFLOW_COLOR = "#b2182b"
 UNDERFLOW_COLOR = "#5e3c99"
-WEIGHT_COLOR = "C1"
-# Pinned curves: colours no live artist uses, so a pin never looks like the current curve.
-PIN_COLORS = ("C2", "C3", "C4", "C5")
+# The weight gradient's curve: a colour no initializer has.
+WEIGHT_COLOR = OKABE_ITO["sky blue"]
+# Pinned curves: colours no live artist and no initializer uses, so a pin never looks like
+# the current curve (the legend names the pin's initializer).
+PIN_COLORS = ("#555555", "#999999", "#8C6D31", "#B8A200")
 MAX_PINS = len(PIN_COLORS)
 PIN_ALPHA = 0.55
 
@@ -352,6 +413,7 @@ class DepthPlot(BlitPlot):
         ax.yaxis.set_major_locator(self.yticks)
         ax.yaxis.set_minor_locator(ticker.NullLocator())
         ax.xaxis.set_major_locator(ticker.MaxNLocator(nbins=6, integer=True))
+        ax.tick_params(labelsize=TICK_FONTSIZE)
         ax.set_xlabel("layer ℓ")
         # One collection of horizontal lines at the decades: a single path to draw,
         # where a grid draws one line per tick.
@@ -361,7 +423,8 @@ class DepthPlot(BlitPlot):
 
         # The band is one polygon, out along the lowest seed and back along the highest:
         # a third of the time fill_between's collection takes to draw.
-        self.band = ax.add_patch(Polygon([(0.0, 1.0), (1.0, 1.0)], color="C0", alpha=0.25, lw=0))
+        color = INITIALIZER_COLORS["xavier_uniform"]  # until update() says which initializer
+        self.band = ax.add_patch(Polygon([(0.0, 1.0), (1.0, 1.0)], color=color, alpha=0.25, lw=0))
         # Pinned curves are part of the frame: they do not move while a slider does.
         self.pin_lines = [
             ax.plot([], [], "-", color=color, lw=2.2, alpha=PIN_ALPHA, zorder=1)[0]
@@ -372,7 +435,7 @@ class DepthPlot(BlitPlot):
         self._drawn_pins: tuple = ()
         (self.weight_line,) = ax.plot([], [], "s-", color=WEIGHT_COLOR, ms=3, lw=1.2)
         (self.weight_theory_line,) = ax.plot([], [], ":", color=WEIGHT_COLOR, lw=1.2)
-        (self.median_line,) = ax.plot([], [], "o-", color="C0", ms=3, lw=1.5)
+        (self.median_line,) = ax.plot([], [], "o-", color=color, ms=3, lw=1.5)
         (self.theory_line,) = ax.plot([], [], "--", color="black", lw=1.2)
         self.reference = ax.axhline(1.0, color="0.45", lw=0.9, ls=":")
         marks = dict(ls="none", ms=8, clip_on=False, zorder=5)
@@ -421,6 +484,9 @@ class DepthPlot(BlitPlot):
             extra += [result.weight_median[1:], result.weight_theory[1:]]
         bottom, top = log_limits(result.low, result.high, result.theory, *extra)
         median = np.asarray(result.median, dtype=float)
+        color = INITIALIZER_COLORS[result.initializer]
+        self.median_line.set_color(color)
+        self.band.set_color(color)
         self.median_line.set_data(layers, _positive(median))
         self.theory_line.set_data(layers, _positive(result.theory))
         # The band keeps inf and 0 in view by clipping them to the axis edges.
@@ -586,7 +652,8 @@ class HistogramPlot(BlitPlot):
         self.bars, self.notes = [], []
         for ax in self.axes:
             edges = np.linspace(-1.0, 1.0, HISTOGRAM_BINS + 1)
-            self.bars.append(ax.stairs(np.zeros(HISTOGRAM_BINS), edges, fill=True, color="C0"))
+            color = INITIALIZER_COLORS["xavier_uniform"]  # until update() says which initializer
+            self.bars.append(ax.stairs(np.zeros(HISTOGRAM_BINS), edges, fill=True, color=color))
             self.notes.append(
                 ax.text(
                     0.04, 0.96, "", transform=ax.transAxes, va="top", fontsize=8.5, linespacing=1.3
@@ -594,7 +661,7 @@ class HistogramPlot(BlitPlot):
             )
             ax.xaxis.set_major_locator(ticker.MaxNLocator(nbins=3, symmetric=True))
             ax.yaxis.set_major_locator(ticker.MaxNLocator(nbins=4))
-            ax.tick_params(labelsize=8)
+            ax.tick_params(labelsize=TICK_FONTSIZE)
         for ax in self.axes[1:]:  # shared axes: the numbers once, on the first panel
             ax.tick_params(labelbottom=False, labelleft=False)
         self.axes[0].set_ylabel("fraction of values", fontsize=9)
@@ -617,6 +684,8 @@ class HistogramPlot(BlitPlot):
                 f"result has no samples of layers {missing}: simulate it with "
                 f"sample_layers=histogram_layers({result.n_layers}, {result.direction!r})"
             )
+        for bars in self.bars:
+            bars.set_color(INITIALIZER_COLORS[result.initializer])
         shown, words = [], []
         for layer in layers:
             text, values = layer_stats(result.samples[layer], result.activation, result.direction)
@@ -664,13 +733,19 @@ def compare_figure(
 ) -> Figure:
     """A static figure of several results on one log axis: median, band and theory each.
 
-    Made without pyplot, so it is never shown twice and works under any backend.
+    Each result in its initializer's colour (INITIALIZER_COLORS); a second result of the
+    same initializer (another gain, another activation) in black, a third in grey, so that
+    blue still means Xavier. Made without pyplot, so it is never shown twice and works
+    under any backend.
     """
     fig = Figure(figsize=figsize, dpi=100)
     ax = fig.add_subplot()
     ax.set_yscale("log")
-    for k, (result, label) in enumerate(zip(results, labels)):
-        color = f"C{k}"
+    ax.tick_params(labelsize=TICK_FONTSIZE)
+    seen: dict[str, int] = {}
+    for result, label in zip(results, labels):
+        repeat = seen[result.initializer] = seen.get(result.initializer, -1) + 1
+        color = (INITIALIZER_COLORS[result.initializer], "black", "0.55")[min(repeat, 2)]
         layers = result.layers
         ax.fill_between(layers, _positive(result.low), _positive(result.high), color=color,
                         alpha=0.2, lw=0)  # fmt: skip
@@ -681,8 +756,8 @@ def compare_figure(
     ax.set_xlabel("layer ℓ")
     ax.xaxis.set_major_locator(ticker.MaxNLocator(integer=True))
     ax.set_ylabel(quantity_label(results[0].direction))
-    ax.set_title(title, fontsize=10)
-    ax.legend(fontsize=9)
+    ax.set_title(title, fontsize=11)
+    ax.legend(fontsize=10)
     ax.grid(True, which="major", alpha=0.25)
     fig.tight_layout()
     return fig
@@ -712,8 +787,9 @@ def show(fig: Figure, alt: str) -> None:
             f"alt: got {alt!r}, expected a sentence (15 characters or more) saying what the "
             "figure shows and concludes"
         )
-    from IPython.core.pylabtools import print_figure
-    from IPython.display import display
+    with extra("lab", "plots.show"):
+        from IPython.core.pylabtools import print_figure
+        from IPython.display import display
 
     data = print_figure(fig, "png", base64=True, bbox_inches="tight")
     display(
@@ -737,9 +813,14 @@ def residual_figure(stack: ResidualStack, n_layers: int, depths: Iterable[int]):
     import matplotlib.pyplot as plt
 
     fig, (left, right) = plt.subplots(1, 2, figsize=(10, 3.8))
+    # Unscaled blocks are Kaiming's variance-preserving sublayers; scaled ones GPT-2's.
+    colors = (
+        (False, INITIALIZER_COLORS["kaiming"]),
+        (True, INITIALIZER_COLORS["scaled_residual"]),
+    )
     x0_var = stream_variance(stack.x0)
     b = np.arange(n_layers + 1)
-    for scaled, color in ((False, "C3"), (True, "C0")):
+    for scaled, color in colors:
         label = "scaled 1/√(2N)" if scaled else "unscaled"
         measured = stream_variances(stack, n_layers, out_scale(n_layers, scaled))[::2]
         theory = residual_variance_theory(n_layers, scaled=scaled, x0_var=x0_var)[::2]
@@ -747,7 +828,7 @@ def residual_figure(stack: ResidualStack, n_layers: int, depths: Iterable[int]):
         left.plot(b, theory, "-", color=color, lw=1, label=f"{label}, theory")
     left.set(xlabel="block b", ylabel="Var(stream)", title=f"N = {n_layers} blocks")
     depths = np.array(sorted(depths))
-    for scaled, color in ((False, "C3"), (True, "C0")):
+    for scaled, color in colors:
         finals = [stream_variances(stack, n, out_scale(n, scaled))[-1] for n in depths]
         theory = [residual_variance_theory(n, scaled=scaled, x0_var=x0_var)[-1] for n in depths]
         right.plot(depths, finals, "o", color=color)
@@ -757,8 +838,9 @@ def residual_figure(stack: ResidualStack, n_layers: int, depths: Iterable[int]):
         ylabel="Var(stream) after the last block",
         title="1 + 2N unscaled, 2 scaled",
     )
-    left.legend(fontsize=8)
+    left.legend(fontsize=10)
     for ax in (left, right):
+        ax.tick_params(labelsize=TICK_FONTSIZE)
         ax.grid(alpha=0.3)
         ax.set_ylim(bottom=0)
     fig.tight_layout()

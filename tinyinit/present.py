@@ -39,11 +39,17 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from urllib.parse import urlsplit
 
-import anywidget
-import ipywidgets as widgets
 import numpy as np
-import traitlets
+from matplotlib.colors import to_hex
 
+from ._extras import extra
+
+with extra("present", "the presentation app"):  # checked before the explorer asks for `lab`
+    import anywidget
+    import ipywidgets as widgets
+    import traitlets
+
+from .a11y import Accessible, live
 from .explorer import DepthExplorer, ResidualStreamExplorer
 from .pcg32 import PCG32
 from .plots import QUANTITIES
@@ -561,7 +567,8 @@ def qr_svg(url: str) -> str:
     >>> svg.startswith("<svg") and 'viewBox="0 0 29 29"' in svg
     True
     """
-    import segno
+    with extra("present", "the QR code"):
+        import segno
 
     code = segno.make(check_share_url(url), error="m")
     return code.svg_inline(scale=1, border=2, omitsize=True, dark="#000", light="#fff")
@@ -621,7 +628,7 @@ class LargeDepthExplorer(DepthExplorer):
         self.headline = widgets.HTML(
             tooltip="The mean square at the last layer, as a power of 2 of where it started"
         )
-        self.headline.add_class("tinyinit-headline")
+        live(self.headline).add_class("tinyinit-headline")
         super().__init__(**settings)
         self.plot.decades.set_color("0.7")  # the decade lines, still visible when projected
         self.fit(Look.for_page(*BASE_VIEWPORT, top=150))
@@ -663,7 +670,6 @@ class LargeDepthExplorer(DepthExplorer):
             [
                 self.direction,
                 widgets.HBox([self.use_default_gain, self.reset_button]),
-                self.gain_hint,
                 self.std,
                 self.width,
                 self.seeds,
@@ -672,8 +678,9 @@ class LargeDepthExplorer(DepthExplorer):
         )
         folded = widgets.Accordion(children=[more], titles=("more controls",))
         side = widgets.VBox(
-            [self.headline, self.initializer, self.activation, self.gain, self.depth, folded,
-             self.caption]
+            # The gain's note beside its slider: for gelu and silu it says the gain holds one layer.
+            [self.headline, self.initializer, self.activation, self.gain, self.gain_hint,
+             self.depth, folded, self.caption]
         )  # fmt: skip
         side.add_class("tinyinit-side")
         area = widgets.Box([self._view])
@@ -691,7 +698,7 @@ class LargeResidualExplorer(ResidualStreamExplorer):
         self.headline = widgets.HTML(
             tooltip="The stream's variance after the last block, measured and in theory"
         )
-        self.headline.add_class("tinyinit-headline")
+        live(self.headline).add_class("tinyinit-headline")
         super().__init__(stack, n_layers=n_layers, scaled=scaled)
         canvas = self.fig.canvas
         if isinstance(canvas, widgets.DOMWidget):
@@ -733,8 +740,10 @@ class LargeResidualExplorer(ResidualStreamExplorer):
 
     def projector_view(self) -> widgets.Widget:
         """The plot, and beside it the headline, the two controls and the full readout."""
+        without, with_ = (to_hex(self.color(scaled)) for scaled in (False, True))
         legend = widgets.HTML(
-            '<span style="color:#1f77b4">●━</span> measured &nbsp; ╍╍ theory 1 + 2b·s²',
+            f'<span style="color:{without}">●━</span> measured, without 1/√(2N) &nbsp; '
+            f'<span style="color:{with_}">●━</span> with 1/√(2N) &nbsp; ╍╍ theory 1 + 2b·s²',
             tooltip="What the lines show",
         )
         legend.add_class("tinyinit-caption")
@@ -828,7 +837,8 @@ class Presentation:
         self.keys.layout.display = "none"
         bar = widgets.HBox([self.preset, self.back, self.step, self.forward])
         bar.add_class("tinyinit-bar")
-        self.app = widgets.VBox([self.style, self.keys, bar, self.says, self.tabs])
+        # Sliders named and the headlines read out on a screen reader (tinyinit/a11y.js).
+        self.app = widgets.VBox([self.style, self.keys, Accessible(), bar, self.says, self.tabs])
         self.app.add_class("tinyinit-present")
         self.look: Look | None = None
         self.fit(Look.for_page(*BASE_VIEWPORT, top=150))
@@ -1057,8 +1067,9 @@ def offline_template(folder: Path | None = None) -> Path:
     import json
     import shutil
 
-    import fontawesomefree
-    import jupyter_server_mathjax
+    with extra("present", "the offline Voila template"):
+        import fontawesomefree
+        import jupyter_server_mathjax
 
     if folder is None:
         folder = Path(sys.prefix) / "share" / "jupyter" / "voila" / "templates" / OFFLINE_TEMPLATE

@@ -29,7 +29,9 @@ from __future__ import annotations
 import html
 import math
 import string
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from fractions import Fraction
+from numbers import Real
 
 __all__ = [
     "Check",
@@ -39,6 +41,7 @@ __all__ = [
     "Reveal",
     "Unanswered",
     "check",
+    "check_value",
     "predict",
     "predict_number",
 ]
@@ -536,3 +539,79 @@ in the cell above, run it, then run this check again.
                 f"{kind.__name__}: {error}.{hint}"
             ) from error
         return False  # KeyboardInterrupt and the like go through untouched
+
+
+# A hint is one text, or a pair (idea, formula): the idea on a first wrong try, both after.
+Hint = str | tuple[str, str]
+_wrong_tries: dict[str, int] = {}
+
+
+def _hint_step(hint: Hint, tries: int) -> str:
+    if isinstance(hint, str):
+        return hint
+    idea, formula = hint
+    return idea if tries == 1 else f"{idea} {formula}"
+
+
+def check_value(
+    name: str,
+    value: object,
+    right: float | Fraction,
+    *,
+    tol: float = 0.0,
+    wrong: Mapping[float, Hint] | None = None,
+    hint: Hint = "",
+    exact: bool = False,
+) -> None:
+    """Check one numeric answer, and answer the mistake its value shows.
+
+    `value` passes when it is within `tol` of `right`. Otherwise the hint is that of the
+    typical wrong value of `wrong` nearest to it, if one lies within `tol`, else the general
+    `hint`. A hint is a text, or a pair (idea, formula): a first wrong try of `name` is told
+    the idea, a second one the idea and the formula. With `exact=True`, `right` is a Fraction
+    and `value` must be that Fraction: a float of the same value is told to write it exactly.
+    Raises `NotYet`; inside `with Check(...)` it is named after the exercise.
+
+    >>> check_value("var_z", 2.01, 2.0, tol=0.1)
+    >>> wrong = {1.0: ("Var(x) is not E[x^2].", "E[x^2] = Var(x) + E[x]^2 = 2.")}
+    >>> check_value("var_z", 1.02, 2.0, tol=0.1, wrong=wrong, hint="count again")
+    Traceback (most recent call last):
+    ...
+    tinyinit.quiz.NotYet: not yet: `var_z` = 1.02. Hint: Var(x) is not E[x^2].
+    >>> check_value("var_z", 0.98, 2.0, tol=0.1, wrong=wrong, hint="count again")
+    Traceback (most recent call last):
+    ...
+    tinyinit.quiz.NotYet: not yet: `var_z` = 0.98. Hint: Var(x) is not E[x^2]. E[x^2] = \
+Var(x) + E[x]^2 = 2.
+    >>> check_value("var_z", 7.0, 2.0, tol=0.1, wrong=wrong, hint="count again")
+    Traceback (most recent call last):
+    ...
+    tinyinit.quiz.NotYet: not yet: `var_z` = 7. Hint: count again
+    >>> check_value("var_z", 2.0, 2.0, tol=0.1)   # a right answer forgets the wrong tries
+    >>> check_value("answer", 1.5, Fraction(3, 2), exact=True)  # a float of the right value
+    Traceback (most recent call last):
+    ...
+    tinyinit.quiz.NotYet: not yet: `answer` = 1.5 is a float; the answer is exact: write it \
+as a Fraction, e.g. Fraction(1, 3).
+    """
+    if isinstance(value, bool) or not isinstance(value, Real):
+        raise NotYet(f"not yet: `{name}` must be a number, got {value!r}.")
+    inexact = exact and not isinstance(value, Fraction | int)
+
+    def near(w) -> bool:  # a float given for an exact answer still shows which mistake it is
+        return abs(value - w) <= tol or (inexact and math.isclose(value, w, rel_tol=1e-9))
+
+    if inexact and near(right):
+        raise NotYet(
+            f"not yet: `{name}` = {value!r} is a {type(value).__name__}; the answer is exact: "
+            "write it as a Fraction, e.g. Fraction(1, 3)."
+        )
+    if not inexact and abs(value - right) <= tol:
+        _wrong_tries.pop(name, None)
+        return
+    matches = [(abs(value - w), w) for w in (wrong or {}) if near(w)]
+    chosen = wrong[min(matches)[1]] if matches else hint
+    tries = _wrong_tries[name] = _wrong_tries.get(name, 0) + 1
+    shown = value if isinstance(value, Fraction | int) else f"{float(value):.6g}"
+    text = _hint_step(chosen, tries)
+    raise NotYet(f"not yet: `{name}` = {shown}." + (f" Hint: {text}" if text else ""))

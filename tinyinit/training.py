@@ -39,6 +39,7 @@ from typing import NamedTuple
 import numpy as np
 from threadpoolctl import threadpool_limits
 
+from ._extras import extra
 from .activations import Activation
 from .activations import activation as _activation_named
 from .pcg32 import PCG32
@@ -530,7 +531,8 @@ def load_digits_split(test_fraction: float = 0.25, seed: int = 0, dtype=np.float
     >>> digits.x_train.shape, digits.x_test.shape, digits.labels_test[:5]
     ((1348, 64), (449, 64), array([7, 1, 7, 7, 0]))
     """
-    from sklearn.datasets import load_digits  # the only use of scikit-learn: load on demand
+    with extra("lab", "load_digits_split"):  # the only use of scikit-learn: load on demand
+        from sklearn.datasets import load_digits
 
     if (
         isinstance(test_fraction, bool)

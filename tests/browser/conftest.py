@@ -1,13 +1,19 @@
-"""One JupyterLab for all browser tests, one Chromium per module, a fresh page per test."""
+"""One JupyterLab, one site server, one Voila app and one Chromium for all browser tests,
+a fresh browser context per test."""
 
 from __future__ import annotations
 
 import shutil
+import socket
+import subprocess
+import sys
+import time
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
 
-from .lab import ConsoleLog, launch_chromium, start_lab
+from .lab import ConsoleLog, free_port, launch_chromium, start_lab
 
 ROOT = Path(__file__).resolve().parents[2]
 NOTEBOOKS = ROOT / "notebooks"
@@ -23,10 +29,11 @@ def lab_server(chromium, tmp_path_factory):
     server.stop()
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def browser(chromium):
-    """Chromium for one test module. Module scope ends Playwright's event loop between
-    modules, so a module may also run `with sync_playwright()` on its own."""
+    """Chromium for the whole session: each test opens its own context (cookies, storage), so
+    nothing carries over, and a launch per module (about 3 s with Playwright's start and stop)
+    is saved. A module must not run `with sync_playwright()` on its own beside it."""
     from playwright.sync_api import sync_playwright
 
     playwright = sync_playwright().start()
@@ -85,3 +92,57 @@ def external_requests(page) -> list[str]:
         ),
     )
     return urls
+
+
+@pytest.fixture(scope="session")
+def site_server(chromium, tmp_path_factory):
+    """The course site built from the committed notebooks (scripts/build_site.py, as `make site`
+    does), served by http.server on 127.0.0.1; shared by the offline and accessibility tests."""
+    folder = tmp_path_factory.mktemp("site")
+    build = subprocess.run(
+        [sys.executable, str(ROOT / "scripts" / "build_site.py"), "--quiet"]
+        + ["--output", str(folder / "site"), "--work", str(folder / "work")],
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    assert build.returncode == 0, build.stdout + build.stderr
+    port = free_port()
+    server = subprocess.Popen(
+        [sys.executable, "-m", "http.server", str(port), "--bind", "127.0.0.1"],
+        cwd=folder / "site",
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    try:
+        deadline = time.monotonic() + 30
+        while True:
+            with socket.socket() as sock:
+                if sock.connect_ex(("127.0.0.1", port)) == 0:
+                    break
+            assert time.monotonic() < deadline, "http.server did not start"
+            time.sleep(0.1)
+        yield SiteServer(f"http://127.0.0.1:{port}", folder / "site")
+    finally:
+        server.terminate()
+        server.wait(timeout=10)
+
+
+@dataclass(frozen=True)
+class SiteServer:
+    url: str
+    root: Path
+
+    def pages(self) -> list[str]:
+        """Every HTML page of the site, relative to its root (the notebooks, index, search)."""
+        return sorted(p.name for p in self.root.glob("*.html"))
+
+
+@pytest.fixture(scope="session")
+def voila_app(chromium, tmp_path_factory):
+    """The presentation app as `make present` serves it (Voila on 127.0.0.1)."""
+    from .test_present import start_voila
+
+    server = start_voila(tmp_path_factory.mktemp("voila-app"))
+    yield server
+    server.stop()

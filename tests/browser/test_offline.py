@@ -1,24 +1,20 @@
 """Offline: the static site and the Voila app typeset their formulas with nothing from the web.
 
 A real Chromium whose every request outside 127.0.0.1 is refused (a route handler aborts
-it and notes its URL) opens the site's page of notebook 01, served from a fresh
-`build_site.py` output, and the presentation app as `make present` serves it. Each must show
-typeset formulas, no raw `$...$`, and must not have asked for anything it was refused.
+it and notes its URL) opens the course site (a fresh `build_site.py` output: Sphinx,
+MyST-NB, sphinx-book-theme) and the presentation app as `make present` serves it. Pages
+must show typeset formulas and no raw `$...$`, the stored widgets rendered, the search
+answering a query, and must not have asked for anything they were refused.
 """
 
 from __future__ import annotations
 
 import re
-import subprocess
-import sys
 import time
 from pathlib import Path
 from urllib.parse import urlparse
 
 import pytest
-
-from tests.browser.lab import free_port
-from tests.browser.test_present import start_voila
 
 pytestmark = pytest.mark.browser
 
@@ -47,7 +43,8 @@ def refuse_the_web(context) -> list[str]:
 
 def prose(page) -> str:
     """The visible text of the Markdown (code may hold $ legitimately: matplotlib labels)."""
-    return "\n".join(page.locator(".jp-RenderedMarkdown, .jp-RenderedHTMLCommon").all_inner_texts())
+    markdown = ".jp-RenderedMarkdown, .jp-RenderedHTMLCommon, article.bd-article section > p"
+    return "\n".join(page.locator(markdown).all_inner_texts())
 
 
 def typeset_count(page) -> int:
@@ -70,49 +67,15 @@ def wait_for_typesetting(page, minimum: int, timeout: float = 90.0) -> int:
         time.sleep(0.25)
 
 
-@pytest.fixture(scope="module")
-def site_server(chromium, tmp_path_factory):
-    """The site built from the committed notebooks, served by http.server on 127.0.0.1."""
-    site = tmp_path_factory.mktemp("site")
-    build = subprocess.run(
-        [sys.executable, str(ROOT / "scripts" / "build_site.py"), "--output", str(site)],
-        capture_output=True,
-        text=True,
-        timeout=600,
-    )
-    assert build.returncode == 0, build.stderr
-    port = free_port()
-    server = subprocess.Popen(
-        [sys.executable, "-m", "http.server", str(port), "--bind", "127.0.0.1"],
-        cwd=site,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
-    try:
-        deadline = time.monotonic() + 30
-        import socket
-
-        while True:
-            with socket.socket() as sock:
-                if sock.connect_ex(("127.0.0.1", port)) == 0:
-                    break
-            assert time.monotonic() < deadline, "http.server did not start"
-            time.sleep(0.1)
-        yield f"http://127.0.0.1:{port}"
-    finally:
-        server.terminate()
-        server.wait(timeout=10)
-
-
 def test_site_page_of_notebook_01_typesets_formulas_offline(site_server, browser):
     context = browser.new_context(viewport={"width": 1400, "height": 1000})
     refused = refuse_the_web(context)
     page = context.new_page()
     try:
-        page.goto(f"{site_server}/01_variance_of_a_sum.html", wait_until="load")
+        page.goto(f"{site_server.url}/01_variance_of_a_sum.html", wait_until="load")
         count = wait_for_typesetting(page, minimum=50)
         text = prose(page)
-        assert "Var(z)" in text or "Var" in text
+        assert "Var" in text
         assert not RAW_TEX.search(text), RAW_TEX.search(text).group(0)
         # The predict-then-run questions are widgets: the renderer loaded from the site too.
         page.locator(".tinyinit-predict").first.wait_for(timeout=30_000)
@@ -122,32 +85,65 @@ def test_site_page_of_notebook_01_typesets_formulas_offline(site_server, browser
         context.close()
 
 
-def test_site_index_typesets_formulas_offline(site_server, browser):
-    context = browser.new_context()
+def test_site_page_of_notebook_03_renders_the_explorer_offline(site_server, browser):
+    # The explorer's stored state: its sliders, named for a screen reader, and ipympl's figure.
+    context = browser.new_context(viewport={"width": 1400, "height": 1000})
     refused = refuse_the_web(context)
     page = context.new_page()
     try:
-        page.goto(f"{site_server}/index.html", wait_until="load")
-        wait_for_typesetting(page, minimum=5)
-        assert not RAW_TEX.search(page.locator("body").inner_text())
+        page.goto(f"{site_server.url}/03_signal_through_depth.html", wait_until="load")
+        wait_for_typesetting(page, minimum=10)
+        explorer = page.locator(".tinyinit-explorer").first
+        explorer.wait_for(timeout=30_000)
+        handles = explorer.locator("[role=slider]")
+        assert handles.count() >= 4
+        page.wait_for_function(
+            "() => [...document.querySelectorAll('.tinyinit-explorer [role=slider]')]"
+            ".every(h => h.getAttribute('aria-labelledby'))",
+            timeout=10_000,
+        )
+        assert "layer 20:" in explorer.locator(".tinyinit-readout").inner_text()
+        page.locator(".jupyter-matplotlib").first.wait_for(state="attached", timeout=30_000)
+        assert page.locator(".jupyter-widgets-error-widget").count() == 0
         assert refused == [], refused
     finally:
         context.close()
 
 
-@pytest.fixture(scope="module")
-def voila(chromium, tmp_path_factory):
-    server = start_voila(tmp_path_factory.mktemp("voila"))
-    yield server
-    server.stop()
+def test_site_index_typesets_formulas_offline(site_server, browser):
+    context = browser.new_context()
+    refused = refuse_the_web(context)
+    page = context.new_page()
+    try:
+        page.goto(f"{site_server.url}/index.html", wait_until="load")
+        wait_for_typesetting(page, minimum=5)
+        assert not RAW_TEX.search(page.locator("article").inner_text())
+        assert refused == [], refused
+    finally:
+        context.close()
 
 
-def test_voila_app_typesets_formulas_offline(voila, browser):
+def test_site_search_answers_a_query_offline(site_server, browser):
+    context = browser.new_context()
+    refused = refuse_the_web(context)
+    page = context.new_page()
+    try:
+        page.goto(f"{site_server.url}/search.html?q=kaiming", wait_until="load")
+        results = page.locator("#search-results ul.search li a")
+        results.first.wait_for(timeout=30_000)
+        found = {(a.get_attribute("href") or "").split("?")[0] for a in results.all()}
+        assert "03_signal_through_depth.html" in found, found
+        assert refused == [], refused
+    finally:
+        context.close()
+
+
+def test_voila_app_typesets_formulas_offline(voila_app, browser):
     context = browser.new_context(viewport={"width": 1600, "height": 1200})
     refused = refuse_the_web(context)
     page = context.new_page()
     try:
-        page.goto(voila.url, timeout=120_000)
+        page.goto(voila_app.url, timeout=120_000)
         page.locator(".tinyinit-present").wait_for(timeout=120_000)
         count = wait_for_typesetting(page, minimum=3)
         text = prose(page)

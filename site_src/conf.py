@@ -1,0 +1,94 @@
+"""Sphinx configuration of the course site: `make site` (scripts/build_site.py) builds with it.
+
+The stack is Jupyter Book 1's: Sphinx, MyST-NB (notebooks as pages, their stored
+outputs only: nothing is executed at build time) and sphinx-book-theme (contents
+sidebar, previous/next, search, download and launch buttons). The sources Sphinx
+reads are assembled by scripts/build_site.py into build/site-src: the notebooks,
+an index.md written from the course (scripts/course_time.py and each notebook's
+first cells) and the student edition. What the site loads comes with it
+(course_site.py copies MathJax, require.js and the widget renderer into _static).
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+
+project = "tinyinit"
+html_title = "tinyinit: how large should the initial weights be?"
+author = "the tinyinit authors"
+copyright = "the tinyinit authors, MIT License"
+language = "en"
+
+extensions = ["myst_nb", "course_site"]
+exclude_patterns = ["_build", "**.ipynb_checkpoints", "student/**"]
+# The student edition ships as downloads, not as pages (see course_site.student_downloads).
+myst_enable_extensions = ["dollarmath", "amsmath", "colon_fence"]
+myst_heading_anchors = 3
+# The notebooks put $$...$$ inside paragraphs, as Jupyter allows.
+myst_dmath_double_inline = True
+smartquotes = False  # the text as the notebooks write it (torch's, not torch’s)
+
+# Stored outputs only: the notebooks are committed executed, and a build must not need a kernel.
+nb_execution_mode = "off"
+# Widgets (ipywidgets, ipympl's figure, anywidget) load from the site, not from a CDN.
+nb_ipywidgets_js = {
+    "require.min.js": {},
+    "tinyinit-widgets.js": {},
+    "html-manager/embed-amd.js": {},
+}
+
+# MathJax 2 from the jupyter-server-mathjax package, as the Voila app uses it.
+mathjax_path = "mathjax/MathJax.js?config=TeX-AMS-MML_HTMLorMML-full,Safe"
+mathjax2_config = {
+    "tex2jax": {
+        "inlineMath": [["$", "$"], ["\\(", "\\)"]],
+        "displayMath": [["$$", "$$"], ["\\[", "\\]"]],
+        "processEscapes": True,
+        # MyST marks the page "tex2jax_ignore" and its formulas "math"; widgets and outputs
+        # hold formulas of their own.
+        "processClass": "math|cell_output|jupyter-widgets",
+    },
+    # The package ships the STIX web fonts only: MathJax must not ask for its TeX ones.
+    "HTML-CSS": {"availableFonts": ["STIX-Web"], "webFont": "STIX-Web", "imageFont": None},
+    # MathJax's own menu and zoom are not keyboard friendly; the formulas stay readable.
+    "showMathMenu": False,
+}
+
+html_theme = "sphinx_book_theme"
+html_static_path = ["_static"]
+templates_path = ["_templates"]
+html_css_files = ["tinyinit-site.css"]
+# Sliders named, readouts live (tinyinit/a11y.js, copied beside it by course_site).
+html_js_files = [("tinyinit-site.js", {"type": "module"})]
+html_sourcelink_suffix = ""  # the download button gives 01_x.ipynb, not 01_x.ipynb.txt
+html_last_updated_fmt = None
+# Accessible code colours (accessible-pygments, WCAG AA contrast in light and dark).
+pygments_style = "a11y-high-contrast-light"
+pygments_dark_style = "a11y-high-contrast-dark"
+
+# OWNER/tinyinit is a placeholder, as in the README's Binder badge: put the published GitHub
+# repository here. HUB likewise: the JupyterHub a course runs on (nbgitpuller on it).
+REPOSITORY = "https://github.com/OWNER/tinyinit"
+JUPYTERHUB = "https://hub.example.edu"
+
+html_theme_options = {
+    "repository_url": REPOSITORY,
+    "repository_branch": "main",
+    "path_to_docs": "notebooks",  # where the notebooks are in the repository
+    "use_repository_button": True,
+    "use_download_button": True,
+    "use_fullscreen_button": False,
+    "launch_buttons": {
+        "binderhub_url": "https://mybinder.org",
+        "jupyterhub_url": JUPYTERHUB,
+        "notebook_interface": "jupyterlab",
+    },
+    "show_navbar_depth": 1,
+    "show_toc_level": 2,
+    "pygments_light_style": pygments_style,
+    "pygments_dark_style": pygments_dark_style,
+}

@@ -1,0 +1,140 @@
+"""What the course site adds to Sphinx, MyST-NB and sphinx-book-theme.
+
+* offline assets: MathJax 2 (jupyter-server-mathjax), require.js (Voila), the widget
+  renderer (@jupyter-widgets/html-manager from npm, `make site` installs it), ipympl's
+  and anywidget's widget modules: copied into _static, so that no page asks another host;
+* figure alt text: MyST-NB keeps an image output's width and height from its metadata but
+  not its `alt`; tinyinit.plots.show stores the figure's text alternative there, and
+  `image_alt` puts it on the <img>;
+* the student edition: a "student edition" entry in each notebook's download menu, next
+  to the teacher's .ipynb, and the student's my_init.py.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import shutil
+from binascii import a2b_base64
+from pathlib import Path
+
+from docutils import nodes
+from jupyter_core.paths import jupyter_path
+from sphinx.application import Sphinx
+
+ROOT = Path(__file__).resolve().parent.parent
+WIDGET_RENDERER = (
+    ROOT / "build" / "site-js" / "node_modules" / "@jupyter-widgets" / "html-manager" / "dist"
+)
+STUDENT = "student"  # the student edition's folder, in the sources and in the site
+
+
+def _installed(*parts: str) -> Path:
+    """The first installed Jupyter data file or folder share/jupyter/<parts>."""
+    for folder in jupyter_path(*parts):
+        if Path(folder).exists():
+            return Path(folder)
+    raise FileNotFoundError(f"share/jupyter/{'/'.join(parts)} is not installed")
+
+
+def copy_offline_assets(app: Sphinx) -> None:
+    """Copy into _static what the pages load beside the theme's own files."""
+    import jupyter_server_mathjax
+
+    static = Path(app.outdir) / "_static"
+    static.mkdir(parents=True, exist_ok=True)
+    mathjax = Path(jupyter_server_mathjax.__file__).parent / "static"
+    shutil.copytree(mathjax, static / "mathjax", dirs_exist_ok=True)
+    shutil.copy2(_installed("voila", "templates", "base", "static", "require.min.js"), static)
+    for module, source in [
+        ("jupyter-matplotlib", _installed("nbextensions", "jupyter-matplotlib", "index.js")),
+        ("anywidget", _installed("nbextensions", "anywidget", "index.js")),
+    ]:
+        (static / module).mkdir(exist_ok=True)
+        shutil.copy2(source, static / module / "index.js")
+    renderer = Path(app.config.site_widget_renderer)
+    if not (renderer / "embed-amd.js").exists():
+        raise FileNotFoundError(
+            f"site_widget_renderer: no embed-amd.js in {renderer}; `make site` installs it "
+            "(npm package @jupyter-widgets/html-manager)"
+        )
+    # The renderer loads its fonts and chunks from beside itself: its folder, less source maps.
+    shutil.copytree(
+        renderer,
+        static / "html-manager",
+        dirs_exist_ok=True,
+        ignore=shutil.ignore_patterns("*.map", "*.d.ts"),
+    )
+    student = Path(app.srcdir) / STUDENT
+    shutil.copy2(ROOT / "tinyinit" / "a11y.js", static / "tinyinit-a11y.js")
+    if student.is_dir():
+        shutil.copytree(student, Path(app.outdir) / STUDENT, dirs_exist_ok=True)
+
+
+def stored_alts(notebook: Path) -> dict[str, str]:
+    """{sha256 of the image bytes: alt} for every stored image output with an `alt`."""
+    alts = {}
+    nb = json.loads(notebook.read_text(encoding="utf-8"))
+    for cell in nb.get("cells", []):
+        for output in cell.get("outputs", []):
+            for mime, meta in (output.get("metadata") or {}).items():
+                data = (output.get("data") or {}).get(mime)
+                # MyST-NB names a PNG or JPEG by the sha256 of its decoded bytes.
+                if mime in ("image/png", "image/jpeg") and data and (meta or {}).get("alt"):
+                    raw = a2b_base64("".join(data))
+                    alts[hashlib.sha256(raw).hexdigest()] = meta["alt"]
+    return alts
+
+
+def image_alt(app: Sphinx, doctree: nodes.document) -> None:
+    """Give each notebook image the alt its output stored (MyST-NB names it by its sha256)."""
+    source = Path(app.env.doc2path(app.env.docname))
+    if source.suffix != ".ipynb":
+        return
+    alts = stored_alts(source)
+    for image in doctree.findall(nodes.image):
+        digest = Path(image.get("uri", "")).stem
+        if digest in alts and not image.get("alt"):
+            image["alt"] = alts[digest]
+
+
+def student_downloads(app: Sphinx, pagename, templatename, context, doctree) -> None:
+    """Add the student edition of this notebook (and its my_init.py) to the download menu."""
+    student = Path(app.srcdir) / STUDENT
+    notebook = student / f"{pagename}.ipynb"
+    if not notebook.exists():
+        return
+    pathto = context["pathto"]
+    extra = [
+        {
+            "type": "link",
+            "url": pathto(f"{STUDENT}/{notebook.name}", 1),
+            "text": "student edition",
+            "tooltip": "Download the notebook with the exercises to do",
+            "icon": "fas fa-user-graduate",
+            "label": "download-student-button",
+        }
+    ]
+    for helper in sorted(student.glob("*.py")):
+        extra.append(
+            {
+                "type": "link",
+                "url": pathto(f"{STUDENT}/{helper.name}", 1),
+                "text": f"{helper.name} (student)",
+                "tooltip": f"Download the student's {helper.name}, next to the notebook",
+                "icon": "fas fa-file-code",
+                "label": f"download-student-{helper.stem}-button",
+            }
+        )
+    for group in context.get("header_buttons", []):
+        if group.get("label") == "download-buttons":
+            group["buttons"][1:1] = extra
+
+
+def setup(app: Sphinx) -> dict:
+    app.add_config_value("site_widget_renderer", str(WIDGET_RENDERER), "html")
+    app.connect("builder-inited", copy_offline_assets)
+    app.connect("doctree-read", image_alt)
+    # After sphinx-book-theme has built its header buttons (priority 501).
+    app.connect("html-page-context", student_downloads, priority=502)
+    return {"parallel_read_safe": True, "parallel_write_safe": True}

@@ -1,0 +1,255 @@
+"""WCAG 2.1 A and AA, checked by axe-core in Chromium, on every page of the site and on the
+presentation app; and the explorer and the app operated with the keyboard alone.
+
+axe-core (Deque's engine, the one in browsers' developer tools) comes from npm beside the
+widget renderer (`make test` installs it into build/site-js). A page fails on any violation
+of impact serious or critical; the counts of every page are printed (pytest -s shows them).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import pytest
+
+from tests.browser.lab import mpl_canvas, notebook_errors, open_notebook, run_all_cells
+from tests.browser.test_present import wait_for_text
+
+pytestmark = pytest.mark.browser
+
+ROOT = Path(__file__).resolve().parents[2]
+AXE = ROOT / "build" / "site-js" / "node_modules" / "axe-core" / "axe.min.js"
+WCAG_21_AA = ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa"]
+FAILING = ("serious", "critical")
+PAGES = ["index", "search", "genindex"] + sorted(
+    p.stem for p in (ROOT / "notebooks").glob("*.ipynb")
+)
+CONTROLS = "select, button, input, [role=slider], [role=tab]"
+HEADLINE = ".tinyinit-explorer .tinyinit-headline"
+
+
+@pytest.fixture(scope="module")
+def axe_source() -> str:
+    if not AXE.exists():
+        message = f"no axe-core at {AXE}: `make test` installs it (npm package axe-core)"
+        if os.environ.get("TINYINIT_REQUIRE_BROWSER") == "1":
+            pytest.fail(message)
+        pytest.skip(message)
+    return AXE.read_text(encoding="utf-8")
+
+
+def run_axe(page, axe_source: str) -> list[dict]:
+    """axe's WCAG 2.1 A/AA violations on the page as it is now."""
+    if not page.evaluate("() => typeof window.axe !== 'undefined'"):
+        page.add_script_tag(content=axe_source)
+    result = page.evaluate(
+        "tags => axe.run(document, {runOnly: {type: 'tag', values: tags}})", WCAG_21_AA
+    )
+    return result["violations"]
+
+
+def failing(violations: list[dict]) -> dict[str, list[str]]:
+    """{rule: [the first elements' selectors]} of the serious and critical violations."""
+    return {
+        v["id"]: [" ".join(map(str, n["target"])) for n in v["nodes"][:5]]
+        for v in violations
+        if v["impact"] in FAILING
+    }
+
+
+def counts(violations: list[dict]) -> dict[str, int]:
+    return {f"{v['id']} ({v['impact']})": len(v["nodes"]) for v in violations}
+
+
+def settle(page) -> None:
+    """Wait until MathJax (when the page has it) and the widget renderer are done."""
+    page.wait_for_function(
+        "() => !window.MathJax || !MathJax.Hub || !MathJax.Hub.queue"
+        " || (MathJax.Hub.queue.pending === 0 && MathJax.Hub.queue.running === 0)",
+        timeout=90_000,
+    )
+    page.wait_for_timeout(500)
+
+
+@pytest.mark.parametrize("name", PAGES)
+def test_site_page_meets_wcag_21_aa(site_server, browser, axe_source, name):
+    context = browser.new_context(viewport={"width": 1400, "height": 1000})
+    page = context.new_page()
+    try:
+        page.goto(f"{site_server.url}/{name}.html", wait_until="load")
+        if page.locator("script[type='application/vnd.jupyter.widget-state+json']").count():
+            page.locator(".jupyter-widgets").first.wait_for(timeout=30_000)
+        settle(page)
+        violations = run_axe(page, axe_source)
+        print(f"\naxe {name}: {json.dumps(counts(violations))}")
+        assert failing(violations) == {}, f"{name}: {failing(violations)}"
+    finally:
+        context.close()
+
+
+def open_app(browser, voila_app, width: int = 1600, height: int = 1200):
+    context = browser.new_context(viewport={"width": width, "height": height})
+    page = context.new_page()
+    page.goto(voila_app.url, timeout=120_000)
+    page.locator(".tinyinit-present").wait_for(timeout=120_000)
+    return context, page
+
+
+def test_presentation_app_meets_wcag_21_aa(voila_app, browser, axe_source):
+    context, page = open_app(browser, voila_app)
+    try:
+        settle(page)
+        seen = {"start": run_axe(page, axe_source)}
+        # The first demonstration, then the folded controls unfolded: every control in view.
+        page.keyboard.press("PageDown")
+        mpl_canvas(page, ".tinyinit-explorer").wait_for(state="visible", timeout=60_000)
+        wait_for_text(page, HEADLINE, r"^layer 20:")
+        seen["first demonstration"] = run_axe(page, axe_source)
+        page.locator(".tinyinit-explorer").get_by_text("more controls").click()
+        page.locator(".tinyinit-explorer .tinyinit-readout").wait_for(state="visible")
+        seen["more controls"] = run_axe(page, axe_source)
+        for state, violations in seen.items():
+            print(f"\naxe voila app, {state}: {json.dumps(counts(violations))}")
+        assert {s: failing(v) for s, v in seen.items() if failing(v)} == {}
+    finally:
+        context.close()
+
+
+def focus_walk(page, scope: str, presses: int) -> list[str]:
+    """Press Tab `presses` times; the ids (tagged on first visit) of the controls under
+    `scope` that took the focus, in order."""
+    visited = []
+    for press in range(presses + 1):
+        if press:  # the first look: the control that has the focus already, if any
+            page.keyboard.press("Tab")
+        tag = page.evaluate(
+            """scope => {
+                const e = document.activeElement;
+                if (!e || !e.closest(scope)) return null;
+                e.dataset.tabbed = e.dataset.tabbed || String(Math.random());
+                return e.dataset.tabbed;
+            }""",
+            scope,
+        )
+        if tag and tag not in visited:
+            visited.append(tag)
+    return visited
+
+
+def visible_controls(page, scope: str) -> list[str]:
+    """The tags of the visible, enabled controls under `scope` (after focus_walk tagged them)."""
+    return page.evaluate(
+        """([scope, controls]) => [...document.querySelectorAll(scope + ' :is(' + controls + ')')]
+            .filter(e => e.offsetParent !== null && !e.disabled && e.tabIndex >= 0)
+            // ipympl's toolbar is hidden (toolbar_visible=False) until the pointer is over it
+            .filter(e => !e.closest('.jupyter-matplotlib-toolbar'))
+            .map(e => e.dataset.tabbed || ('untabbed: ' + e.outerHTML.slice(0, 120)))""",
+        [scope, CONTROLS],
+    )
+
+
+def test_presentation_app_is_operated_with_the_keyboard_alone(voila_app, browser):
+    context, page = open_app(browser, voila_app)
+    try:
+        page.keyboard.press("PageDown")  # the clicker's key: the first demonstration
+        wait_for_text(page, HEADLINE, r"^layer 20:")
+        page.locator(".tinyinit-explorer").get_by_text("more controls").click()
+        page.locator("body").focus()
+        tabbed = focus_walk(page, ".tinyinit-present", presses=150)
+        missing = [c for c in visible_controls(page, ".tinyinit-present") if c not in tabbed]
+        assert missing == [], f"controls Tab never reaches: {missing}"
+
+        # The depth slider, by Tab and arrows only; the headline (a live region) follows.
+        region = page.locator(f"{HEADLINE} .widget-html-content")
+        assert region.get_attribute("aria-live") == "polite"
+        page.evaluate(
+            "s => { document.querySelector(s).dataset.region = 'kept' }",
+            f"{HEADLINE} .widget-html-content",
+        )
+        tab_to(page, ".tinyinit-depth [role=slider]")
+        page.keyboard.press("ArrowRight")
+        wait_for_text(page, HEADLINE, r"^layer 21:")
+        # The same element took the new text: a screen reader announces it.
+        assert region.get_attribute("data-region") == "kept"
+        # The demonstration menu, by the keyboard: ArrowDown picks the next one.
+        tab_to(page, ".tinyinit-preset select")
+        before = page.locator(".tinyinit-says").inner_text()
+        page.keyboard.press("ArrowDown")
+        page.wait_for_function(
+            "t => document.querySelector('.tinyinit-says').innerText !== t", arg=before
+        )
+        # The ▶ button, by Enter: the next step or demonstration.
+        tab_to(page, ".tinyinit-bar button[aria-label]")
+        assert page.evaluate("() => document.activeElement.getAttribute('aria-label')")
+        before = page.locator(".tinyinit-says").inner_text()
+        page.keyboard.press("Enter")
+        page.wait_for_function(
+            "t => document.querySelector('.tinyinit-says').innerText !== t", arg=before
+        )
+    finally:
+        context.close()
+
+
+def tab_to(page, selector: str, presses: int = 80) -> None:
+    """Press Tab until an element matching `selector` has the focus."""
+    for _ in range(presses):
+        if page.evaluate("s => !!document.activeElement?.matches(s)", selector):
+            return
+        page.keyboard.press("Tab")
+    raise AssertionError(f"Tab never reached {selector}")
+
+
+EXPLORER_NOTEBOOK = {
+    "cells": [
+        {
+            "cell_type": "code",
+            "metadata": {},
+            "execution_count": None,
+            "outputs": [],
+            "source": "%matplotlib widget\nfrom tinyinit.explorer import depth_explorer\n"
+            "ex = depth_explorer()\nex",
+        }
+    ],
+    "metadata": {"kernelspec": {"name": "python3", "display_name": "Python 3"}},
+    "nbformat": 4,
+    "nbformat_minor": 5,
+}
+
+
+def test_explorer_in_jupyterlab_is_operated_with_the_keyboard_alone(lab_server, page):
+    name = "explorer_by_keyboard.ipynb"
+    body = {"type": "notebook", "format": "json", "content": EXPLORER_NOTEBOOK}
+    lab_server.api(f"api/contents/{name}", method="PUT", body=body)
+    open_notebook(page, lab_server, name)
+    run_all_cells(page)
+    assert notebook_errors(page) == []
+    explorer = ".jp-NotebookPanel .tinyinit-explorer"
+    page.locator(explorer).wait_for(timeout=60_000)
+    readout = f"{explorer} .tinyinit-readout"
+    wait_for_text(page, readout, r"^layer 20:")
+    # Every slider named, the readout a live region.
+    page.wait_for_function(
+        "s => [...document.querySelectorAll(s + ' [role=slider]')]"
+        ".every(h => h.getAttribute('aria-labelledby'))",
+        arg=explorer,
+        timeout=10_000,
+    )
+    assert page.locator(f"{readout} .widget-html-content").get_attribute("aria-live") == "polite"
+
+    # From the first control, Tab reaches every other one.
+    page.locator(f"{explorer} select").first.focus()
+    tabbed = focus_walk(page, explorer, presses=60)
+    missing = [c for c in visible_controls(page, explorer) if c not in tabbed]
+    assert missing == [], f"controls Tab never reaches: {missing}"
+
+    # Operated by keys alone: the depth slider, the histograms view, the pin button. (A menu's
+    # arrow keys go to Lab's notebook commands in Lab; the app's menu is operated below.)
+    page.locator(f"{explorer} select").first.focus()
+    tab_to(page, ".tinyinit-depth [role=slider]")
+    page.keyboard.press("ArrowRight")
+    wait_for_text(page, readout, r"^layer 21:")
+    tab_to(page, ".tinyinit-pin button, button.tinyinit-pin")
+    page.keyboard.press("Enter")
+    wait_for_text(page, readout, r"\bpin 1\b")
