@@ -123,7 +123,8 @@ def course_pages(notebooks: Path) -> list[Page]:
 def index_markdown(pages: list[Page]) -> str:
     """index.md: per part, a heading, each notebook's link, time and goal, and a hidden
     toctree whose caption names the part in the sidebar."""
-    labels = _script("course_time").PART_LABEL
+    course_time = _script("course_time")
+    labels = course_time.PART_LABEL
     lines = [f"# {TITLE}", "", INTRO, ""]
     for part in PART_ORDER:
         members = [p for p in pages if p.part == part]
@@ -131,7 +132,8 @@ def index_markdown(pages: list[Page]) -> str:
             continue
         heading = labels[part]
         if part == "core":
-            heading += f": {sum(p.minutes for p in members)} minutes in all"
+            total = course_time.core_minutes({p.source: p.minutes for p in pages})
+            heading += f": {total} minutes in all"
         lines += [f"## {heading}", ""]
         for page in members:
             goal = re.sub(r"\s*\n\s*", " ", page.goal)
