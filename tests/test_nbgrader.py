@@ -45,7 +45,7 @@ TEACHER = sorted(NOTEBOOKS.glob("*.ipynb"))
 ASSIGNMENT = "tinyinit"
 AUTOGRADED = ["02_hand_example_4x3", "10_appendix_generator_bits"]
 MY_INIT = NOTEBOOKS / "my_init.py"
-NOT_WRITTEN = ("NotImplementedError", "Unanswered")  # the errors of work not written yet
+NOT_WRITTEN = ("NotImplementedError", "Unanswered", "NotWrittenYet")  # work not written yet
 
 
 def load(name: str):
