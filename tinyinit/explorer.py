@@ -718,12 +718,14 @@ class ResidualStreamExplorer:
         self.scaling.add_class("tinyinit-scaling")
         self.readout.add_class("tinyinit-readout")
         canvas = self.fig.canvas
-        if not isinstance(canvas, widgets.DOMWidget):  # not ipympl: a static fallback
-            canvas = widgets.Output()
-        else:
+        self._image = None
+        if isinstance(canvas, widgets.DOMWidget):
             canvas.header_visible = False
+            view = canvas
+        else:  # not a live canvas: a PNG, rerendered on each update, as DepthExplorer does
+            self._image = view = widgets.Image(format="png")
         self.widget = widgets.VBox(
-            [widgets.HBox([self.blocks, self.scaling, self.both]), self.readout, canvas]
+            [widgets.HBox([self.blocks, self.scaling, self.both]), self.readout, view]
         )
         self.widget.add_class("tinyinit-residual")
 
@@ -772,7 +774,10 @@ class ResidualStreamExplorer:
         )
         if both:
             self.readout.value += f"; {other_name}: {other[-1]:.2f} (theory {other_theory[-1]:.2f})"
-        self.fig.canvas.draw_idle()
+        if self._image is None:
+            self.fig.canvas.draw_idle()
+        else:
+            self._image.value = png_bytes(self.fig)
         self.n_updates += 1
 
     @property
