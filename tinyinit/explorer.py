@@ -10,8 +10,9 @@ slider and a toggle over `tinyinit.residual.stream_variances`.
     ex
 
 Every control changes one argument of `tinyinit.propagation.simulate`; the
-explorer reruns it (unit weight matrices are cached, so a move costs matrix
-products only), moves the figure's artists and rewrites the readout. A notebook
+explorer asks its own `tinyinit.fastpath.UnitWeights` for the same result (unit
+weight matrices and passes are kept, so a move costs few matrix products), moves
+the figure's artists and rewrites the readout. A notebook
 cell can drive it exactly as a hand on a slider does:
 
     ex.depth.value = 50
@@ -34,8 +35,9 @@ so the explorer still works, only less smoothly.
 
 A slider dragged in the browser sends a change per pixel; the kernel answers
 the latest only (`DepthExplorer.update` is deferred for changes that come from
-the browser, and the changes that arrive meanwhile fold into one update), so a
-drag never leaves a queue of stale pictures behind it.
+the browser, told apart by `tinyinit.transport.BrowserChanges`, and the changes
+that arrive meanwhile fold into one update), so a drag never leaves a queue of
+stale pictures behind it.
 """
 
 from __future__ import annotations
@@ -51,6 +53,7 @@ import numpy as np
 from matplotlib.colors import to_hex, to_rgba
 
 from .activations import ACTIVATIONS
+from .fastpath import UnitWeights
 from .plots import (
     MAX_PINS,
     PIN_ALPHA,
@@ -68,13 +71,7 @@ from .plots import (
     settings_title,
     weight_labels,
 )
-from .propagation import (
-    INITIALIZERS,
-    DepthResult,
-    UnitWeights,
-    simulate,
-    suggested_gain,
-)
+from .propagation import INITIALIZERS, DepthResult, suggested_gain
 from .residual import (
     ResidualStack,
     out_scale,
@@ -82,6 +79,7 @@ from .residual import (
     stream_variance,
     stream_variances,
 )
+from .transport import BrowserChanges
 
 WIDTHS = (16, 32, 64, 128, 256, 512)
 MAX_DEPTH = 100
@@ -331,7 +329,9 @@ class DepthExplorer:
         self.update()
         for control in (self.initializer, self.activation):
             control.observe(self._on_choice, names="value")
+        self._browser = BrowserChanges()
         for control in (self.gain, self.std, self.depth, self.width, self.seeds, self.direction):
+            self._browser.watch(control)
             control.observe(self._on_value, names="value")
         self.view.observe(self._on_view, names="value")
         self.use_default_gain.on_click(self._on_default_gain)
@@ -522,9 +522,7 @@ class DepthExplorer:
 
     def _on_value(self, change=None) -> None:
         """A control moved. From the browser: update once the changes already sent are in."""
-        owner = None if change is None else change.get("owner")
-        from_browser = owner is not None and bool(getattr(owner, "_property_lock", None))
-        if not from_browser or self._holding:
+        if not self._browser.active or self._holding:
             self.update()
             return
         try:
@@ -553,11 +551,11 @@ class DepthExplorer:
     def _simulate(self, histograms: bool = False) -> DepthResult:
         """simulate(...) for the current controls (with the histogram view's layers)."""
         layers = histogram_layers(self.depth.value, self.direction.value) if histograms else ()
-        return simulate(
+        return self.cache.simulate(
             self.activation.value, self.initializer.value,
             gain=self.gain.value, std=self.std.value, n_layers=self.depth.value,
             width=self.width.value, seeds=self.seeds.value, batch=self.batch,
-            direction=self.direction.value, cache=self.cache, sample_layers=layers,
+            direction=self.direction.value, sample_layers=layers,
         )  # fmt: skip
 
     def update(self, change=None) -> None:
