@@ -98,10 +98,15 @@ def test_a_gain_slider_on_a_homogeneous_stack_rescales_and_stays_equal(stop, gai
 def test_the_theory_is_kept_per_cache_not_in_a_module_global():
     one, other = UnitWeights(), UnitWeights()
     r = one.simulate("tanh", n_layers=3, width=8, seeds=1)
-    assert len(one.theory_memo) == 1 and len(other.theory_memo) == 0
+    assert one.theory_memo and not other.theory_memo
     again = one.simulate("tanh", n_layers=3, width=8, seeds=1)
     assert again.theory is r.theory  # kept
     np.testing.assert_array_equal(r.theory, prop.mean_field("tanh", 8 * r.std**2, 3))
+    back = one.simulate("tanh", n_layers=3, width=8, seeds=1, direction="backward")
+    fan_var = 8 * back.std**2
+    np.testing.assert_array_equal(back.theory, prop.mean_field("tanh", fan_var, 3, "backward"))
+    expected = prop.weight_gradient_theory("tanh", fan_var, 3)
+    np.testing.assert_array_equal(back.weight_theory, expected)
 
 
 @pytest.mark.parametrize("scale", [2.0**-1060, 1e-300, 1e-30, 1.0, 1e30, 1e300, 2.0**1020])

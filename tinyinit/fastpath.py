@@ -414,13 +414,22 @@ class UnitWeights:
 
     def theory(self, activation_name: str, fan_var: float, n_layers: int, direction: str):
         """(mean_field(...), weight_gradient_theory(...) backward else None), kept by inputs."""
-        key = (activation_name, fan_var, n_layers, direction)
+        curve = self._kept(
+            ("mean_field", activation_name, fan_var, n_layers, direction),
+            lambda: mean_field(activation_name, fan_var, n_layers, direction),
+        )
+        if direction == "forward":
+            return curve, None
+        forward, _ = self.theory(activation_name, fan_var, n_layers, "forward")
+        weights = self._kept(
+            ("weights", activation_name, fan_var, n_layers),
+            lambda: weight_gradient_theory(activation_name, fan_var, n_layers, (forward, curve)),
+        )
+        return curve, weights
+
+    def _kept(self, key: tuple, compute):
         if key not in self.theory_memo:
-            weights = None
-            if direction == "backward":
-                weights = weight_gradient_theory(activation_name, fan_var, n_layers)
-            curve = mean_field(activation_name, fan_var, n_layers, direction)
-            self.theory_memo[key] = curve, weights
+            self.theory_memo[key] = compute()
         self.theory_memo.move_to_end(key)
         while len(self.theory_memo) > 8 * self.memo_size:
             self.theory_memo.popitem(last=False)

@@ -46,7 +46,7 @@ from .activations import Activation, activation
 from .depth_result import DepthResult, _read_only
 from .gaussian import activation_mean_square, slope_mean_square
 
-# Re-exported: where callers have always found them.
+# The stack's weights and batches (the names not used here: where callers have always found them).
 from .stack import (  # noqa: F401
     GRADIENT_STREAM,
     INITIALIZERS,
@@ -196,18 +196,18 @@ def mean_field(activation_name: str, fan_var: float, n_layers: int, direction: s
     return _read_only(out)
 
 
-def weight_gradient_theory(activation_name: str, fan_var: float, n_layers: int) -> np.ndarray:
+def weight_gradient_theory(activation_name: str, fan_var: float, n_layers: int, curves=None):
     """Theory for per_sample_weight_square of dloss/dW_l, l = 0 .. n_layers (nan at 0).
 
     dloss/dW_l = delta_l h_{l-1}^T with delta_l = phi'(z_l) * dloss/dh_l, so in
     mean field its mean square is E[phi'(z)**2] * g_l * m_{l-1}, z ~ N(0, q_l).
+    curves: (m, g), mean_field's forward and backward curves, when already at hand.
 
     >>> weight_gradient_theory("relu", 2.0, 2)           # Kaiming + ReLU: 1/2 everywhere
     array([nan, 0.5, 0.5])
     """
     fan_var, n_layers = float(fan_var), int(n_layers)
-    m = mean_field(activation_name, fan_var, n_layers, "forward")
-    g = mean_field(activation_name, fan_var, n_layers, "backward")
+    m, g = curves or [mean_field(activation_name, fan_var, n_layers, d) for d in DIRECTIONS]
     out = np.full(n_layers + 1, math.nan)
     with np.errstate(all="ignore"):
         for layer in range(1, n_layers + 1):
