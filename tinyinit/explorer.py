@@ -657,7 +657,8 @@ class ResidualStreamExplorer:
     The figure, its lines and the widgets are built once; moving the slider or
     the toggle recomputes the stream from the same drawn weights (rescaled) and
     updates the lines in place (set_data + draw_idle). Results are cached per
-    (N, scaled), so going back to a setting is instant.
+    (N, scaled), so going back to a setting is instant. Without a live canvas
+    (no ipympl) each update is shown as a PNG, as in DepthExplorer.
 
     The y axis is the same for both settings of the toggle (it reaches the
     higher of the two curves for this N), so flipping it changes the curve and
