@@ -41,11 +41,20 @@ ROOT = Path(__file__).resolve().parent.parent
 BOUNDED = ("matplotlib", "ipympl", "ipywidgets")
 
 
-def test_the_installed_matplotlib_and_ipympl_have_the_internals_used():
+@pytest.fixture
+def ipympl_canvas():
+    """ipympl's Canvas class; importing ipympl's backend makes it pyplot's, so Agg comes back."""
+    backend = matplotlib.get_backend()
+    try:
+        yield pytest.importorskip("ipympl.backend_nbagg").Canvas
+    finally:
+        matplotlib.use(backend)
+
+
+def test_the_installed_matplotlib_and_ipympl_have_the_internals_used(ipympl_canvas):
     assert transport.WEB_CANVAS_KNOWN
     assert transport.web_canvas_is_known(FigureCanvasWebAggCore)
-    ipympl = pytest.importorskip("ipympl.backend_nbagg")
-    assert transport.web_canvas_is_known(ipympl.Canvas)
+    assert transport.web_canvas_is_known(ipympl_canvas)
 
 
 def test_the_installed_versions_are_within_the_bounds_tested():
@@ -135,10 +144,8 @@ def test_a_class_missing_the_method_or_not_a_web_canvas_is_not_known():
     assert not transport.fast_web_canvas(FigureCanvasAgg(Figure()))
 
 
-def test_an_ipympl_like_canvas_that_no_longer_sends_its_last_buffer_is_not_known():
-    ipympl = pytest.importorskip("ipympl.backend_nbagg")
-
-    class Changed(ipympl.Canvas):
+def test_an_ipympl_like_canvas_that_no_longer_sends_its_last_buffer_is_not_known(ipympl_canvas):
+    class Changed(ipympl_canvas):
         def send_binary(self, data):  # reads syncing_data_url, and no longer the last buffer
             if self.syncing_data_url:
                 return
