@@ -88,7 +88,7 @@ layers = np.arange(101)
 ax.set_xlim(0, 100)
 ax.set_ylim(2.0**-101, 2)
 slider = widgets.IntSlider(value=20, min=1, max=100, description="depth")
-readout = widgets.HTML()
+readout = widgets.HTML(f"layer 20: {2.0**-20:.3g}")
 slider.add_class("tinyinit-depth")
 readout.add_class("tinyinit-readout")
 
