@@ -31,6 +31,14 @@ says the released depth and the picture drawn after that is on screen. A drag
 sends a value per pixel: if the kernel answered each in turn, the final plot
 would come long after the release (a queue); it answers only the latest.
 
+The simplest live plot for comparison: absolute milliseconds differ threefold
+between machines of the same kind, so the same server and browser then open a
+notebook holding the plot a person would write first (`NAIVE_PLOT`: an
+IntSlider whose observer calls `line.set_data` and `fig.canvas.draw_idle()`, on
+a figure of the explorer's size, with a readout line so the same clock works)
+and time the same presses there. The explorer's median key-to-plot time is
+reported as a ratio to it: below 1, the explorer is faster than the naive plot.
+
 Targets: <= 100 ms median from key press to the new plot on screen, and
 <= 300 ms from the release of every drag to its final plot on screen.
 Exits with status 1 when a target is missed.
@@ -66,6 +74,37 @@ from tests.browser.lab import (  # noqa: E402
 TARGET_MS = 100.0
 DRAG_TARGET_MS = 300.0
 NOTEBOOK = "03_signal_through_depth.ipynb"
+NAIVE_NOTEBOOK = "naive_live_plot.ipynb"  # written into the scratch copy
+NAIVE_PLOT = """\
+%matplotlib widget
+import ipywidgets as widgets
+import matplotlib.pyplot as plt
+import numpy as np
+
+with plt.ioff():
+    fig, ax = plt.subplots(figsize=(7.5, 4.6))  # the explorer's size
+layers = np.arange(101)
+(line,) = ax.semilogy(layers[:21], 2.0 ** -layers[:21])
+ax.set_xlim(0, 100)
+ax.set_ylim(2.0**-101, 2)
+slider = widgets.IntSlider(value=20, min=1, max=100, description="depth")
+readout = widgets.HTML(f"layer 20: {2.0**-20:.3g}")
+slider.add_class("tinyinit-depth")
+readout.add_class("tinyinit-readout")
+
+
+def on_change(change):
+    n = change["new"]
+    line.set_data(layers[: n + 1], 2.0 ** -layers[: n + 1])
+    readout.value = f"layer {n}: {2.0 ** -n:.3g}"
+    fig.canvas.draw_idle()
+
+
+slider.observe(on_change, names="value")
+app = widgets.VBox([slider, readout, fig.canvas])
+app.add_class("tinyinit-explorer")
+app
+"""
 EXPLORER = ".tinyinit-explorer"
 QUIET_MS = 400  # a press has settled when nothing was drawn for this long
 
@@ -218,9 +257,48 @@ def percentile(values: list[float], q: float) -> float:
     return ordered[low] + (ordered[high] - ordered[low]) * (position - low)
 
 
+def write_naive_notebook(path: Path) -> None:
+    import nbformat
+
+    notebook = nbformat.v4.new_notebook()
+    notebook.cells = [nbformat.v4.new_code_cell(NAIVE_PLOT)]
+    notebook.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3"}
+    nbformat.write(notebook, path)
+
+
+def time_presses(page, server, notebook, presses, warmup, depth, drags=0, drag_steps=30):
+    """Open `notebook`, run it, then time key presses (and drags) on its depth slider."""
+    console = ConsoleLog(page)
+    open_notebook(page, server, notebook)
+    run_all_cells(page, timeout=300)
+    canvas = mpl_canvas(page, EXPLORER)
+    canvas.wait_for(state="visible", timeout=60_000)
+    page.locator(f"{EXPLORER} .tinyinit-readout").first.wait_for(timeout=60_000)
+    problems = notebook_errors(page) + console.messages
+    if problems:
+        raise RuntimeError(f"{notebook} shows errors:\n" + "\n".join(problems))
+    page.locator(EXPLORER).first.scroll_into_view_if_needed()
+    page.evaluate(
+        PROBE,
+        [f"{EXPLORER} .jupyter-matplotlib-canvas-div canvas", f"{EXPLORER} .tinyinit-readout"],
+    )
+    move_depth_to(page, canvas, depth)
+    half = (presses + warmup + 1) // 2
+    keys = ["ArrowRight"] * half + ["ArrowLeft"] * half
+    samples = [press_and_time(page, key) for key in keys[: warmup + presses]]
+    dragged = []
+    for k in range(drags):
+        dragged.append(drag_and_time(page, right=k % 2 == 0, steps=drag_steps))
+        wait_for_stable_screenshot(canvas, settle=0.5)
+    problems = notebook_errors(page) + console.messages
+    if problems:
+        raise RuntimeError(f"errors during the presses in {notebook}:\n" + "\n".join(problems))
+    return samples[warmup:], dragged
+
+
 def measure(
     root: Path, presses: int, warmup: int, depth: int, drags: int = 0, drag_steps: int = 30
-) -> tuple[list[dict], list[dict], dict]:
+) -> tuple[list[dict], list[dict], list[dict], dict]:
     from playwright.sync_api import sync_playwright
 
     scratch = Path(tempfile.mkdtemp(prefix="tinyinit-bench-"))
@@ -236,43 +314,20 @@ def measure(
                 browser = launch_chromium(playwright)
                 info["chromium"] = browser.version
                 page = browser.new_page(viewport={"width": 1400, "height": 1000})
-                console = ConsoleLog(page)
                 started = time.perf_counter()
-                open_notebook(page, server, NOTEBOOK)
-                run_all_cells(page, timeout=300)
-                canvas = mpl_canvas(page, EXPLORER)
-                canvas.wait_for(state="visible", timeout=60_000)
-                page.locator(f"{EXPLORER} .tinyinit-readout").first.wait_for(timeout=60_000)
-                info["open and run"] = time.perf_counter() - started
-                problems = notebook_errors(page) + console.messages
-                if problems:
-                    raise RuntimeError("the notebook shows errors:\n" + "\n".join(problems))
-
-                page.locator(EXPLORER).first.scroll_into_view_if_needed()
-                page.evaluate(
-                    PROBE,
-                    [
-                        f"{EXPLORER} .jupyter-matplotlib-canvas-div canvas",
-                        f"{EXPLORER} .tinyinit-readout",
-                    ],
+                samples, dragged = time_presses(
+                    page, server, NOTEBOOK, presses, warmup, depth, drags, drag_steps
                 )
-                move_depth_to(page, canvas, depth)
-                half = (presses + warmup + 1) // 2
-                keys = ["ArrowRight"] * half + ["ArrowLeft"] * half
-                samples = [press_and_time(page, key) for key in keys[: warmup + presses]]
-                dragged = []
-                for k in range(drags):
-                    dragged.append(drag_and_time(page, right=k % 2 == 0, steps=drag_steps))
-                    wait_for_stable_screenshot(canvas, settle=0.5)
-                problems = notebook_errors(page) + console.messages
-                if problems:
-                    raise RuntimeError("errors during the presses:\n" + "\n".join(problems))
+                info["open and run"] = time.perf_counter() - started
+                write_naive_notebook(notebooks / NAIVE_NOTEBOOK)
+                page = browser.new_page(viewport={"width": 1400, "height": 1000})
+                naive, _ = time_presses(page, server, NAIVE_NOTEBOOK, presses, warmup, depth)
                 browser.close()
         finally:
             server.stop()
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
-    return samples[warmup:], dragged, info
+    return samples, dragged, naive, info
 
 
 def main() -> int:
@@ -291,13 +346,13 @@ def main() -> int:
         return 2
 
     print(__doc__.splitlines()[0])
-    samples, dragged, info = measure(
+    samples, dragged, naive, info = measure(
         args.root, args.presses, args.warmup, args.depth, args.drags, args.drag_steps
     )
     print(
         f"Chromium {info['chromium']} headless, {os.cpu_count()} cores, "
         f"load average {os.getloadavg()[0]:.2f}; lab started in {info['lab start']:.1f} s, "
-        f"notebook opened and run in {info['open and run']:.1f} s\n"
+        f"notebook opened, run and timed in {info['open and run']:.1f} s\n"
     )
     print(f"Key press on the depth slider to ... ({len(samples)} presses, milliseconds):")
     print(f"  {'event':<14}{'n':>4}{'median':>9}{'p90':>9}{'min':>9}{'max':>9}")
@@ -315,6 +370,13 @@ def main() -> int:
     into = statistics.median(s["messages in"] for s in samples)
     print(f"\n  per press (median): {draws:g} draw(s), {out:g} messages out, {into:g} in")
     print(f"  target: new plot on screen <= {TARGET_MS:.0f} ms median: {verdict} ({median:.0f} ms)")
+    naive_median = statistics.median(s["on screen"] for s in naive)
+    print(
+        f"\n  the simplest live ipympl plot (IntSlider, set_data, draw_idle), same presses: "
+        f"{naive_median:.0f} ms median on screen (p90 "
+        f"{percentile([s['on screen'] for s in naive], 0.9):.0f} ms)"
+    )
+    print(f"  explorer / simplest plot, median key to plot on screen: {median / naive_median:.2f}")
     ok = median <= TARGET_MS
     if dragged:
         print(f"\nFast drags across the depth slider, release to ... ({len(dragged)} drags, ms):")

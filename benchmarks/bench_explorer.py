@@ -20,9 +20,16 @@ of this process (steadier on a shared machine), how the time splits between the
 simulation and the figure, and how many moves drew the whole figure.
 
 The floor row calibrates the machine: one Agg draw of an axes with a single
-line and no text, the least any matplotlib figure costs here (CPU time); "cpu/floor"
-divides each move's median CPU time by it, a figure that a loaded machine changes
-less than the times themselves.
+line and no text, the least any matplotlib figure costs here, measured in the
+same run (before and after the moves; the lower of the two). Absolute
+milliseconds differ threefold between machines of the same kind, so each
+control's time is also given as a ratio to it: "x floor" divides the median
+wall time by the floor's, "cpu/floor" the median CPU time by the floor's CPU time.
+
+The encoder row compares, in the same run and on the explorer's own picture,
+compressing the PNG's rows on one thread (what `tinyinit.transport.fast_png`
+does) with compressing their two halves at once on two threads (zlib releases
+the GIL), as a ratio of medians, taken alternately so that both see the same load.
 
 BLAS threads: the products are small (256 x 256 by 256 x 16); on a machine whose
 cores are busy, OpenBLAS's threads wait for each other and a move can take ten
@@ -62,7 +69,7 @@ def timed(fn, *args, **kwargs) -> tuple[float, float]:
 
 
 def draw_all(kind: str, width: int, seeds: int, depth: int) -> None:
-    from tinyinit.propagation import UnitWeights
+    from tinyinit.fastpath import UnitWeights
 
     cache = UnitWeights()
     for seed in range(seeds):
@@ -95,8 +102,8 @@ def moves(ex, depth: int) -> dict[str, tuple]:
     }
 
 
-def draw_floor(n: int = 30) -> float:
-    """Median CPU ms of one Agg draw of a single line, no text: this machine's floor."""
+def draw_floor(n: int = 30) -> tuple[float, float]:
+    """Median (wall, CPU) ms of one Agg draw of a single line, no text: this machine's floor."""
     from matplotlib.backends.backend_agg import FigureCanvasAgg
     from matplotlib.figure import Figure
     from matplotlib.ticker import NullLocator
@@ -108,12 +115,48 @@ def draw_floor(n: int = 30) -> float:
     for axis in (ax.xaxis, ax.yaxis):
         axis.set_major_locator(NullLocator())
     fig.canvas.draw()
-    return statistics.median(timed(fig.canvas.draw)[1] for _ in range(n)) * 1e3
+    times = [timed(fig.canvas.draw) for _ in range(n)]
+    return tuple(statistics.median(t[k] for t in times) * 1e3 for k in (0, 1))
+
+
+def encoder_ratio(pixels, n: int = 60) -> tuple[float, float]:
+    """(one thread's median ms, two threads' / one thread's) to compress the PNG's rows."""
+    import zlib
+    from concurrent.futures import ThreadPoolExecutor
+
+    import numpy as np
+
+    rows, columns, _ = pixels.shape
+    lines = np.zeros((rows, 1 + 4 * columns), np.uint8)
+    lines[:, 1:] = pixels.reshape(rows, 4 * columns)
+    data = memoryview(lines).cast("B")
+    half = len(data) // 2
+
+    def part(chunk, last):
+        compressor = zlib.compressobj(1, zlib.DEFLATED, -zlib.MAX_WBITS)
+        return compressor.compress(chunk) + compressor.flush(
+            zlib.Z_FINISH if last else zlib.Z_SYNC_FLUSH
+        )
+
+    with ThreadPoolExecutor(max_workers=1) as helper:
+
+        def two():
+            pending = helper.submit(part, data[:half], False)
+            part(data[half:], True)
+            pending.result()
+
+        def one():
+            zlib.compress(data, 1)
+
+        times = {one: [], two: []}
+        for k in range(n):  # alternately, so that both see the same load
+            for encode in (one, two) if k % 2 else (two, one):
+                times[encode].append(timed(encode)[0])
+    single = statistics.median(times[one])
+    return single * 1e3, statistics.median(times[two]) / single
 
 
 def bench_control(ex, widget, values, n: int) -> dict[str, float]:
-    import tinyinit.explorer as explorer_module
-
     halves = {"simulate": [], "figure": []}
 
     def timing(name, fn):
@@ -129,14 +172,14 @@ def bench_control(ex, widget, values, n: int) -> dict[str, float]:
     full_draws = []
     plot = ex.histogram if ex.view.value == "histograms" else ex.plot
     connection = plot.figure.canvas.mpl_connect("draw_event", lambda event: full_draws.append(1))
-    simulate, update = explorer_module.simulate, plot.update
+    simulate, update = ex.cache.simulate, plot.update
     walls, cpus = [], []
     try:
         for _ in range(3):  # warm up: theory and glyph caches, the memo of each setting
             widget.value = next(values)
         # The move's own two halves, timed inside it: the simulation, and the figure
         # (a full draw when the axes change, else the data alone over the kept frame).
-        explorer_module.simulate = timing("simulate", simulate)
+        ex.cache.simulate = timing("simulate", simulate)
         plot.update = timing("figure", update)
         full_draws.clear()
         for _ in range(n):
@@ -155,8 +198,7 @@ def bench_control(ex, widget, values, n: int) -> dict[str, float]:
             new.append(timed(setattr, widget, "value", next(values))[0])
         halves.update(halves_kept)
     finally:
-        explorer_module.simulate = simulate
-        del plot.update  # back to the method
+        del ex.cache.simulate, plot.update  # back to the methods
         plot.figure.canvas.mpl_disconnect(connection)
     ms = 1e3
     return {
@@ -176,9 +218,11 @@ def page_is_there(ex) -> None:
     From then on a move draws (or blits) and encodes its picture at once, as in
     the browser; before, ipympl waits for the page to ask.
     """
+    from tinyinit.transport import SYNCING
+
     for plot in (ex.plot, ex.histogram):
         canvas = plot.figure.canvas
-        if not hasattr(canvas, "syncing_data_url"):
+        if not hasattr(canvas, SYNCING):
             raise RuntimeError(f"the explorer's canvas is {type(canvas).__name__}, not ipympl's")
         canvas.send = lambda content, buffers=None: None
         canvas._handle_message(canvas, {"type": "initialized"}, [])
@@ -186,12 +230,9 @@ def page_is_there(ex) -> None:
 
 def forget(ex) -> None:
     """Drop what the explorer remembers of the settings it has shown (not the unit matrices)."""
-    from tinyinit import propagation
-
     ex.cache.forward_memo.clear()
     ex.cache.backward_memo.clear()
-    propagation._mean_field.cache_clear()
-    propagation._weight_gradient_theory.cache_clear()
+    ex.cache.theory_memo.clear()
 
 
 def main() -> None:
@@ -211,10 +252,11 @@ def main() -> None:
 
     # numpy loads only now, after the thread settings above.
     import matplotlib
+    import numpy as np
 
     matplotlib.use("module://ipympl.backend_nbagg")  # the browser's canvas, without a browser
     from tinyinit.explorer import DepthExplorer
-    from tinyinit.propagation import UnitWeights
+    from tinyinit.fastpath import UnitWeights
 
     print(__doc__.splitlines()[0])
     print(
@@ -240,6 +282,7 @@ def main() -> None:
                 ex.update()
         ex.depth.value = args.depth
 
+    floors = [draw_floor()]
     rows = []
     for view, (direction, shown, _) in VIEWS.items():
         ex.direction.value, ex.view.value = direction, shown
@@ -251,9 +294,12 @@ def main() -> None:
             ex.reset()
             ex.direction.value, ex.view.value = direction, shown
 
-    floor = draw_floor()
+    floors.append(draw_floor())
+    floor, cpu_floor = (min(f[k] for f in floors) for k in (0, 1))
+    picture = np.asarray(ex.figure.canvas.get_renderer().buffer_rgba()).copy()
+    encode_ms, encode_ratio = encoder_ratio(picture)
     print(f"\nOne move, end to end ({args.moves} moves per row, milliseconds):")
-    head = f"  {'control':<12}{'view':<10}{'median':>8}{'p90':>8}{'cpu':>8}"
+    head = f"  {'control':<12}{'view':<10}{'median':>8}{'x floor':>8}{'p90':>8}{'cpu':>8}"
     print(
         head + f"{'simulate':>10}{'figure':>8}{'full draws':>12}{'cpu/floor':>10}{'new':>8}  target"
     )
@@ -261,11 +307,19 @@ def main() -> None:
         target = VIEWS[view][2]
         verdict = "ok" if r["median"] <= target else "over"
         print(
-            f"  {control:<12}{view:<10}{r['median']:8.1f}{r['p90']:8.1f}{r['cpu']:8.1f}"
-            f"{r['simulate']:10.1f}{r['figure']:8.1f}{r['full']:11.0f}%{r['cpu'] / floor:10.1f}"
-            f"{r['new']:8.1f}  <= {target:.0f} ms {verdict}"
+            f"  {control:<12}{view:<10}{r['median']:8.1f}{r['median'] / floor:8.1f}"
+            f"{r['p90']:8.1f}{r['cpu']:8.1f}{r['simulate']:10.1f}{r['figure']:8.1f}"
+            f"{r['full']:11.0f}%{r['cpu'] / cpu_floor:10.1f}{r['new']:8.1f}  <= {target:.0f} ms"
+            f" {verdict}"
         )
-    print(f"  {'floor':<22}{'':>16}{floor:8.1f}  (one line, no text: matplotlib's least)")
+    print(
+        f"  {'floor':<22}{floor:8.1f}{1:8.1f}{'':>8}{cpu_floor:8.1f}  (one line, no text: "
+        f"matplotlib's least; before the moves {floors[0][0]:.1f}, after {floors[1][0]:.1f})"
+    )
+    print(
+        f"  encoder: the picture's rows on one thread {encode_ms:.2f} ms; "
+        f"on two threads at once / one thread: {encode_ratio:.2f}"
+    )
     print("\nPer view, the slowest control's median (wall) against its target:")
     for view, (_, _, target) in VIEWS.items():
         control, _, worst = max((r for r in rows if r[1] == view), key=lambda r: r[2]["median"])
@@ -275,6 +329,7 @@ def main() -> None:
     print(
         "\nmedian/p90: wall time of the whole callback; cpu: this process's CPU time;"
         "\nsimulate / figure: the two halves of the same moves (figure = artists and drawing);"
+        "\nx floor: median / the floor's wall time, both measured in this run;"
         "\nfull draws: moves that changed the axes, so drew the whole figure; the others"
         "\nredrew only the data over the kept frame (blitting); cpu/floor: cpu / floor;"
         "\nnew: median wall time of the same moves with every kept pass and theory forgotten"

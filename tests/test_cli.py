@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import re
 import subprocess
 import sys
@@ -199,6 +200,34 @@ def test_seed_by_seed_equals_all_at_once():
     at_once = simulate(seeds=3, **settings)
     assert stepwise.seeds == at_once.seeds
     np.testing.assert_array_equal(stepwise.per_seed, at_once.per_seed)
+
+
+def assert_same_result(a, b):
+    """Every field of two DepthResults equal: rows, theory, weight gradients, samples."""
+    for field in dataclasses.fields(a):
+        x, y = getattr(a, field.name), getattr(b, field.name)
+        if isinstance(x, dict):
+            assert x.keys() == y.keys(), field.name
+            for layer in x:
+                np.testing.assert_array_equal(x[layer], y[layer], err_msg=f"samples[{layer}]")
+        elif isinstance(x, np.ndarray):
+            np.testing.assert_array_equal(x, y, err_msg=field.name)
+        else:
+            assert x == y, field.name
+
+
+@pytest.mark.parametrize("direction", ["forward", "backward"])
+@pytest.mark.parametrize("sample_layers", [(), (0, 2, 4)])
+def test_seed_by_seed_equals_simulate_in_every_view(direction, sample_layers):
+    settings = dict(
+        activation="tanh", initializer="xavier_normal", n_layers=4, width=8, batch=4,
+        direction=direction, sample_layers=sample_layers,
+    )  # fmt: skip
+    stepwise = simulate_with_progress(seeds=2, **settings)
+    at_once = simulate(seeds=2, **settings)
+    assert_same_result(stepwise, at_once)
+    if direction == "backward":
+        assert stepwise.weight_per_seed.shape == (2, 5)
 
 
 def test_kaiming_auto_gain_for_gelu_and_silu_is_the_quadrature_gain():

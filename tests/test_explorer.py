@@ -211,6 +211,25 @@ def test_png_view_follows_updates_under_a_non_interactive_backend(ex):
     assert bytes(ex._view.value) != first
 
 
+def test_both_explorers_fall_back_to_a_png_without_a_live_canvas():
+    """Without ipympl, each explorer shows its figure as a PNG that follows its controls."""
+    from tinyinit import PCG32
+    from tinyinit.explorer import ResidualStreamExplorer
+    from tinyinit.residual import draw_residual_stack
+
+    depth = DepthExplorer(depth=3, width=16, seeds=1)
+    residual = ResidualStreamExplorer(draw_residual_stack(4, 16, 16, 16, PCG32(0)), n_layers=2)
+    for explorer, view, control, value in (
+        (depth, depth.app.children[-1], depth.activation, "tanh"),
+        (residual, residual.widget.children[-1], residual.blocks, 4),
+    ):
+        assert isinstance(view, widgets.Image), type(explorer).__name__
+        first = bytes(view.value)
+        assert first.startswith(b"\x89PNG")
+        control.value = value
+        assert bytes(view.value).startswith(b"\x89PNG") and bytes(view.value) != first
+
+
 def test_displays_as_its_layout(ex):
     bundle = ex._repr_mimebundle_()
     assert "application/vnd.jupyter.widget-view+json" in bundle

@@ -94,20 +94,33 @@ def simulate_with_progress(
 ) -> DepthResult:
     """simulate(..., seeds=n) one seed at a time, calling progress(k, n) after seed k.
 
-    Each seed's row is what simulate computes for that seed alone (seeds are
-    independent), so the result equals simulate(..., seeds=n).
+    Each seed's rows (and, backward, its weight gradients; its samples) are what
+    simulate computes for that seed alone (seeds are independent), so the result
+    equals simulate(..., seeds=n) in every view.
 
     >>> r = simulate_with_progress(seeds=2, activation="relu", n_layers=3, width=8)
     >>> bool((r.per_seed == simulate("relu", n_layers=3, width=8, seeds=2).per_seed).all())
     True
     """
-    rows, result = [], None
+    parts = []
     for k in range(seeds):
-        result = simulate(seeds=[k], **settings)
-        rows.append(result.per_seed[0])
+        parts.append(simulate(seeds=[k], **settings))
         if progress is not None:
             progress(k + 1, seeds)
-    return dataclasses.replace(result, seeds=tuple(range(seeds)), per_seed=np.array(rows))
+    first = parts[0]
+    weights = None
+    if first.weight_per_seed is not None:
+        weights = np.concatenate([part.weight_per_seed for part in parts])
+    samples = None
+    if first.samples is not None:  # simulate puts the seeds' values one after another
+        samples = {k: np.concatenate([part.samples[k] for part in parts]) for k in first.samples}
+    return dataclasses.replace(
+        first,
+        seeds=tuple(range(seeds)),
+        per_seed=np.concatenate([part.per_seed for part in parts]),
+        weight_per_seed=weights,
+        samples=samples,
+    )
 
 
 def depth_figure(

@@ -10,8 +10,9 @@ slider and a toggle over `tinyinit.residual.stream_variances`.
     ex
 
 Every control changes one argument of `tinyinit.propagation.simulate`; the
-explorer reruns it (unit weight matrices are cached, so a move costs matrix
-products only), moves the figure's artists and rewrites the readout. A notebook
+explorer asks its own `tinyinit.fastpath.UnitWeights` for the same result (unit
+weight matrices and passes are kept, so a move costs few matrix products), moves
+the figure's artists and rewrites the readout. A notebook
 cell can drive it exactly as a hand on a slider does:
 
     ex.depth.value = 50
@@ -34,8 +35,9 @@ so the explorer still works, only less smoothly.
 
 A slider dragged in the browser sends a change per pixel; the kernel answers
 the latest only (`DepthExplorer.update` is deferred for changes that come from
-the browser, and the changes that arrive meanwhile fold into one update), so a
-drag never leaves a queue of stale pictures behind it.
+the browser, told apart by `tinyinit.transport.BrowserChanges`, and the changes
+that arrive meanwhile fold into one update), so a drag never leaves a queue of
+stale pictures behind it.
 """
 
 from __future__ import annotations
@@ -51,6 +53,7 @@ from matplotlib.colors import to_hex, to_rgba
 
 from ._extras import extra
 from .activations import ACTIVATIONS
+from .fastpath import UnitWeights
 from .gaussian import q_map_slope
 from .plots import (
     INITIALIZER_COLORS,
@@ -71,14 +74,7 @@ from .plots import (
     settings_title,
     weight_labels,
 )
-from .propagation import (
-    INITIALIZERS,
-    DepthResult,
-    UnitWeights,
-    mean_field,
-    simulate,
-    suggested_gain,
-)
+from .propagation import INITIALIZERS, DepthResult, mean_field, suggested_gain
 from .residual import (
     ResidualStack,
     out_scale,
@@ -86,6 +82,7 @@ from .residual import (
     stream_variance,
     stream_variances,
 )
+from .transport import BrowserChanges
 
 with extra("lab", "the explorer"):  # the widgets are not in the core install
     import ipywidgets as widgets
@@ -369,7 +366,9 @@ class DepthExplorer:
         self.update()
         for control in (self.initializer, self.activation):
             control.observe(self._on_choice, names="value")
+        self._browser = BrowserChanges()
         for control in (self.gain, self.std, self.depth, self.width, self.seeds, self.direction):
+            self._browser.watch(control)
             control.observe(self._on_value, names="value")
         self.view.observe(self._on_view, names="value")
         self.use_default_gain.on_click(self._on_default_gain)
@@ -560,9 +559,7 @@ class DepthExplorer:
 
     def _on_value(self, change=None) -> None:
         """A control moved. From the browser: update once the changes already sent are in."""
-        owner = None if change is None else change.get("owner")
-        from_browser = owner is not None and bool(getattr(owner, "_property_lock", None))
-        if not from_browser or self._holding:
+        if not self._browser.active or self._holding:
             self.update()
             return
         try:
@@ -591,11 +588,11 @@ class DepthExplorer:
     def _simulate(self, histograms: bool = False) -> DepthResult:
         """simulate(...) for the current controls (with the histogram view's layers)."""
         layers = histogram_layers(self.depth.value, self.direction.value) if histograms else ()
-        return simulate(
+        return self.cache.simulate(
             self.activation.value, self.initializer.value,
             gain=self.gain.value, std=self.std.value, n_layers=self.depth.value,
             width=self.width.value, seeds=self.seeds.value, batch=self.batch,
-            direction=self.direction.value, cache=self.cache, sample_layers=layers,
+            direction=self.direction.value, sample_layers=layers,
         )  # fmt: skip
 
     def update(self, change=None) -> None:
@@ -704,7 +701,8 @@ class ResidualStreamExplorer:
     The figure, its lines and the widgets are built once; moving the slider or
     the toggle recomputes the stream from the same drawn weights (rescaled) and
     updates the lines in place (set_data + draw_idle). Results are cached per
-    (N, scaled), so going back to a setting is instant.
+    (N, scaled), so going back to a setting is instant. Without a live canvas
+    (no ipympl) each update is shown as a PNG, as in DepthExplorer.
 
     The y axis is the same for both settings of the toggle (it reaches the
     higher of the two curves for this N), so flipping it changes the curve and
@@ -764,14 +762,15 @@ class ResidualStreamExplorer:
         self.scaling.add_class("tinyinit-scaling")
         self.readout.add_class("tinyinit-readout")
         canvas = self.fig.canvas
-        if not isinstance(canvas, widgets.DOMWidget):  # not ipympl: a static fallback
-            canvas = widgets.Output()
-        else:
+        self._image = None
+        if isinstance(canvas, widgets.DOMWidget):
             canvas.header_visible = False
+            view = canvas
+        else:  # not a live canvas: a PNG, rerendered on each update, as DepthExplorer does
+            self._image = view = widgets.Image(format="png")
         self.widget = widgets.VBox(
-            [Accessible(), widgets.HBox([self.blocks, self.scaling, self.both]), self.readout,
-             canvas]
-        )  # fmt: skip
+            [Accessible(), widgets.HBox([self.blocks, self.scaling, self.both]), self.readout, view]
+        )
         self.widget.add_class("tinyinit-residual")
 
         self.blocks.observe(self._on_change, names="value")
@@ -827,7 +826,10 @@ class ResidualStreamExplorer:
         )
         if both:
             self.readout.value += f"; {other_name}: {other[-1]:.2f} (theory {other_theory[-1]:.2f})"
-        self.fig.canvas.draw_idle()
+        if self._image is None:
+            self.fig.canvas.draw_idle()
+        else:
+            self._image.value = png_bytes(self.fig)
         self.n_updates += 1
 
     @property

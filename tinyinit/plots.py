@@ -8,7 +8,7 @@ learning-rate sweeps (`plot_coordinate_check`, `plot_lr_sweep`, tinyinit.mup).
 `DepthPlot` (the mean square per layer) and `HistogramPlot` (the values
 themselves at a few layers) build their artists once; `update(result)` moves
 their data and redraws: the whole figure when the axes change, else only the
-data over the kept pixels of the axes (blitting, `BlitPlot`). A slider never
+data over the kept pixels of the axes (blitting, `tinyinit.transport.BlitPlot`). A slider never
 rebuilds the figure, which is what keeps a live explorer smooth (and what lets a
 test hold on to the same Line2D objects).
 
@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import io
 import math
-from collections import OrderedDict
 from collections.abc import Iterable, Sequence
 
 import numpy as np
@@ -32,7 +31,6 @@ from matplotlib.figure import Figure
 from matplotlib.patches import Polygon
 
 from ._extras import extra
-from .png import fast_png
 from .propagation import INITIALIZERS, DepthResult
 from .residual import (
     ResidualStack,
@@ -41,6 +39,7 @@ from .residual import (
     stream_variance,
     stream_variances,
 )
+from .transport import BlitPlot
 
 # Okabe and Ito's eight colours ("Color Universal Design", 2008): told apart by readers with
 # any common colour-vision deficiency, and in greyscale by their lightness.
@@ -249,129 +248,10 @@ def edge_note(result: DepthResult) -> str:
     return ";  ".join(parts)
 
 
-FRAMES_KEPT = 8  # about 1.4 MB each for a 7.5 x 4.6 inch figure at 100 dpi
-
-
-def keeps_pixels(canvas) -> bool:
-    """Whether `canvas` can keep a frame's pixels and put them back (what blitting needs).
-
-    Not `canvas.supports_blit`: matplotlib's web canvases (webagg, and ipympl's on
-    top of it) answer False there, because some of matplotlib's own widgets
-    misbehave when they blit in a browser; the two methods work all the same.
-
-    >>> from matplotlib.backends.backend_agg import FigureCanvasAgg
-    >>> from matplotlib.backends.backend_svg import FigureCanvasSVG
-    >>> keeps_pixels(FigureCanvasAgg(Figure())), keeps_pixels(FigureCanvasSVG(Figure()))
-    (True, False)
-    """
-    return hasattr(canvas, "copy_from_bbox") and hasattr(canvas, "restore_region")
-
-
-def send_whole_pictures(canvas) -> None:
-    """Make a web canvas (webagg, ipympl) send every picture whole, as a `fast_png`.
-
-    matplotlib's web canvas sends the difference from the picture before when it
-    can. The page shows the last picture that arrived; a difference it skipped
-    under load would leave wrong pixels behind, a whole picture it skipped costs
-    nothing. This replaces the canvas's `get_diff_image`, which keeps matplotlib's
-    bookkeeping: the mode said to the page, nothing sent when nothing was drawn,
-    and, until ipympl's page has said it is there, the last picture (from which
-    ipympl makes the copy the notebook file keeps); no one reads it after that.
-    """
-
-    def whole_picture() -> bytes | None:
-        if not canvas._png_is_old:
-            return None
-        pixels = np.asarray(canvas.get_renderer().buffer_rgba())
-        canvas.set_image_mode("full")
-        if getattr(canvas, "syncing_data_url", False):
-            canvas._last_buff = pixels.view(np.uint32).squeeze(2).copy()
-        canvas._png_is_old = False
-        return fast_png(pixels)
-
-    canvas.get_diff_image = whole_picture
-
-
 def set_line(line, x, y) -> None:
     """New data for `line`, hidden when there is none: an empty line still costs a draw."""
     line.set_data(x, y)
     line.set_visible(len(x) > 0)
-
-
-class BlitPlot:
-    """Blitting, as matplotlib's animations do, for a figure updated in place.
-
-    The artists in `self._moving` are "animated": a full draw leaves them out and
-    `_on_draw` draws them on top, keeping the pixels of the rest (axes, ticks,
-    labels: the frame). While `_frame_state()` stays the same, an update puts those
-    pixels back and draws the moving artists alone, a fraction of the cost. The
-    last FRAMES_KEPT frames are kept, by state: going back to an activation, a
-    depth or a width seen a moment ago (what a demonstration does) finds its frame
-    without drawing it again. A saved picture (savefig) draws everything as usual.
-    Subclasses set self.figure and self._moving, call `_start_blitting()`, and
-    define `_frame_state`.
-
-    In the browser (ipympl, built on matplotlib's webagg) a new frame is drawn at
-    once, not on the browser's request (`draw_idle` there is a round trip to the
-    page and back before anything is drawn), and every picture goes out whole
-    (`send_whole_pictures`).
-    """
-
-    figure: Figure
-    _moving: list
-
-    def _start_blitting(self) -> None:
-        self._frames: OrderedDict = OrderedDict()  # frame state -> its pixels, newest last
-        canvas = self.figure.canvas
-        if keeps_pixels(canvas):
-            for artist in self._moving:
-                artist.set_animated(True)
-            canvas.mpl_connect("draw_event", self._on_draw)
-        if hasattr(canvas, "get_diff_image"):
-            send_whole_pictures(canvas)
-
-    def _frame_state(self) -> tuple:
-        raise NotImplementedError
-
-    def _show(self) -> None:
-        canvas = self.figure.canvas
-        if getattr(canvas, "syncing_data_url", False):
-            # ipympl before its page has said it is there sends raw pixels where a PNG
-            # belongs (the page then shows a broken image): let the page ask instead.
-            canvas.draw_idle()
-            return
-        state = self._frame_state()
-        if state not in self._frames:
-            canvas.draw()  # _on_draw then keeps the new frame and adds the data
-            return
-        self._frames.move_to_end(state)
-        canvas.restore_region(self._frames[state])
-        self._draw_moving()
-        canvas.blit(self.figure.bbox)
-        # What is on screen is current. Left stale, the figure would be drawn whole
-        # again: in a notebook, pyplot draws every stale figure after each widget
-        # message (its post_execute hook, which ipykernel runs for comm messages).
-        self.figure.stale = False
-
-    def redraw_all(self) -> None:
-        """Draw the whole figure anew; call it after changing the figure outside `update`."""
-        self._frames.clear()  # the change may be one no frame state records (a font, a colour)
-        self.figure.canvas.draw_idle()
-
-    def _on_draw(self, event) -> None:
-        """After each full draw on screen: keep the frame's pixels, then draw the data."""
-        if event.canvas.is_saving():
-            return  # savefig draws the animated artists itself
-        state = self._frame_state()
-        self._frames[state] = event.canvas.copy_from_bbox(self.figure.bbox)
-        self._frames.move_to_end(state)
-        while len(self._frames) > FRAMES_KEPT:
-            self._frames.popitem(last=False)
-        self._draw_moving()
-
-    def _draw_moving(self) -> None:
-        for artist in self._moving:  # in z order
-            (artist.axes or self.figure).draw_artist(artist)
 
 
 class DepthPlot(BlitPlot):
@@ -792,9 +672,7 @@ def show(fig: Figure, alt: str) -> None:
         from IPython.display import display
 
     data = print_figure(fig, "png", base64=True, bbox_inches="tight")
-    display(
-        {"image/png": data, "text/plain": alt}, raw=True, metadata={"image/png": {"alt": alt}}
-    )
+    display({"image/png": data, "text/plain": alt}, raw=True, metadata={"image/png": {"alt": alt}})
     import matplotlib.pyplot as plt
 
     plt.close(fig)

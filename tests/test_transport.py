@@ -1,0 +1,184 @@
+"""The browser transport: the private internals it relies on are checked, with a public fallback.
+
+On the installed matplotlib and ipympl the checks pass (so an upgrade whose internals
+differ fails here, loudly, instead of the live figure going stale silently); on a
+canvas whose internals differ, the plot takes the public draw_idle() path.
+"""
+
+from __future__ import annotations
+
+import io
+import re
+from importlib.metadata import version
+from pathlib import Path
+
+import matplotlib
+
+matplotlib.use("Agg")
+
+import ipywidgets as widgets  # noqa: E402
+import numpy as np  # noqa: E402
+import pytest  # noqa: E402
+from matplotlib.backends.backend_webagg_core import (  # noqa: E402
+    FigureCanvasWebAggCore,
+    FigureManagerWebAgg,
+)
+from matplotlib.figure import Figure  # noqa: E402
+from packaging.specifiers import SpecifierSet  # noqa: E402
+from PIL import Image  # noqa: E402
+from traitlets import TraitError  # noqa: E402
+
+from tinyinit import transport  # noqa: E402
+from tinyinit.plots import DepthPlot  # noqa: E402
+from tinyinit.propagation import simulate  # noqa: E402
+
+try:
+    import tomllib
+except ModuleNotFoundError:  # Python 3.10
+    import tomli as tomllib
+
+ROOT = Path(__file__).resolve().parent.parent
+BOUNDED = ("matplotlib", "ipympl", "ipywidgets")
+
+
+@pytest.fixture
+def ipympl_canvas():
+    """ipympl's Canvas class; importing ipympl's backend makes it pyplot's, so Agg comes back."""
+    backend = matplotlib.get_backend()
+    try:
+        yield pytest.importorskip("ipympl.backend_nbagg").Canvas
+    finally:
+        matplotlib.use(backend)
+
+
+def test_the_installed_matplotlib_and_ipympl_have_the_internals_used(ipympl_canvas):
+    assert transport.WEB_CANVAS_KNOWN
+    assert transport.web_canvas_is_known(FigureCanvasWebAggCore)
+    assert transport.web_canvas_is_known(ipympl_canvas)
+
+
+def test_the_installed_versions_are_within_the_bounds_tested():
+    """pyproject.toml bounds each package whose internals transport uses; raise the bound
+    when the tests pass on a new release."""
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
+    listed = [*project["dependencies"], *project["optional-dependencies"]["lab"]]
+    specs = dict(re.match(r"([A-Za-z0-9_.\-]+)(.*)", d).groups() for d in listed)
+    for name in BOUNDED:
+        assert "<" in specs[name], f"{name} has no upper bound: {specs[name]!r}"
+        assert version(name) in SpecifierSet(specs[name]), (name, version(name), specs[name])
+
+
+class PageSocket:
+    """What a web canvas sends to a page: JSON events and pictures."""
+
+    def __init__(self):
+        self.events, self.pictures = [], []
+
+    def send_json(self, content):
+        self.events.append(content)
+
+    def send_binary(self, blob):
+        self.pictures.append(blob)
+
+
+class OtherCanvas(FigureCanvasWebAggCore):
+    """A web canvas of a matplotlib whose internals differ: its picture keeps no _last_buff."""
+
+    def get_diff_image(self):
+        self.set_image_mode("full")
+        return self.print_png_bytes()
+
+    def print_png_bytes(self):
+        buffer = io.BytesIO()
+        self.print_png(buffer)
+        return buffer.getvalue()
+
+
+def plot_on(canvas_class):
+    figure = Figure(figsize=(4, 3), dpi=50)
+    canvas = canvas_class(figure)
+    page = PageSocket()
+    FigureManagerWebAgg(canvas, 1).add_web_socket(page)
+    idle = []
+    canvas.draw_idle = lambda: idle.append(1)  # the public path: the page asks for a draw
+    return DepthPlot(figure=figure, decorated=False), canvas, page, idle
+
+
+def test_a_canvas_with_other_internals_is_left_as_it_is_and_drawn_through_draw_idle():
+    assert not transport.web_canvas_is_known(OtherCanvas)
+    plot, canvas, page, idle = plot_on(OtherCanvas)
+    assert "get_diff_image" not in vars(canvas)  # its own method, not replaced
+    tanh = {"activation": "tanh", "n_layers": 6, "width": 16, "seeds": 1}
+    for gain in (1.2, 1.201):
+        plot.update(simulate(gain=gain, **tanh))
+    assert len(idle) == 2 and not page.pictures  # never drawn at once, never blitted
+    canvas.draw()  # what the page's request leads to: a full draw, the data on top
+    picture = np.asarray(canvas.buffer_rgba())
+    assert (np.abs(picture[..., :3].astype(int) - (31, 119, 180)).sum(axis=-1) < 40).sum() > 5
+
+
+def test_a_matplotlib_whose_web_canvas_differs_makes_every_web_canvas_take_the_public_path(
+    monkeypatch,
+):
+    monkeypatch.setattr(transport, "WEB_CANVAS_KNOWN", False)
+    plot, canvas, page, idle = plot_on(FigureCanvasWebAggCore)
+    assert "get_diff_image" not in vars(canvas)
+    plot.update(simulate("relu", n_layers=4, width=16, seeds=1))
+    assert idle == [1] and not page.pictures
+
+
+def test_a_known_web_canvas_draws_at_once_and_sends_whole_pngs():
+    plot, canvas, page, idle = plot_on(FigureCanvasWebAggCore)
+    assert "get_diff_image" in vars(canvas)
+    plot.update(simulate("relu", n_layers=4, width=16, seeds=1))
+    assert not idle and len(page.pictures) == 1 and page.pictures[0].startswith(b"\x89PNG")
+
+
+def test_a_class_missing_the_method_or_not_a_web_canvas_is_not_known():
+    class NoDiff(FigureCanvasWebAggCore):
+        get_diff_image = None
+
+    assert not transport.web_canvas_is_known(NoDiff)
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+
+    assert not transport.web_canvas_is_known(FigureCanvasAgg)
+    assert not transport.fast_web_canvas(FigureCanvasAgg(Figure()))
+
+
+def test_an_ipympl_like_canvas_that_no_longer_sends_its_last_buffer_is_not_known(ipympl_canvas):
+    class Changed(ipympl_canvas):
+        def send_binary(self, data):  # reads syncing_data_url, and no longer the last buffer
+            if self.syncing_data_url:
+                return
+            super().send_binary(data)
+
+    assert not transport.web_canvas_is_known(Changed)
+
+
+def test_a_figure_sized_png_reads_back_as_the_same_pixels():
+    pixels = np.random.default_rng(0).integers(0, 256, (460, 750, 4), dtype=np.uint8)
+    pixels[100:200] = 255  # a flat band, as most of a figure is
+    picture = Image.open(io.BytesIO(transport.fast_png(pixels)))
+    assert picture.mode == "RGBA" and picture.size == (750, 460)
+    np.testing.assert_array_equal(np.asarray(picture), pixels)
+
+
+def test_browser_changes_are_told_from_code_and_nested_ones_counted_once():
+    changes, slider, seen = transport.BrowserChanges(), widgets.IntSlider(), []
+    changes.watch(slider)
+    slider.observe(lambda change: seen.append(changes.active), names="value")
+    slider.set_state({"value": 5})
+    slider.value = 6
+    assert seen == [True, False] and not changes.active
+    with pytest.raises(TraitError):
+        slider.set_state({"value": "not a number"})
+    assert not changes.active  # an error inside leaves it balanced
+
+
+def test_a_widget_without_a_public_set_state_is_answered_at_once():
+    class Plain:
+        pass
+
+    changes = transport.BrowserChanges()
+    changes.watch(Plain())  # nothing to wrap: no error, never active
+    assert not changes.active

@@ -1,0 +1,181 @@
+"""What the depth stack is made of: its weights and the batches that go through it.
+
+Every initializer of the explorer is a fixed *unit* matrix times a scale: a
+standard normal matrix Z_l times std, or a centered uniform matrix C_l = 2 U_l - 1
+(entries in [-1, 1)) times the bound a. Layer l's unit matrix is drawn from
+PCG32(seed) in the documented order (`unit_matrix`), as if the stack were
+initialized layer after layer; `layer_weights` gives the weights exactly as the
+tinyinit initializer computes them in float64 (rounded to float32 they are its
+output, bit for bit). The input batch and the upstream gradient are unit normal
+batches from other streams of the same seed (`unit_batch`).
+
+`tinyinit.propagation` pushes batches through these weights; `tinyinit.fastpath`
+keeps the unit matrices for the live explorer.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from .activations import activation
+from .distributions import normal, uniforms
+from .init import calculate_gain, kaiming_std, xavier_bound, xavier_std
+from .pcg32 import PCG32
+
+# --- activations: the package's table, and torch's gain where it has one ----------------
+
+
+def default_gain(name: str) -> float:
+    """calculate_gain(name) for activations torch knows, 1 for the others."""
+    try:
+        return calculate_gain(name)
+    except ValueError:
+        return 1.0
+
+
+def suggested_gain(name: str) -> tuple[float, str]:
+    """(the gain Kaiming starts from, where it comes from) for activation `name`.
+
+    torch's calculate_gain(name) where torch has one ("calculate_gain"); for the
+    others (gelu, silu) the gain that keeps a unit signal unit-sized after one
+    layer, 1/sqrt(E[phi(z)**2]), z ~ N(0, 1), by quadrature ("quadrature",
+    `tinyinit.gains.single_layer_gain`). calculate_gain itself keeps torch's
+    table and raises for gelu, as torch does.
+
+    >>> suggested_gain("relu")
+    (1.4142135623730951, 'calculate_gain')
+    >>> gain, source = suggested_gain("gelu"); round(gain, 4), source
+    (1.5335, 'quadrature')
+    """
+    from .gains import single_layer_gain
+
+    activation(name)
+    try:
+        return calculate_gain(name), "calculate_gain"
+    except ValueError:
+        return single_layer_gain(name), "quadrature"
+
+
+# --- initializers as (kind of unit matrix, scale) -------------------------------------
+
+INITIALIZERS = {
+    "xavier_uniform": "Xavier uniform",
+    "xavier_normal": "Xavier normal",
+    "kaiming_fan_in": "Kaiming normal, fan_in",
+    "kaiming_fan_out": "Kaiming normal, fan_out",
+    "normal": "normal with std",
+}
+
+
+def weight_std(initializer: str, fan_in: int, fan_out: int, gain: float = 1.0, std: float = 0.02):
+    """The standard deviation of every weight, the one number that matters.
+
+    xavier_*:          std = gain * sqrt(2 / (fan_in + fan_out))
+    kaiming_fan_in:    std = gain / sqrt(fan_in)
+    kaiming_fan_out:   std = gain / sqrt(fan_out)
+    normal:            std = std   (gain is not used)
+
+    >>> weight_std("kaiming_fan_in", 256, 256, gain=2**0.5)
+    0.08838834764831845
+    """
+    if initializer in ("xavier_uniform", "xavier_normal"):
+        return xavier_std(fan_in, fan_out, gain)
+    if initializer == "kaiming_fan_in":
+        return kaiming_std(fan_in, gain)
+    if initializer == "kaiming_fan_out":
+        return kaiming_std(fan_out, gain)
+    if initializer == "normal":
+        return float(std)
+    raise ValueError(f"initializer must be one of {', '.join(INITIALIZERS)}; got {initializer!r}")
+
+
+def unit_scale(initializer: str, fan_in: int, fan_out: int, gain: float = 1.0, std: float = 0.02):
+    """(kind, scale): the weight is scale times a unit matrix of that kind.
+
+    "uniform": W = a * (2U - 1), a = sqrt(3) * std, the bound of U(-a, a);
+    "normal":  W = std * Z, Z standard normal.
+
+    >>> unit_scale("xavier_uniform", 3, 4)       # the card's bound sqrt(6/7)
+    ('uniform', 0.9258200997725514)
+    """
+    if initializer == "xavier_uniform":
+        # As xavier_uniform computes it, so the bound agrees to the last bit.
+        return "uniform", xavier_bound(fan_in, fan_out, gain)
+    return "normal", weight_std(initializer, fan_in, fan_out, gain, std)
+
+
+# --- unit matrices: drawn once, in the documented order --------------------------------
+
+KINDS = ("uniform", "normal")
+
+
+def words_per_layer(kind: str, width: int) -> int:
+    """PCG32 words one (width, width) layer takes: 2 per uniform.
+
+    A uniform layer draws width**2 uniforms; a normal layer draws ceil(width**2 / 2)
+    Box-Muller pairs, one uniform more when width**2 is odd.
+    """
+    n = width * width
+    return 2 * n if kind == "uniform" else 4 * ((n + 1) // 2)
+
+
+def unit_matrix(kind: str, width: int, layer: int, seed: int) -> np.ndarray:
+    """Layer `layer` (1-based) of seed `seed`: C = 2U - 1 or Z, float64 (width, width).
+
+    The documented sequence: the stack is initialized layer after layer from one
+    generator rng = PCG32(seed), each layer with one initializer call of shape
+    (width, width), as a model would be. So layer l starts after l - 1 layers'
+    worth of draws; jump-ahead gets there without drawing them. Row-major: row i
+    holds the weights of output unit i (torch's (out, in) layout).
+    """
+    rng = PCG32(seed).advance((layer - 1) * words_per_layer(kind, width))
+    n = width * width
+    if kind == "uniform":
+        # 2u - 1 is exact in float64 (u has 53 bits, a multiple of 2**-53 in [0, 1)).
+        return (2.0 * uniforms(rng, n) - 1.0).reshape(width, width)
+    if kind == "normal":
+        return normal(rng, n).reshape(width, width)
+    raise ValueError(f"kind must be one of {', '.join(KINDS)}; got {kind!r}")
+
+
+def layer_weights(
+    initializer: str, width: int, layer: int, seed: int, gain: float = 1.0, std: float = 0.02
+) -> np.ndarray:
+    """Layer `layer`'s float64 weights, as the tinyinit initializer computes them.
+
+    Rounded to float32 this is, bit for bit, what the initializer returns for
+    that layer when the stack is built from PCG32(seed) in order, e.g. for
+    xavier_uniform: -a + 2a * u (spec section 4); for the normal ones std * z.
+
+    >>> from tinyinit import PCG32, xavier_uniform
+    >>> w = layer_weights("xavier_uniform", 4, 1, seed=0)
+    >>> bool((w.astype("float32") == xavier_uniform((4, 4), 1.0, PCG32(0))).all())
+    True
+    """
+    kind, scale = unit_scale(initializer, width, width, gain, std)
+    unit = unit_matrix(kind, width, layer, seed)
+    if kind == "uniform":
+        u = (unit + 1.0) / 2.0  # exact: back to the uniforms themselves
+        return -scale + 2.0 * scale * u
+    return scale * unit
+
+
+# --- the batch that goes in, and the gradient that comes back ------------------------
+
+# Streams other than the weights' 54, so inputs never share numbers with weights.
+INPUT_STREAM = 1
+GRADIENT_STREAM = 2
+
+
+def unit_batch(width: int, batch: int, seed: int, stream: int) -> np.ndarray:
+    """A (width, batch) standard normal batch scaled to mean square exactly 1.
+
+    Drawn from PCG32(seed, stream); one column per sample. Read-only, so that a
+    cache (fastpath.UnitWeights.batch) can hand the same array out again.
+    """
+    x = normal(PCG32(seed, stream), width * batch).reshape(width, batch)
+    x /= math.sqrt(np.mean(x * x))
+    x.setflags(write=False)
+    return x
