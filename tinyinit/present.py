@@ -1092,6 +1092,12 @@ def offline_template(folder: Path | None = None) -> Path:
     return Path(folder)
 
 
+# Front-end extensions that fail to load inside Voila (a console error, since they ask for
+# JupyterLab's file browser or Notebook 7's shell) and have nothing to offer an app: left out
+# where installed, as on a teacher's hub with nbgrader.
+FOREIGN_EXTENSIONS = ("@jupyter-notebook/lab-extension", "@jupyter/nbgrader")
+
+
 def voila_command(
     notebook: Path,
     *,
@@ -1120,9 +1126,7 @@ def voila_command(
         f"--template={template}",
         "--Voila.mathjax_url=/voila/static/mathjax/MathJax.js",
         f"--Voila.mathjax_config={MATHJAX_CONFIG}",
-        # Jupyter Notebook 7's front end, where installed, fails to load inside Voila
-        # (a console error) and has nothing to offer an app: left out.
-        "--VoilaConfiguration.extension_denylist=@jupyter-notebook/lab-extension",
+        *(f"--VoilaConfiguration.extension_denylist={name}" for name in FOREIGN_EXTENSIONS),
     ]  # fmt: skip
     if not browser:
         command.append("--no-browser")

@@ -120,10 +120,12 @@ def test_depth_explorer_redraws_on_keyboard_and_dropdown(
 
 
 def faded_pin_pixels(png: bytes) -> int:
-    """Pixels of the first pin's colour (matplotlib's C2, faded by PIN_ALPHA) in a screenshot."""
-    from tinyinit.plots import PIN_ALPHA
+    """Pixels of the first pin's colour (PIN_COLORS[0], faded by PIN_ALPHA) in a screenshot."""
+    from matplotlib.colors import to_rgb
 
-    faded = PIN_ALPHA * np.array([44, 160, 44]) + (1 - PIN_ALPHA) * 255
+    from tinyinit.plots import PIN_ALPHA, PIN_COLORS
+
+    faded = PIN_ALPHA * 255 * np.array(to_rgb(PIN_COLORS[0])) + (1 - PIN_ALPHA) * 255
     rgb = np.asarray(Image.open(io.BytesIO(png)).convert("RGB"), dtype=int)
     return int((np.abs(rgb - faded).sum(axis=-1) < 30).sum())
 
