@@ -7,6 +7,7 @@ canvas whose internals differ, the plot takes the public draw_idle() path.
 
 from __future__ import annotations
 
+import base64
 import io
 import re
 from importlib.metadata import version
@@ -182,3 +183,25 @@ def test_a_widget_without_a_public_set_state_is_answered_at_once():
     changes = transport.BrowserChanges()
     changes.watch(Plain())  # nothing to wrap: no error, never active
     assert not changes.active
+
+
+def test_a_figure_run_without_a_page_keeps_its_picture_for_static_pages(ipympl_canvas):
+    # nbval and `make notebooks` run notebooks with no browser: ipympl's widget state would hold
+    # no picture, and the course site would show an empty frame where the explorer is.
+    fig = Figure(figsize=(2, 1.5), dpi=50)
+    fig.add_subplot().plot([0, 1], [1, 0])
+    canvas = ipympl_canvas(fig)
+    assert transport.keep_picture_for_static_pages(canvas, fig)
+    url = getattr(canvas, transport.DATA_URL)
+    head, data = url.split(",", 1)
+    assert head == "data:image/png;base64"
+    picture = Image.open(io.BytesIO(base64.b64decode(data)))
+    assert picture.size == (100, 75)
+    setattr(canvas, transport.SYNCING, False)  # a page said "initialized": it draws itself
+    fig.axes[0].plot([0, 1], [0, 1])
+    assert not transport.keep_picture_for_static_pages(canvas, fig)
+    assert getattr(canvas, transport.DATA_URL) == url
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+
+    agg = Figure()
+    assert not transport.keep_picture_for_static_pages(FigureCanvasAgg(agg), agg)

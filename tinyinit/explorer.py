@@ -82,7 +82,7 @@ from .residual import (
     stream_variance,
     stream_variances,
 )
-from .transport import BrowserChanges
+from .transport import BrowserChanges, keep_picture_for_static_pages
 
 with extra("lab", "the explorer"):  # the widgets are not in the core install
     import ipywidgets as widgets
@@ -622,6 +622,8 @@ class DepthExplorer:
                 "histograms of the values at four layers" if histograms else "mean square per layer"
             )
             self._image.tooltip = f"Plot of the {what}: " + "; ".join(self._readout_lines())
+        else:
+            keep_picture_for_static_pages(figure.canvas, figure)
         self.updates += 1
 
     # --- comparing -------------------------------------------------------------------------
@@ -828,6 +830,7 @@ class ResidualStreamExplorer:
             self.readout.value += f"; {other_name}: {other[-1]:.2f} (theory {other_theory[-1]:.2f})"
         if self._image is None:
             self.fig.canvas.draw_idle()
+            keep_picture_for_static_pages(self.fig.canvas, self.fig)
         else:
             self._image.value = png_bytes(self.fig)
         self.n_updates += 1

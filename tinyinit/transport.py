@@ -30,8 +30,10 @@ with one update, to its latest value, and a notebook cell at once.
 from __future__ import annotations
 
 import inspect
+import io
 import struct
 import zlib
+from base64 import b64encode
 from collections import OrderedDict
 from contextlib import contextmanager
 
@@ -47,6 +49,8 @@ LAST_BUFF = "_last_buff"  # the last picture's pixels, for the next difference
 # ipympl's Canvas: True until its page says "initialized"; meanwhile it sends the
 # picture as a data URL made from LAST_BUFF, the raw pixels where a PNG belongs.
 SYNCING = "syncing_data_url"
+# ipympl's Canvas: the picture (a data URL) that a page shows before, or without, a kernel.
+DATA_URL = "_data_url"
 
 
 def _uses(function, *names: str) -> bool:
@@ -105,6 +109,23 @@ def fast_web_canvas(canvas) -> bool:
 def is_web_canvas(canvas) -> bool:
     """Whether `canvas` shows its pictures in a browser page (webagg, ipympl)."""
     return isinstance(canvas, _webagg_canvas_class())
+
+
+def keep_picture_for_static_pages(canvas, figure) -> bool:
+    """Store the figure's picture in ipympl's widget state while no page has shown it.
+
+    A notebook run without a browser (nbval, `make notebooks`) never draws its ipympl
+    figures, so the widget state it stores has no picture and a page built from the stored
+    notebook (the course site) shows an empty frame. While SYNCING says no page is there,
+    the picture goes into DATA_URL, which ipympl's page shows on load; once a page is
+    there, nothing is done. True when a picture was stored.
+    """
+    if not (getattr(canvas, SYNCING, False) and DATA_URL in getattr(canvas, "keys", ())):
+        return False
+    buffer = io.BytesIO()
+    figure.savefig(buffer, format="png", dpi="figure")
+    setattr(canvas, DATA_URL, "data:image/png;base64," + b64encode(buffer.getvalue()).decode())
+    return True
 
 
 # --- the picture: a PNG, fast --------------------------------------------------------------
