@@ -44,9 +44,14 @@ def depth_value(page) -> int:
 
 
 def median_line_pixels(png: bytes) -> int:
-    """Pixels of the measured median's colour (matplotlib's C0) in a screenshot."""
+    """Pixels of an initializer's colour (the measured median, the bars) in a screenshot."""
+    from matplotlib.colors import to_rgb
+
+    from tinyinit.plots import INITIALIZER_COLORS
+
     rgb = np.asarray(Image.open(io.BytesIO(png)).convert("RGB"), dtype=int)
-    return int((np.abs(rgb - (31, 119, 180)).sum(axis=-1) < 40).sum())
+    colours = {tuple(round(255 * c) for c in to_rgb(h)) for h in INITIALIZER_COLORS.values()}
+    return int(sum((np.abs(rgb - c).sum(axis=-1) < 40).sum() for c in colours))
 
 
 def type_gain(page, value: str) -> None:
