@@ -548,8 +548,8 @@ def test_histogram_view_shows_four_layers_on_shared_axes(ex):
     notes = [note.get_text() for note in ex.histogram.notes]
     assert [n.splitlines()[0] for n in notes] == ["layer 1", "layer 7", "layer 14", "layer 20"]
     for note, layer in zip(notes, (1, 7, 14, 20)):  # ReLU: half the units are off
-        dead = 100 * np.mean(r.samples[layer] == 0)
-        assert 40 < dead < 60 and f"dead (h = 0) {dead:.0f}%" in note
+        zero = 100 * np.mean(r.samples[layer] == 0)
+        assert 40 < zero < 60 and f"h = 0: {zero:.0f}% of entries" in note
     assert "rms at layers 1, 7, 14, 20" in ex.caption.value
     ex.depth.value = 40  # live with the same sliders
     assert [n.get_text().splitlines()[0] for n in ex.histogram.notes][-1] == "layer 40"

@@ -25,7 +25,7 @@ four; the readout then says how far the current curve ends from each pin
 
 Inside the layers: the "histograms" view shows the values themselves (the
 activations forward, the gradients backward) at four layers along the depth, on
-shared axes, with the fraction of dead ReLU or saturated tanh units; the same
+shared axes, with the fraction of zero ReLU entries or saturated tanh entries; the same
 sliders drive it. Backward, the curve view adds the weight gradient's mean
 square per layer, what a training step would move each weight by.
 
@@ -248,7 +248,7 @@ def histogram_caption_html(result: DepthResult) -> str:
     >>> from tinyinit.propagation import simulate
     >>> r = simulate("relu", "xavier_uniform", n_layers=3, width=16, seeds=2,
     ...              sample_layers=(1, 2, 3))
-    >>> "dead" in histogram_caption_html(r)
+    >>> "h = 0" in histogram_caption_html(r)
     True
     """
     what = "activations hℓ" if result.direction == "forward" else "gradients ∂loss/∂hℓ"
@@ -261,9 +261,9 @@ def histogram_caption_html(result: DepthResult) -> str:
     rms = ", ".join(f"{root_mean_square(result.samples[k]):.3g}" for k in layers)
     key += f"; rms at layers {', '.join(map(str, layers))}: {rms}"
     if result.direction == "forward" and result.activation == "relu":
-        key += "; dead: units with h = 0 exactly (left out of the bars)"
+        key += "; h = 0: entries exactly zero (left out of the bars)"
     if result.direction == "forward" and result.activation == "tanh":
-        key += "; |h| > 0.97: saturated units, where tanh' < 0.06"
+        key += "; |h| > 0.97: saturated entries, where tanh' < 0.06"
     return f"<b>{html.escape(settings_title(result))}</b><br>{html.escape(key)}"
 
 
@@ -459,7 +459,7 @@ class DepthExplorer:
             value=view, style={"button_width": "110px"},
             tooltips=["one number per layer: the mean square, over depth, with its theory",
                       "the values themselves at four layers along the depth: their spread, "
-                      "dead ReLU units, saturated tanh units"],
+                      "zero ReLU entries, saturated tanh entries"],
         )  # fmt: skip
         self.view.add_class("tinyinit-view")
         self.pin_button = widgets.Button(
@@ -498,7 +498,7 @@ class DepthExplorer:
             self._views = dict.fromkeys(("curves", "histograms"), widgets.HTML())
         # Each histogram panel's words, in HTML over its panel (see HistogramPlot).
         self.panel_row = widgets.HTML(
-            tooltip="The layer of each panel, and its dead or saturated units"
+            tooltip="The layer of each panel, and its zero or saturated entries"
         )
         self.panel_row.add_class("tinyinit-panel-row")
         self._views["histograms"] = widgets.VBox([self.panel_row, self._views["histograms"]])

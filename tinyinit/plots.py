@@ -472,16 +472,17 @@ def nice_ceiling(value: float) -> float:
 def layer_stats(values: np.ndarray, activation_name: str, direction: str) -> tuple[str, np.ndarray]:
     """(the words printed on a histogram panel, the values its bars show).
 
-    Forward ReLU: the fraction of dead units (h = 0 exactly), left out of the
-    bars so that the living half keeps its shape; tanh: the fraction saturated,
+    Forward ReLU: the fraction of entries that are exactly 0 (h = 0; a unit is *dead*
+    only when it is 0 for every input, notebook 11), left out of the bars so that the
+    positive half keeps its shape; tanh: the fraction saturated,
     |h| > 0.97. Other activations, and gradients: no words.
 
     >>> layer_stats(np.array([0.0, 0.0, 1.0, 2.0]), "relu", "forward")
-    ('dead (h = 0) 50%', array([1., 2.]))
+    ('h = 0: 50% of entries', array([1., 2.]))
     """
     if direction == "forward" and activation_name == "relu":
-        dead = values == 0
-        return f"dead (h = 0) {100 * np.mean(dead):.0f}%", values[~dead]
+        zero = values == 0
+        return f"h = 0: {100 * np.mean(zero):.0f}% of entries", values[~zero]
     if direction == "forward" and activation_name == "tanh":
         return f"|h| > {SATURATED}: {100 * np.mean(np.abs(values) > SATURATED):.0f}%", values
     return "", values
@@ -504,7 +505,7 @@ class HistogramPlot(BlitPlot):
     One panel per layer of `histogram_layers`, on shared axes: x symmetric around
     0, to the 99.5th percentile of |value| over every panel (on the 1-2-5 ladder);
     y the fraction of all the values (every seed's batch) in each of 41 bins.
-    Each panel's words (`notes`): its layer, and the fraction of dead ReLU units
+    Each panel's words (`notes`): its layer, and the fraction of zero ReLU entries
     or of saturated tanh units (`layer_stats`). A decorated figure (a saved
     picture) draws them on the panels; a live one leaves them to HTML above the
     canvas (`panel_words`), as it does its title: four texts redrawn with the

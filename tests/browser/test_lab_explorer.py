@@ -170,11 +170,11 @@ def test_pins_and_the_histogram_view_work_in_the_browser(page, console, lab_serv
     expect(caption).not_to_have_text(text, timeout=TIMEOUT_MS)
     wait_for_screenshot_change(histograms, shot, timeout=TIMEOUT_MS / 1000)
     assert median_line_pixels(wait_for_stable_screenshot(histograms)) > 100, "no bars drawn"
-    # Each panel's words over its panel, left to right: its layer and its dead units.
+    # Each panel's words over its panel, left to right: its layer and its zero entries.
     words = explorer.locator(".tinyinit-panel-row span")
     expect(words).to_have_count(4, timeout=TIMEOUT_MS)
     expect(words.first).to_contain_text("layer 1")
-    expect(words.first).to_contain_text("dead (h = 0)")
+    expect(words.first).to_contain_text("h = 0:")
     expect(words.last).to_contain_text("layer 19")
     frame = histograms.bounding_box()
     lefts = [words.nth(k).bounding_box()["x"] for k in range(4)]
