@@ -95,17 +95,18 @@ WRONG_ANSWERS: dict[str, dict[str, tuple[str, str]]] = {
         ),
     },
     "08_init_and_learning_rate": {
-        "Exercise 1": ("answer_1 = 0.01 / math.sqrt(1024 / 64)", "(not its root)"),
-        "Exercise 2": ("answer_2 = 1e-3 * 4096", "eta * n * E|h|"),
+        "Exercise 1": ("answer_1 = 0.01 / math.sqrt(1024 / 64)", "not its root"),
+        "Exercise 2": ("answer_2 = 1e-3 * 4096", "E|g| = sqrt(2/pi)"),
         "Exercise 3": (
             "after_one_step = []\n"
             "for width in (64, 256, 1024):\n"
             "    weights = init_mlp(16, width, 4, 2, 'sp', PCG32(0))\n"
+            "    weights[-1] = np.zeros_like(weights[-1])\n"
             "    lrs = layer_learning_rates(0.01, 2, 'sp', 'adam', width=width,"
             " base_width=64)\n"
             "    after_one_step.append(train(weights, x_task, t_task, lrs, 'adam', 1)[2][1, -1])\n"
             "answer_3 = max(after_one_step) / min(after_one_step)",
-            "use the muP initialization",
+            "Under SP's learning rates",
         ),
     },
     "09_pitfalls_lab": {
