@@ -111,20 +111,15 @@ WRONG_ANSWERS: dict[str, dict[str, tuple[str, str]]] = {
     },
     "09_pitfalls_lab": {
         "Exercise 1": (
-            "fan_in, fan_out = fans(shape)\n"
-            "a = gain * math.sqrt(2.0 / (fan_in + fan_out))\n"
-            "w = np.array([-a + 2.0 * a * rng.uniform() for _ in range(math.prod(shape))])\n"
-            "return w.reshape(shape).astype(np.float32)",
-            "names the pitfall",
+            "fan_in, fan_out = shape[1], shape[0]\n"
+            "fan = fan_in if fan_mode == 'fan_in' else fan_out\n"
+            "a = math.sqrt(3.0) * calculate_gain(nonlinearity) / math.sqrt(fan)\n"
+            "w = -a + 2.0 * a * uniforms(rng, math.prod(shape))\n"
+            "return w.astype(np.float32).reshape(shape)",
+            "The kernel is forgotten",
         ),
-        "Exercise 2": (
-            "fan_in, fan_out = fans(shape)\n"
-            "std = calculate_gain(nonlinearity) / math.sqrt(fan_in)\n"
-            "rows = [std * normal(rng, shape[-1]) for _ in range(math.prod(shape[:-1]))]\n"
-            "return np.array(rows).reshape(shape).astype(np.float32)",
-            "names the pitfall",
-        ),
-        "Exercise 3": ("return base_std / math.sqrt(n_layers)", "names the pitfall"),
+        "Exercise 2": ("conv_default_bound = 1 / math.sqrt(3 * 16 * 9)", "That is the std"),
+        "Exercise 3": ("trunc_sigma = 0.02", "lowers the std"),
     },
     "10_appendix_generator_bits": {
         "Exercise 1": (
