@@ -83,7 +83,7 @@ WRONG_ANSWERS: dict[str, dict[str, tuple[str, str]]] = {
     },
     "06_residual_stream": {
         "Exercise 1": ("answer_1 = 0.02 / math.sqrt(24)", "N blocks make 2N additions"),
-        "Exercise 2": ("answer_2 = 100", "each block adds two branches"),
+        "Exercise 2": ("answer_2 = 100", "Each block adds two branches"),
         "Exercise 3": ("answer_3 = 1 + 12 * (1 / 12)", "12 blocks make 24 additions"),
     },
     "07_transformer_init": {
