@@ -79,11 +79,11 @@ WRONG_ANSWERS: dict[str, dict[str, tuple[str, str]]] = {
     "05_gains_from_first_principles": {
         "Exercise 1": ("answer_1 = math.sqrt(2)", "ELU is not ReLU"),
         "Exercise 2": ("answer_2 = gain_for_fixed_point('tanh', 0.5)", "not the pre-activations'"),
-        "Exercise 3": ("answer_3 = 8 / 24", "compare the two fan-ins"),
+        "Exercise 3": ("answer_3 = 8 / 24", "too small and must grow"),
     },
     "06_residual_stream": {
         "Exercise 1": ("answer_1 = 0.02 / math.sqrt(24)", "N blocks make 2N additions"),
-        "Exercise 2": ("answer_2 = 100", "each block adds two branches"),
+        "Exercise 2": ("answer_2 = 100", "Each block adds two branches"),
         "Exercise 3": ("answer_3 = 1 + 12 * (1 / 12)", "12 blocks make 24 additions"),
     },
     "07_transformer_init": {
