@@ -88,7 +88,7 @@ WRONG_ANSWERS: dict[str, dict[str, tuple[str, str]]] = {
     },
     "07_transformer_init": {
         "Exercise 1": ("answer_1 = math.sqrt(2 / 2048)", "He's fan_in is 512"),
-        "Exercise 2": ("answer_2 = 2 / 0.02**2", "2 / (n + n) = 1 / n"),
+        "Exercise 2": ("answer_2 = 2 / 0.01**2", "2 / (n + n) = 1 / n"),
         "Exercise 3": (
             "answer_3 = 4 * 64 * 0.02**2 * gelu_mean_square(2.0)",
             "0.02 / sqrt(2N), not 0.02",
