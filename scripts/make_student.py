@@ -250,8 +250,9 @@ def make_student(notebooks: Path, output: Path, *, force: bool = False) -> list[
     ]
     if changed and not force:
         raise WouldOverwrite(
-            f"output: {output} already holds work of yours ({', '.join(changed)} differ from a "
-            "fresh edition); nothing was written. Open it with `make student-lab`, or move it "
+            f"output: {output} already holds work of yours ({', '.join(changed)} "
+            f"{'differs' if len(changed) == 1 else 'differ'} from a fresh edition); nothing was "
+            "written. Open it with `make student-lab`, or move it "
             "away, or write the edition anew over it with --force (make student FORCE=1)"
         )
     output.mkdir(parents=True, exist_ok=True)
