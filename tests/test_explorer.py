@@ -18,6 +18,7 @@ import numpy as np  # noqa: E402
 import pytest  # noqa: E402
 from matplotlib.colors import to_hex, to_rgba  # noqa: E402
 from PIL import Image  # noqa: E402
+from web_page import PageSocket  # noqa: E402
 
 from tinyinit import calculate_gain  # noqa: E402
 from tinyinit.explorer import DepthExplorer, caption_html, depth_explorer, readout_lines  # noqa: E402
@@ -315,19 +316,6 @@ def test_a_comparison_keeps_blue_for_xavier_when_an_initializer_repeats():
         "#000000",
         to_hex(INITIALIZER_COLORS["kaiming"]),
     ]
-
-
-class PageSocket:
-    """What matplotlib's web canvas sends to a page: JSON events and PNG pictures."""
-
-    def __init__(self):
-        self.events, self.pictures = [], []
-
-    def send_json(self, content):
-        self.events.append(content)
-
-    def send_binary(self, blob):
-        self.pictures.append(blob)
 
 
 def test_a_web_canvas_blits_and_every_picture_is_whole():

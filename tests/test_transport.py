@@ -28,6 +28,7 @@ from matplotlib.figure import Figure  # noqa: E402
 from packaging.specifiers import SpecifierSet  # noqa: E402
 from PIL import Image  # noqa: E402
 from traitlets import TraitError  # noqa: E402
+from web_page import PageSocket  # noqa: E402
 
 from tinyinit import transport  # noqa: E402
 from tinyinit.plots import DepthPlot  # noqa: E402
@@ -67,19 +68,6 @@ def test_the_installed_versions_are_within_the_bounds_tested():
     for name in BOUNDED:
         assert "<" in specs[name], f"{name} has no upper bound: {specs[name]!r}"
         assert version(name) in SpecifierSet(specs[name]), (name, version(name), specs[name])
-
-
-class PageSocket:
-    """What a web canvas sends to a page: JSON events and pictures."""
-
-    def __init__(self):
-        self.events, self.pictures = [], []
-
-    def send_json(self, content):
-        self.events.append(content)
-
-    def send_binary(self, blob):
-        self.pictures.append(blob)
 
 
 class OtherCanvas(FigureCanvasWebAggCore):
