@@ -8,7 +8,6 @@ edition's stubs; a student's exception reported with its line; an endless loop s
 
 from __future__ import annotations
 
-import importlib.util
 import re
 import subprocess
 import sys
@@ -23,6 +22,8 @@ try:
     import tomllib
 except ModuleNotFoundError:  # Python 3.10
     import tomli as tomllib
+
+from scripts_loader import load_script
 
 from tinyinit import cli
 from tinyinit.catalog import (
@@ -51,17 +52,7 @@ TINYINIT_FUNCTIONS = (
 FAST = ["test_fans_and_gains_match_torch", "test_scaled_residual_keeps_the_stream_bounded"]
 
 
-def _make_student():
-    """scripts/make_student.py, which writes the student edition."""
-    script = ROOT / "scripts" / "make_student.py"
-    spec = importlib.util.spec_from_file_location("make_student", script)
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module  # dataclasses look their module up there
-    spec.loader.exec_module(module)
-    return module
-
-
-make_student = _make_student()
+make_student = load_script("make_student")  # writes the student edition
 
 
 def stubbed(source: str, keep: tuple[str, ...] = ()) -> str:

@@ -7,28 +7,19 @@ them all (and `python scripts/course_time.py --write` puts them in place).
 
 from __future__ import annotations
 
-import importlib.util
 import re
 import shutil
-import sys
 from pathlib import Path
 
 import nbformat
 import pytest
+from scripts_loader import load_script
 
 ROOT = Path(__file__).resolve().parent.parent
 README = (ROOT / "README.md").read_text(encoding="utf-8")
 
 
-def load(name: str):
-    spec = importlib.util.spec_from_file_location(name, ROOT / "scripts" / f"{name}.py")
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module  # dataclasses look their module up there
-    spec.loader.exec_module(module)
-    return module
-
-
-ct = load("course_time")
+ct = load_script("course_time")
 NOTEBOOKS = ct.notebooks()
 
 
@@ -234,7 +225,7 @@ def test_write_names_a_notebook_that_states_no_time(tmp_path):
 
 def test_site_index_states_each_estimate_and_the_core_total():
     """The index page's source as scripts/build_site.py writes it for Sphinx."""
-    builder = load("build_site")
+    builder = load_script("build_site")
     text = builder.index_markdown(builder.course_pages(ROOT / "notebooks"))
     minutes = ct.estimates(NOTEBOOKS)
     for path, m in minutes.items():

@@ -26,7 +26,6 @@ not accept already fails `generate_assignment` here.
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import os
 import shutil
@@ -37,6 +36,7 @@ from pathlib import Path
 import nbformat
 import pytest
 from nbgrader.api import Gradebook  # nbgrader is in the test extra
+from scripts_loader import load_script
 
 ROOT = Path(__file__).resolve().parent.parent
 NOTEBOOKS = ROOT / "notebooks"
@@ -47,17 +47,8 @@ MY_INIT = NOTEBOOKS / "my_init.py"
 NOT_WRITTEN = ("NotImplementedError", "Unanswered", "NotWrittenYet")  # work not written yet
 
 
-def load(name: str):
-    if name not in sys.modules:
-        spec = importlib.util.spec_from_file_location(name, ROOT / "scripts" / f"{name}.py")
-        module = importlib.util.module_from_spec(spec)
-        sys.modules[spec.name] = module  # dataclasses look their module up there
-        spec.loader.exec_module(module)
-    return sys.modules[name]
-
-
-ms = load("make_student")
-meta = load("nbgrader_metadata")
+ms = load_script("make_student")
+meta = load_script("nbgrader_metadata")
 
 
 def nbgrader(course: Path, *args: str) -> subprocess.CompletedProcess:
@@ -325,7 +316,7 @@ def test_a_cell_requiring_the_cards_tests_is_graded_a_point_per_function_it_chec
     required = v4.new_code_cell('check_init("my_init.py", tests=["x"]).require()')
     last = v4.new_code_cell('check_init("my_init.py").require()')
     nb = v4.new_notebook(cells=[asks, shown_only, required, last])
-    expected = load("nbgrader_metadata").expected_metadata(nb)
+    expected = load_script("nbgrader_metadata").expected_metadata(nb)
     assert sorted(expected) == [2, 3]  # a report that does not require its tests grades nothing
     assert (expected[2]["grade_id"], expected[2]["points"]) == ("my_init_fans_calculate_gain", 2)
     assert (expected[3]["grade_id"], expected[3]["points"]) == ("my_init_all", 1)

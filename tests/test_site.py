@@ -4,7 +4,6 @@ download and launch buttons, offline search, and no page loading anything from a
 from __future__ import annotations
 
 import base64
-import importlib.util
 import json
 import re
 import subprocess
@@ -15,20 +14,13 @@ from urllib.parse import unquote, urlparse
 
 import nbformat
 import pytest
+from scripts_loader import load_script
 
 ROOT = Path(__file__).resolve().parent.parent
 NOTEBOOKS = ROOT / "notebooks"
 SCRIPT = ROOT / "scripts" / "build_site.py"
 # What nbconvert writes when an image has no alt: it tells a screen-reader user nothing.
 PLACEHOLDER_ALT = "No description has been provided for this image"
-
-
-def load_script(name: str):
-    spec = importlib.util.spec_from_file_location(name, ROOT / "scripts" / f"{name}.py")
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module  # dataclasses look their module up there
-    spec.loader.exec_module(module)
-    return module
 
 
 class Page(HTMLParser):

@@ -13,7 +13,6 @@ stored output that answers a prediction, and `my_init.py` with its solutions stu
 from __future__ import annotations
 
 import ast
-import importlib.util
 import re
 import shutil
 import subprocess
@@ -24,6 +23,7 @@ from pathlib import Path
 import nbformat
 import pytest
 from nbclient import NotebookClient
+from scripts_loader import load_script
 
 ROOT = Path(__file__).resolve().parent.parent
 NOTEBOOKS = ROOT / "notebooks"
@@ -34,15 +34,7 @@ MY_INIT = NOTEBOOKS / "my_init.py"
 TEACHER_ONLY = re.compile(r"teacher|make student\b|holds? the solutions?", re.IGNORECASE)
 
 
-def load_script():
-    spec = importlib.util.spec_from_file_location("make_student", SCRIPT)
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module  # dataclasses look their module up there
-    spec.loader.exec_module(module)
-    return module
-
-
-ms = load_script()
+ms = load_script("make_student")
 TEACHER = sorted(NOTEBOOKS.glob("*.ipynb"))
 STEMS = [p.stem for p in TEACHER]
 
