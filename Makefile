@@ -37,7 +37,7 @@ lab: $(VENV)/.lab
 # notebook, and the browser tests (skipped, with a note, where Chromium is absent).
 test: $(VENV)/.test $(SITE_JS) $(AXE_JS)
 	$(VENV)/bin/ruff check .
-	$(PY) -m pytest tests tinyinit README.md notebooks --doctest-modules --doctest-glob=README.md $(NBVAL)
+	$(PY) -m pytest tests tinyinit README.md notebooks --doctest-modules --doctest-glob=README.md $(NBVAL) --durations=25
 
 unit: $(VENV)/.test
 	$(PY) -m pytest tests tinyinit README.md --doctest-modules --doctest-glob=README.md -m "not browser"
