@@ -51,13 +51,6 @@ def _output(old: int) -> int:
     return ((xorshifted >> rot) | (xorshifted << ((-rot) & 31))) & 0xFFFFFFFF
 
 
-def _output_block(old: np.ndarray) -> np.ndarray:
-    """`_output` on an array of uint64 states, all at once."""
-    xorshifted = (((old >> np.uint64(18)) ^ old) >> np.uint64(27)).astype(np.uint32)
-    rot = (old >> np.uint64(59)).astype(np.uint32)
-    return (xorshifted >> rot) | (xorshifted << ((np.uint32(32) - rot) & np.uint32(31)))
-
-
 def _jump(k: int, inc: int) -> tuple[int, int]:
     """(A_k, C_k) with s_k = A_k * s + C_k: k LCG steps as one affine map.
 
@@ -103,20 +96,26 @@ def _uniforms_from_first_words(first: np.ndarray, inc: int) -> np.ndarray:
     """
     second = first * np.uint64(MULT)
     second += np.uint64(inc)
-    high = _xsh_rr_shifted(first, 5)
+    high = _output_block(first, 5)
     high <<= np.uint64(26)
-    high |= _xsh_rr_shifted(second, 6)
+    high |= _output_block(second, 6)
     u = high.view(np.int64).astype(np.float64)  # int64 converts faster than uint64
     u *= 2.0**-53
     return u
 
 
-def _xsh_rr_shifted(old: np.ndarray, shift: int) -> np.ndarray:
-    """`_output(old) >> shift` for an array of states, in uint64.
+def _output_block(old: np.ndarray, shift: int = 0) -> np.ndarray:
+    """`_output(old) >> shift` for an array of uint64 states, as uint64.
 
     The 32-bit rotation is done in 64 bits: x * (2**32 + 1) holds two copies of
     x side by side, and shifting that right by rot leaves x rotated in the low
     32 bits, with no second shift and no negation for the left part.
+
+    >>> old = np.array([0, 1, 2**64 - 1], dtype=np.uint64)
+    >>> _output_block(old).tolist() == [_output(int(s)) for s in old]
+    True
+    >>> _output_block(old, 5).tolist() == [_output(int(s)) >> 5 for s in old]
+    True
     """
     x = old >> np.uint64(18)
     x ^= old
