@@ -22,8 +22,9 @@ import math
 import numpy as np
 
 from . import libm
+from .checks import integer
 from .parallel import run_all
-from .pcg32 import PCG32, TABLE_SIZE, _count, uniforms_at
+from .pcg32 import PCG32, TABLE_SIZE, uniforms_at
 
 # Normal pairs per block, one block per task of the thread pool (`parallel.run_all`):
 # 2**16 pairs, 512 KiB per float64 column (see pcg32.TABLE_SIZE for why not smaller).
@@ -81,7 +82,7 @@ def uniforms(rng, n: int) -> np.ndarray:
     array([0.28031228, 0.48922414])
     """
     _check_rng(rng)
-    return _draw(rng, _count("n", n), lambda u, out: np.copyto(out, u))
+    return _draw(rng, integer("n", n, minimum=0), lambda u, out: np.copyto(out, u))
 
 
 def uniform_float32(rng, n: int, low: float, high: float) -> np.ndarray:
@@ -96,7 +97,7 @@ def uniform_float32(rng, n: int, low: float, high: float) -> np.ndarray:
     def weights(u, out):
         out[:] = low + width * u  # in float64, rounded to float32 once
 
-    return _draw(rng, _count("n", n), weights, np.float32)
+    return _draw(rng, integer("n", n, minimum=0), weights, np.float32)
 
 
 def scaled_uniform_float32(rng, n: int, a: float) -> np.ndarray:
@@ -151,7 +152,7 @@ def normal(rng, n: int) -> np.ndarray:
     array([-0.809237  ,  0.05487465, -0.74574252])
     """
     _check_rng(rng)
-    n = _count("n", n)
+    n = integer("n", n, minimum=0)
     return _draw(rng, 2 * ((n + 1) // 2), box_muller, every=2)[:n]
 
 
@@ -165,7 +166,7 @@ def scaled_normal_float32(
     tested in float64, comes out as NaN: the truncated normal's rejections.
     """
     _check_rng(rng)
-    n = _count("n", n)
+    n = integer("n", n, minimum=0)
 
     def weights(u0, u1, out):
         for j, z in enumerate(_cos_and_sin_terms(u0, u1)):

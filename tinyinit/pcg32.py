@@ -17,10 +17,11 @@ Both are speed only: they give exactly the sequence of `next_u32()`.
 from __future__ import annotations
 
 import copy as _copy
-import operator
 from functools import lru_cache
 
 import numpy as np
+
+from .checks import integer
 
 MULT = 6364136223846793005
 MASK64 = (1 << 64) - 1
@@ -39,9 +40,7 @@ TABLE_SIZE = 1 << 16
 
 def _as_uint(name: str, value, bits: int = 64) -> int:
     """An integer argument reduced mod 2**bits, refusing floats and bools."""
-    if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
-        raise ValueError(f"{name} must be an integer, got {value!r}")
-    return operator.index(value) & ((1 << bits) - 1)
+    return integer(name, value) & ((1 << bits) - 1)
 
 
 def _output(old: int) -> int:
@@ -194,7 +193,7 @@ class PCG32:
 
     def words(self, n: int) -> np.ndarray:
         """The next n words as uint32, equal to n calls of `next_u32()`."""
-        n = _count("n", n)
+        n = integer("n", n, minimum=0)
         out = np.empty(n, dtype=np.uint32)
         a, c = _jump_tables(self.inc, 1, BLOCK_WORDS)
         block_mult, block_plus = _jump(BLOCK_WORDS, self.inc)
@@ -210,7 +209,7 @@ class PCG32:
 
     def uniforms(self, n: int) -> np.ndarray:
         """The next n uniforms as float64, equal to n calls of `uniform()`."""
-        n = _count("n", n)
+        n = integer("n", n, minimum=0)
         out = np.empty(n, dtype=np.float64)
         for start in range(0, n, TABLE_SIZE):
             k = min(TABLE_SIZE, n - start)
@@ -237,10 +236,3 @@ class PCG32:
 
     def __setstate__(self, state) -> None:
         self.state, self.inc = state
-
-
-def _count(name: str, n) -> int:
-    """A non-negative integer count, or a ValueError that says what was given."""
-    if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 0:
-        raise ValueError(f"{name} must be a non-negative integer, got {n!r}")
-    return int(n)
