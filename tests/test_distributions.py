@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import math
-import os
 
 import numpy as np
 import pytest
@@ -217,62 +216,6 @@ def test_a_uniform_only_generator_gives_the_same_arrays_and_advance(draw, n):
     a, b = draw(fast, n), draw(slow, n)
     assert a.dtype == b.dtype and a.tobytes() == b.tobytes()
     assert fast.state == slow.scalar.state
-
-
-# --- the thread pool: as many threads as CPUs this process may use ----------------------
-
-
-def test_a_cgroup_quota_caps_the_threads(tmp_path, monkeypatch):
-    from tinyinit.distributions import cgroup_cpu_quota, usable_cpus
-
-    assert cgroup_cpu_quota("max 100000") is None
-    assert cgroup_cpu_quota("200000 100000") == 2.0
-    assert cgroup_cpu_quota("garbage") is None
-    monkeypatch.setattr(os, "sched_getaffinity", lambda pid: {0, 1, 2, 3}, raising=False)
-    cpu_max = tmp_path / "cpu.max"
-    cpu_max.write_text("150000 100000\n")
-    assert usable_cpus(cpu_max) == 2  # 1.5 CPUs of quota: two threads run at once
-    cpu_max.write_text("max 100000\n")
-    assert usable_cpus(cpu_max) == 4  # no quota: the affinity mask
-    assert usable_cpus(tmp_path / "absent") == 4
-    cpu_max.write_text("50000 100000\n")
-    assert usable_cpus(cpu_max) == 1
-
-
-def test_a_quota_line_that_is_not_two_positive_integers_is_no_quota():
-    from tinyinit.distributions import cgroup_cpu_quota
-
-    assert cgroup_cpu_quota("100000") is None  # one field
-    assert cgroup_cpu_quota("100000 100000 1") is None
-    assert cgroup_cpu_quota("0 100000") is None
-    assert cgroup_cpu_quota("100000 0") is None
-    assert cgroup_cpu_quota("1 100000") == 1e-5  # the smallest quota is still a quota
-    assert cgroup_cpu_quota("1 1") == 1.0
-
-
-def test_without_an_affinity_mask_the_cpu_count_is_used(tmp_path, monkeypatch):
-    from tinyinit.distributions import usable_cpus
-
-    monkeypatch.delattr(os, "sched_getaffinity", raising=False)  # as on macOS and Windows
-    monkeypatch.setattr(os, "cpu_count", lambda: 3)
-    assert usable_cpus(tmp_path / "absent") == 3
-    monkeypatch.setattr(os, "cpu_count", lambda: None)  # "undetermined"
-    assert usable_cpus(tmp_path / "absent") == 1
-
-
-def test_the_pool_has_a_thread_per_usable_cpu_named_after_the_package(monkeypatch):
-    import threading
-
-    from tinyinit import distributions
-
-    monkeypatch.setattr(distributions, "_pool", None)  # a new pool, shut down below
-    monkeypatch.setattr(distributions, "usable_cpus", lambda: 3)
-    pool = distributions._workers()
-    try:
-        assert pool._max_workers == 3 and distributions._workers() is pool
-        assert pool.submit(lambda: threading.current_thread().name).result().startswith("tinyinit")
-    finally:
-        pool.shutdown()
 
 
 def test_box_muller_makes_its_own_array_of_two_values_per_pair():

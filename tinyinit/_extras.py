@@ -19,6 +19,8 @@ from __future__ import annotations
 from collections.abc import Iterator
 from contextlib import contextmanager
 
+from .checks import one_of
+
 __all__ = ["extra"]
 
 EXTRAS = ("lab", "present")
@@ -33,8 +35,7 @@ def extra(name: str, needed_by: str) -> Iterator[None]:
     Only a module that is not installed is translated; a package that is installed but fails
     to import raises its own error unchanged.
     """
-    if name not in EXTRAS:
-        raise ValueError(f"extra must be one of {', '.join(EXTRAS)}; got {name!r}")
+    one_of("extra", name, EXTRAS)
     try:
         yield
     except ModuleNotFoundError as error:

@@ -3,8 +3,8 @@
 Any object with a `uniform()` method is a generator here (a course's frozen
 scalar PCG32 has nothing else). A `PCG32` of this package is also accepted and
 takes the fast path: blocks of uniforms computed with vector arithmetic, spread
-over the CPUs this process may use (`usable_cpus`), each block starting where
-the previous one ends thanks to jump-ahead. Both paths give the same numbers,
+over the CPUs this process may use (`tinyinit.parallel`), each block starting
+where the previous one ends thanks to jump-ahead. Both paths give the same numbers,
 bit for bit.
 
 About the last bit of a normal. The spec computes r = sqrt(-2 ln(1 - u0)),
@@ -18,68 +18,17 @@ implementation of the spec.
 from __future__ import annotations
 
 import math
-import os
-from concurrent.futures import ThreadPoolExecutor
-from pathlib import Path
 
 import numpy as np
 
 from . import libm
-from .pcg32 import PCG32, TABLE_SIZE, _count, uniforms_at
+from .checks import integer
+from .parallel import run_all
+from .pcg32 import PCG32, TABLE_SIZE, uniforms_at
 
-# Normal pairs per block, one block per task of the thread pool: 2**16 pairs,
-# 512 KiB per float64 column (see pcg32.TABLE_SIZE for why not smaller).
+# Normal pairs per block, one block per task of the thread pool (`parallel.run_all`):
+# 2**16 pairs, 512 KiB per float64 column (see pcg32.TABLE_SIZE for why not smaller).
 PAIRS_PER_BLOCK = TABLE_SIZE
-
-_pool: ThreadPoolExecutor | None = None
-
-CGROUP_CPU_MAX = Path("/sys/fs/cgroup/cpu.max")
-
-
-def cgroup_cpu_quota(cpu_max: str) -> float | None:
-    """The CPUs a cgroup v2 `cpu.max` line ("quota period") allows, or None if unlimited.
-
-    >>> cgroup_cpu_quota("150000 100000"), cgroup_cpu_quota("max 100000")
-    (1.5, None)
-    """
-    fields = cpu_max.split()
-    if len(fields) != 2 or fields[0] == "max":
-        return None
-    try:
-        quota, period = int(fields[0]), int(fields[1])
-    except ValueError:
-        return None
-    return quota / period if quota > 0 and period > 0 else None
-
-
-def usable_cpus(cpu_max_file: Path = CGROUP_CPU_MAX) -> int:
-    """How many CPUs this process may really use: its affinity mask, capped by a container quota.
-
-    os.cpu_count() counts the machine's CPUs, not the ones a container, a
-    taskset or a batch scheduler lets us run on: threads beyond those only
-    queue. The quota rounds up (1.5 CPUs of quota still run 2 threads at once).
-
-    >>> usable_cpus() >= 1
-    True
-    """
-    try:
-        cpus = len(os.sched_getaffinity(0))
-    except AttributeError:  # macOS and Windows have no affinity mask
-        cpus = os.cpu_count() or 1
-    try:
-        quota = cgroup_cpu_quota(cpu_max_file.read_text())
-    except OSError:
-        quota = None
-    if quota is not None:
-        cpus = min(cpus, math.ceil(quota))
-    return max(cpus, 1)
-
-
-def _workers() -> ThreadPoolExecutor:
-    global _pool
-    if _pool is None:
-        _pool = ThreadPoolExecutor(max_workers=usable_cpus(), thread_name_prefix="tinyinit")
-    return _pool
 
 
 def _check_rng(rng) -> None:
@@ -116,10 +65,7 @@ def _draw(rng, n: int, transform, dtype=np.float64, every: int = 1) -> np.ndarra
             ]
             transform(*columns, out=out[start : start + size])
 
-        if len(starts) > 1:
-            list(_workers().map(fill, starts))
-        elif n:
-            fill(0)
+        run_all(fill, starts)
         rng.advance(2 * n)
     else:
         for start in starts:
@@ -136,7 +82,7 @@ def uniforms(rng, n: int) -> np.ndarray:
     array([0.28031228, 0.48922414])
     """
     _check_rng(rng)
-    return _draw(rng, _count("n", n), lambda u, out: np.copyto(out, u))
+    return _draw(rng, integer("n", n, minimum=0), lambda u, out: np.copyto(out, u))
 
 
 def uniform_float32(rng, n: int, low: float, high: float) -> np.ndarray:
@@ -151,13 +97,18 @@ def uniform_float32(rng, n: int, low: float, high: float) -> np.ndarray:
     def weights(u, out):
         out[:] = low + width * u  # in float64, rounded to float32 once
 
-    return _draw(rng, _count("n", n), weights, np.float32)
+    return _draw(rng, integer("n", n, minimum=0), weights, np.float32)
 
 
 def scaled_uniform_float32(rng, n: int, a: float) -> np.ndarray:
     """float32(-a + 2a * u_k) for the next n uniforms u_k: U(-a, a), spec section 4.
 
-    a - (-a) is 2a exactly, so this is uniform_float32(rng, n, -a, a).
+    The draw of every symmetric uniform initializer (xavier_uniform,
+    kaiming_uniform) and of `tinyinit.variance`'s uniform weights. a - (-a) is
+    2a exactly, so this is uniform_float32(rng, n, -a, a), bit for bit.
+
+    >>> scaled_uniform_float32(PCG32(0), 2, 0.5)
+    array([-0.21968773, -0.01077586], dtype=float32)
     """
     return uniform_float32(rng, n, -a, a)
 
@@ -201,7 +152,7 @@ def normal(rng, n: int) -> np.ndarray:
     array([-0.809237  ,  0.05487465, -0.74574252])
     """
     _check_rng(rng)
-    n = _count("n", n)
+    n = integer("n", n, minimum=0)
     return _draw(rng, 2 * ((n + 1) // 2), box_muller, every=2)[:n]
 
 
@@ -215,7 +166,7 @@ def scaled_normal_float32(
     tested in float64, comes out as NaN: the truncated normal's rejections.
     """
     _check_rng(rng)
-    n = _count("n", n)
+    n = integer("n", n, minimum=0)
 
     def weights(u0, u1, out):
         for j, z in enumerate(_cos_and_sin_terms(u0, u1)):

@@ -25,6 +25,7 @@ from numbers import Real
 
 import numpy as np
 
+from .checks import integer, number, one_of
 from .distributions import (
     _check_rng,
     normal,
@@ -64,38 +65,16 @@ def _shape(shape, *, min_dims: int = 0) -> tuple[int, ...]:
         dims = tuple(shape)
     except TypeError:
         raise ValueError(f"shape must be a tuple of non-negative integers, got {shape!r}") from None
-    for d in dims:
-        if isinstance(d, bool) or not isinstance(d, (int, np.integer)) or d < 0:
-            raise ValueError(f"shape must be a tuple of non-negative integers, got {shape!r}")
+    try:
+        dims = tuple(integer("shape", d, minimum=0) for d in dims)
+    except ValueError:
+        raise ValueError(f"shape must be a tuple of non-negative integers, got {shape!r}") from None
     if len(dims) < min_dims:
         raise ValueError(
             f"shape {dims!r} has {len(dims)} dimension(s); fans need at least 2, "
             f"(out, in, *kernel), as in torch"
         )
-    return tuple(int(d) for d in dims)
-
-
-def _real(name: str, value) -> float:
-    if isinstance(value, bool) or not isinstance(value, Real) or not math.isfinite(value):
-        raise ValueError(f"{name} must be a finite real number, got {value!r}")
-    return float(value)
-
-
-def _positive(name: str, value) -> float:
-    if _non_negative(name, value) == 0:
-        raise ValueError(f"{name} must be a finite real number > 0, got {value!r}")
-    return float(value)
-
-
-def _non_negative(name: str, value) -> float:
-    if (
-        isinstance(value, bool)
-        or not isinstance(value, Real)
-        or not math.isfinite(value)
-        or value < 0
-    ):
-        raise ValueError(f"{name} must be a finite real number >= 0, got {value!r}")
-    return float(value)
+    return dims
 
 
 # --- fans and gains ------------------------------------------------------------------
@@ -134,17 +113,10 @@ def calculate_gain(nonlinearity: str, param: float | None = None) -> float:
     >>> calculate_gain("leaky_relu", 0.2)
     1.3867504905630728
     """
-    if not isinstance(nonlinearity, str) or nonlinearity not in GAINS:  # a list is unhashable
-        raise ValueError(
-            f"nonlinearity must be one of {', '.join(NONLINEARITIES)}; got {nonlinearity!r}"
-        )
-    if nonlinearity != "leaky_relu":
+    if one_of("nonlinearity", nonlinearity, NONLINEARITIES) != "leaky_relu":
         return GAINS[nonlinearity]
     slope = DEFAULT_LEAKY_RELU_SLOPE if param is None else param
-    if isinstance(slope, bool) or not isinstance(slope, Real) or not math.isfinite(slope):
-        raise ValueError(
-            f"param (the leaky_relu negative slope) must be a finite real number, got {param!r}"
-        )
+    number("param (the leaky_relu negative slope)", slope)  # kept as given: a float32 stays one
     return math.sqrt(2.0 / (1 + slope**2))
 
 
@@ -213,7 +185,7 @@ def xavier_uniform(shape, gain: float, rng) -> np.ndarray:
     np.float32(-0.40678263)
     """
     fan_in, fan_out = fans(shape)
-    gain = _non_negative("gain", gain)
+    gain = number("gain", gain, minimum=0)
     _check_rng(rng)
     a = xavier_bound(fan_in, fan_out, gain)
     return scaled_uniform_float32(rng, math.prod(shape), a).reshape(shape)
@@ -227,7 +199,7 @@ def xavier_normal(shape, gain: float, rng) -> np.ndarray:
     np.float32(-0.43255538)
     """
     fan_in, fan_out = fans(shape)
-    gain = _non_negative("gain", gain)
+    gain = number("gain", gain, minimum=0)
     _check_rng(rng)
     return _scaled_normal(_shape(shape), xavier_std(fan_in, fan_out, gain), rng)
 
@@ -270,8 +242,8 @@ def normal_init(shape, std: float, rng, *, mean: float = 0.0) -> np.ndarray:
     array([0.98381525, 1.0010974 ], dtype=float32)
     """
     dims = _shape(shape)
-    std = _non_negative("std", std)
-    mean = _real("mean", mean)
+    std = number("std", std, minimum=0)
+    mean = number("mean", mean)
     _check_rng(rng)
     return _scaled_normal(dims, std, rng, mean)
 
@@ -285,9 +257,8 @@ def scaled_residual_std(base_std: float, n_layers: int) -> float:
     >>> scaled_residual_std(0.02, 12)
     0.004082482904638631
     """
-    base_std = _non_negative("base_std", base_std)
-    if isinstance(n_layers, bool) or not isinstance(n_layers, (int, np.integer)) or n_layers < 1:
-        raise ValueError(f"n_layers must be an integer >= 1, got {n_layers!r}")
+    base_std = number("base_std", base_std, minimum=0)
+    n_layers = integer("n_layers", n_layers, minimum=1)
     return base_std / math.sqrt(2 * n_layers)
 
 
@@ -338,7 +309,7 @@ def uniform_init(shape, low: float, high: float, rng) -> np.ndarray:
     array([0.56062454, 0.9784483 , 1.2247084 ], dtype=float32)
     """
     dims = _shape(shape)
-    low, high = _real("low", low), _real("high", high)
+    low, high = number("low", low), number("high", high)
     if not (low <= high and math.isfinite(high - low)):
         raise ValueError(
             f"high must be >= low and high - low finite, got low={low!r} and high={high!r}"
@@ -355,7 +326,7 @@ def constant_init(shape, value: float) -> np.ndarray:
            [0.5, 0.5]], dtype=float32)
     """
     dims = _shape(shape)
-    value = _real("value", value)
+    value = number("value", value)
     with np.errstate(over="ignore"):  # the overflow is the answer here, not news
         fits = math.isfinite(np.float32(value))
     if not fits:
@@ -408,8 +379,9 @@ def trunc_normal_init(
     array([ 0.18554305,  0.05487465, -0.3948574 ,  1.1572359 ], dtype=float32)
     """
     dims = _shape(shape)
-    std = _positive("std", std)
-    mean, a, b = _real("mean", mean), _real("a", a), _real("b", b)
+    number("std", std, minimum=0)  # a negative std hears what every std hears; then 0 is refused
+    std = number("std", std, above=0)
+    mean, a, b = number("mean", mean), number("a", a), number("b", b)
     if not a < b:
         raise ValueError(f"a must be < b (the cutoffs of [a, b]), got a={a!r} and b={b!r}")
     chance = _normal_cdf((b - mean) / std) - _normal_cdf((a - mean) / std)
@@ -451,7 +423,7 @@ def orthogonal_init(shape, gain: float, rng) -> np.ndarray:
     cols = math.prod(dims) // rows if rows else 0
     if rows == 0 or cols == 0:
         raise ValueError(f"shape {dims!r} has no elements; orthogonal_init needs rows, cols >= 1")
-    gain = _non_negative("gain", gain)
+    gain = number("gain", gain, minimum=0)
     _check_rng(rng)
     m = normal(rng, rows * cols).reshape(rows, cols)
     wide = rows < cols
@@ -491,8 +463,7 @@ def dirac_init(shape, groups: int = 1) -> np.ndarray:
     dims = _shape(shape)
     if len(dims) not in (3, 4, 5):
         raise ValueError(f"shape must have 3, 4 or 5 dimensions (out, in, *kernel), got {dims!r}")
-    if isinstance(groups, bool) or not isinstance(groups, (int, np.integer)) or groups < 1:
-        raise ValueError(f"groups must be an integer >= 1, got {groups!r}")
+    groups = integer("groups", groups, minimum=1)
     if dims[0] % groups:
         raise ValueError(f"groups must divide shape[0] = {dims[0]}, got {groups!r}")
     w = np.zeros(dims, dtype=np.float32)
@@ -527,7 +498,7 @@ def sparse_init(shape, sparsity: float, std: float, rng) -> np.ndarray:
         or not 0 <= sparsity <= 1  # also refuses NaN
     ):
         raise ValueError(f"sparsity must be a real number in [0, 1], got {sparsity!r}")
-    std = _non_negative("std", std)
+    std = number("std", std, minimum=0)
     _check_rng(rng)
     rows, cols = dims
     w = _scaled_normal(dims, std, rng)

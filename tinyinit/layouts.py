@@ -20,6 +20,8 @@ import math
 
 import numpy as np
 
+from .checks import one_of
+
 __all__ = ["LAYERS", "counted_fans", "forward", "layer_fans", "weight_shape"]
 
 LAYERS = ("linear", "linear_in_out", "conv", "conv_transpose")
@@ -37,6 +39,7 @@ def weight_shape(
     >>> weight_shape("linear", 3, 4), weight_shape("linear_in_out", 3, 4)
     ((4, 3), (3, 4))
     """
+    one_of("layer", layer, LAYERS)
     kernel = tuple(kernel_size)
     if layer == "linear":
         return (out_channels, in_channels)
@@ -44,9 +47,7 @@ def weight_shape(
         return (in_channels, out_channels)
     if layer == "conv":
         return (out_channels, in_channels, *kernel)
-    if layer == "conv_transpose":
-        return (in_channels, out_channels, *kernel)
-    raise ValueError(f"layer must be one of {', '.join(LAYERS)}; got {layer!r}")
+    return (in_channels, out_channels, *kernel)  # conv_transpose
 
 
 def layer_fans(
@@ -72,6 +73,7 @@ def forward(layer: str, weight: np.ndarray, x: np.ndarray) -> np.ndarray:
     >>> forward("linear", np.array([[1.0, 2.0]]), np.array([[3.0, 4.0]]))   # x @ W.T
     array([[11.]])
     """
+    one_of("layer", layer, LAYERS)
     if layer == "linear":
         return x @ weight.T
     if layer == "linear_in_out":
@@ -83,16 +85,14 @@ def forward(layer: str, weight: np.ndarray, x: np.ndarray) -> np.ndarray:
         pad = [(0, 0), (0, 0), *[(k - 1, k - 1) for k in kdims]]
         flipped = np.flip(weight, axis=tuple(range(2, weight.ndim))).swapaxes(0, 1)
         return forward("conv", flipped, np.pad(x, pad))
-    if layer == "conv":
-        kdims = weight.shape[2:]
-        axes = tuple(range(2, x.ndim))
-        windows = np.lib.stride_tricks.sliding_window_view(x, kdims, axis=axes)
-        # windows: (batch, in, *out_spatial, *kernel) -> contract in and kernel
-        letters = "ijklmn"[: len(kdims)]
-        spatial = "uvw"[: len(kdims)]
-        spec = f"bc{spatial}{letters},oc{letters}->bo{spatial}"
-        return np.einsum(spec, windows, weight, optimize=True)
-    raise ValueError(f"layer must be one of {', '.join(LAYERS)}; got {layer!r}")
+    kdims = weight.shape[2:]  # conv
+    axes = tuple(range(2, x.ndim))
+    windows = np.lib.stride_tricks.sliding_window_view(x, kdims, axis=axes)
+    # windows: (batch, in, *out_spatial, *kernel) -> contract in and kernel
+    letters = "ijklmn"[: len(kdims)]
+    spatial = "uvw"[: len(kdims)]
+    spec = f"bc{spatial}{letters},oc{letters}->bo{spatial}"
+    return np.einsum(spec, windows, weight, optimize=True)
 
 
 def counted_fans(

@@ -17,10 +17,11 @@ Both are speed only: they give exactly the sequence of `next_u32()`.
 from __future__ import annotations
 
 import copy as _copy
-import operator
 from functools import lru_cache
 
 import numpy as np
+
+from .checks import integer
 
 MULT = 6364136223846793005
 MASK64 = (1 << 64) - 1
@@ -39,9 +40,7 @@ TABLE_SIZE = 1 << 16
 
 def _as_uint(name: str, value, bits: int = 64) -> int:
     """An integer argument reduced mod 2**bits, refusing floats and bools."""
-    if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
-        raise ValueError(f"{name} must be an integer, got {value!r}")
-    return operator.index(value) & ((1 << bits) - 1)
+    return integer(name, value) & ((1 << bits) - 1)
 
 
 def _output(old: int) -> int:
@@ -49,13 +48,6 @@ def _output(old: int) -> int:
     xorshifted = (((old >> 18) ^ old) >> 27) & 0xFFFFFFFF
     rot = old >> 59
     return ((xorshifted >> rot) | (xorshifted << ((-rot) & 31))) & 0xFFFFFFFF
-
-
-def _output_block(old: np.ndarray) -> np.ndarray:
-    """`_output` on an array of uint64 states, all at once."""
-    xorshifted = (((old >> np.uint64(18)) ^ old) >> np.uint64(27)).astype(np.uint32)
-    rot = (old >> np.uint64(59)).astype(np.uint32)
-    return (xorshifted >> rot) | (xorshifted << ((np.uint32(32) - rot) & np.uint32(31)))
 
 
 def _jump(k: int, inc: int) -> tuple[int, int]:
@@ -103,20 +95,26 @@ def _uniforms_from_first_words(first: np.ndarray, inc: int) -> np.ndarray:
     """
     second = first * np.uint64(MULT)
     second += np.uint64(inc)
-    high = _xsh_rr_shifted(first, 5)
+    high = _output_block(first, 5)
     high <<= np.uint64(26)
-    high |= _xsh_rr_shifted(second, 6)
+    high |= _output_block(second, 6)
     u = high.view(np.int64).astype(np.float64)  # int64 converts faster than uint64
     u *= 2.0**-53
     return u
 
 
-def _xsh_rr_shifted(old: np.ndarray, shift: int) -> np.ndarray:
-    """`_output(old) >> shift` for an array of states, in uint64.
+def _output_block(old: np.ndarray, shift: int = 0) -> np.ndarray:
+    """`_output(old) >> shift` for an array of uint64 states, as uint64.
 
     The 32-bit rotation is done in 64 bits: x * (2**32 + 1) holds two copies of
     x side by side, and shifting that right by rot leaves x rotated in the low
     32 bits, with no second shift and no negation for the left part.
+
+    >>> old = np.array([0, 1, 2**64 - 1], dtype=np.uint64)
+    >>> _output_block(old).tolist() == [_output(int(s)) for s in old]
+    True
+    >>> _output_block(old, 5).tolist() == [_output(int(s)) >> 5 for s in old]
+    True
     """
     x = old >> np.uint64(18)
     x ^= old
@@ -195,7 +193,7 @@ class PCG32:
 
     def words(self, n: int) -> np.ndarray:
         """The next n words as uint32, equal to n calls of `next_u32()`."""
-        n = _count("n", n)
+        n = integer("n", n, minimum=0)
         out = np.empty(n, dtype=np.uint32)
         a, c = _jump_tables(self.inc, 1, BLOCK_WORDS)
         block_mult, block_plus = _jump(BLOCK_WORDS, self.inc)
@@ -211,7 +209,7 @@ class PCG32:
 
     def uniforms(self, n: int) -> np.ndarray:
         """The next n uniforms as float64, equal to n calls of `uniform()`."""
-        n = _count("n", n)
+        n = integer("n", n, minimum=0)
         out = np.empty(n, dtype=np.float64)
         for start in range(0, n, TABLE_SIZE):
             k = min(TABLE_SIZE, n - start)
@@ -238,10 +236,3 @@ class PCG32:
 
     def __setstate__(self, state) -> None:
         self.state, self.inc = state
-
-
-def _count(name: str, n) -> int:
-    """A non-negative integer count, or a ValueError that says what was given."""
-    if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 0:
-        raise ValueError(f"{name} must be a non-negative integer, got {n!r}")
-    return int(n)

@@ -24,7 +24,8 @@ import math
 import numpy as np
 
 import tinyinit
-from tinyinit.init import FAN_MODES, _check_rng, _non_negative, _shape
+from tinyinit.checks import number
+from tinyinit.init import FAN_MODES, _check_rng, _shape
 
 API = (
     "fans",
@@ -64,7 +65,7 @@ class Initializers:
 
     def xavier_uniform(self, shape, gain: float, rng) -> np.ndarray:
         fan_in, fan_out = self.fans(shape)
-        gain = _non_negative("gain", gain)
+        gain = number("gain", gain, minimum=0)
         _check_rng(rng)
         a = self.uniform_bound(gain, fan_in, fan_out)
         u = tinyinit.uniforms(self.source(rng), math.prod(shape))
@@ -72,7 +73,7 @@ class Initializers:
 
     def xavier_normal(self, shape, gain: float, rng) -> np.ndarray:
         fan_in, fan_out = self.fans(shape)
-        gain = _non_negative("gain", gain)
+        gain = number("gain", gain, minimum=0)
         _check_rng(rng)
         return self._normal(tuple(shape), gain * math.sqrt(2.0 / (fan_in + fan_out)), rng)
 
@@ -89,7 +90,7 @@ class Initializers:
 
     def normal_init(self, shape, std: float, rng) -> np.ndarray:
         shape = _shape(shape)
-        std = _non_negative("std", std)
+        std = number("std", std, minimum=0)
         _check_rng(rng)
         return self._normal(shape, std, rng)
 
