@@ -40,7 +40,7 @@ import numpy as np
 from threadpoolctl import threadpool_limits
 
 from ._extras import extra
-from .activations import Activation
+from .activations import SATURATED_SLOPE, Activation
 from .activations import activation as _activation_named
 from .pcg32 import PCG32
 
@@ -64,9 +64,6 @@ __all__ = [
 
 Params = list[tuple[np.ndarray, np.ndarray]]
 OPTIMIZERS = ("sgd", "adam")
-# |tanh(z)| > 0.97 is Karpathy's "saturated"; there phi'(z) = 1 - tanh(z)**2 < 1 - 0.97**2.
-# The same threshold on phi' defines "saturated" for every activation: ReLU's zeros count.
-SATURATED_DPHI = 1.0 - 0.97**2
 
 
 # --- argument checks: say what was wrong, the value, and what is accepted -------------
@@ -384,8 +381,8 @@ class TrainingRun:
 
     losses[t]                minibatch loss
     mean_square[t, l-1]      mean of h_l**2 over the minibatch, hidden layers l = 1..L-1
-    saturated[t, l-1]        fraction of entries of h_l with phi'(z) < 1 - 0.97**2
-                             (|tanh| > 0.97; ReLU: h = 0)
+    saturated[t, l-1]        fraction of entries of h_l with phi'(z) < SATURATED_SLOPE
+                             = 1 - 0.97**2 (|tanh| > 0.97; ReLU: h = 0)
     dead[t, l-1]             fraction of units of layer l saturated on the whole minibatch
     grad_norm[t, l-1]        ||dL/dW_l|| (Frobenius), all layers l = 1..L
     update_ratio[t, l-1]     ||Delta W_l|| / ||W_l||, the step's change against the weight
@@ -484,7 +481,7 @@ def _run(arrays, x, labels, act, batches, optimizer, lrs, state, stats) -> int |
             return t
         losses[t] = loss
         for l, (dphi, h) in enumerate(zip(dphis, fwd.h[1:])):
-            shut = dphi < SATURATED_DPHI
+            shut = dphi < SATURATED_SLOPE
             hidden[:, t, l] = np.mean(h * h), np.mean(shut), np.mean(shut.all(axis=0))
         flat_grads = _flat(grads)
         if optimizer == "sgd":
