@@ -31,8 +31,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .activations import activation
 from .distributions import normal
 from .init import calculate_gain, kaiming_normal, kaiming_std, normal_init, scaled_residual_std
+from .variance import mean_squares_by_layer
 
 # --- a stack of residual sublayers, drawn once -------------------------------------------
 
@@ -179,11 +181,13 @@ def relu_stack_mean_squares(
     """
     x = normal(rng, tokens * width).reshape(tokens, width)
     std = kaiming_std(width, calculate_gain("relu")) * math.sqrt(variance_factor)
-    mean_squares = [float(np.mean(x**2))]
-    for _ in range(n_layers):
-        x = np.maximum(x @ normal_init((width, width), std, rng).T.astype(np.float64), 0.0)
-        mean_squares.append(float(np.mean(x**2)))
-    return np.array(mean_squares)
+
+    def layers():  # drawn one by one, after x
+        for _ in range(n_layers):
+            w = normal_init((width, width), std, rng).T.astype(np.float64)
+            yield lambda h, w=w: h @ w
+
+    return mean_squares_by_layer(x, layers(), activation("relu").phi)
 
 
 # --- checker: did the 1/sqrt(2N) reach every output projection? ---------------------------
