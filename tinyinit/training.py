@@ -52,8 +52,10 @@ __all__ = [
     "accuracy",
     "adam_init",
     "adam_step",
+    "backward_layers",
     "cross_entropy",
     "forward",
+    "forward_layers",
     "init_params",
     "load_digits_split",
     "loss_and_gradients",
@@ -177,14 +179,49 @@ class Forward(NamedTuple):
     h: list[np.ndarray]  # inputs of the layers, h[l] = h_l, h[0] = x
 
 
-def _forward(params: Params, x: np.ndarray, act: Activation) -> Forward:
+def _affine(h: np.ndarray, W: np.ndarray, b: np.ndarray | None) -> np.ndarray:
+    return h @ W.T if b is None else h @ W.T + b
+
+
+def forward_layers(params, x: np.ndarray, act: Activation) -> Forward:
+    """The forward pass of `forward`, unchecked: z_l = h_{l-1} W_l^T + b_l, h_l = phi(z_l).
+
+    params: (W, b) pairs, b None for a layer without bias (tinyinit.mup's);
+    act: an Activation. Returns Forward(logits, z, h) as `forward` does.
+
+    >>> from tinyinit.activations import activation
+    >>> forward_layers([(np.eye(2), None)], np.array([[1.0, -1.0]]), activation("relu")).logits
+    array([[ 1., -1.]])
+    """
     z, h = [], [x]
     for W, b in params[:-1]:
-        z.append(h[-1] @ W.T + b)
+        z.append(_affine(h[-1], W, b))
         # Some activations compute in float64 (gelu's erf): keep the network's dtype.
         h.append(act.phi(z[-1]).astype(z[-1].dtype, copy=False))
     W, b = params[-1]
-    return Forward(h[-1] @ W.T + b, z, h)
+    return Forward(_affine(h[-1], W, b), z, h)
+
+
+def backward_layers(
+    weights: Sequence[np.ndarray], h: Sequence[np.ndarray], dz: np.ndarray, slopes
+) -> tuple[list[np.ndarray], list[np.ndarray]]:
+    """Backprop from dz = dloss/dz_L down: ([dW_1 .. dW_L], [dz_1 .. dz_L]).
+
+    dW_l = dz_l^T h_{l-1},  dz_{l-1} = (dz_l W_l) * phi'(z_{l-1}); h = [h_0 .. h_{L-1}]
+    as Forward holds them, slopes[l-1] = phi'(z_l) for the hidden layers.
+    A bias's gradient is db_l = dz_l summed over the batch.
+
+    >>> dW, dz = backward_layers([np.array([[2.0]])], [np.array([[3.0]])], np.array([[1.0]]), [])
+    >>> dW, dz
+    ([array([[3.]])], [array([[1.]])])
+    """
+    n_layers = len(weights)
+    weight_grads, dzs = [None] * n_layers, [None] * n_layers
+    for l in range(n_layers - 1, -1, -1):
+        dzs[l], weight_grads[l] = dz, dz.T @ h[l]
+        if l:
+            dz = (dz @ weights[l]) * slopes[l - 1]
+    return weight_grads, dzs
 
 
 def forward(params: Params, x: np.ndarray, activation: str) -> Forward:
@@ -204,7 +241,7 @@ def forward(params: Params, x: np.ndarray, activation: str) -> Forward:
     d_in = params[0][0].shape[1]
     if x.ndim != 2 or x.shape[1] != d_in:
         raise ValueError(f"x must have shape (batch, {d_in}) for this network, got {x.shape}")
-    return _forward(params, x, act)
+    return forward_layers(params, x, act)
 
 
 def cross_entropy(logits: np.ndarray, labels: np.ndarray) -> tuple[float, np.ndarray]:
@@ -229,16 +266,12 @@ def cross_entropy(logits: np.ndarray, labels: np.ndarray) -> tuple[float, np.nda
 
 def _backprop(params: Params, x, labels, act: Activation):
     """Loss, grads, the forward pass and phi'(z_l) of every hidden layer (the loop's statistics)."""
-    fwd = _forward(params, x, act)
+    fwd = forward_layers(params, x, act)
     loss, dz = cross_entropy(fwd.logits, labels)
-    grads = [None] * len(params)
-    dphis = [None] * len(fwd.z)
-    for l in range(len(params) - 1, -1, -1):
-        grads[l] = (dz.T @ fwd.h[l], dz.sum(axis=0))
-        if l:
-            # phi' of a float32 z may come back float64 (a Python constant, gelu's erf).
-            dphis[l - 1] = act.dphi(fwd.z[l - 1]).astype(dz.dtype, copy=False)
-            dz = (dz @ params[l][0]) * dphis[l - 1]
+    # phi' of a float32 z may come back float64 (a Python constant, gelu's erf).
+    dphis = [act.dphi(z).astype(dz.dtype, copy=False) for z in fwd.z]
+    weight_grads, dzs = backward_layers([W for W, _ in params], fwd.h, dz, dphis)
+    grads = [(dW, d.sum(axis=0)) for dW, d in zip(weight_grads, dzs)]
     return loss, grads, fwd, dphis
 
 
