@@ -598,6 +598,7 @@ def stack_mean_squares(
     spatial = tuple(4 + n_layers * (k - 1) for k in kernel)
     x_shape = (batch, widths[0], *spatial)
     h = normal(rng, math.prod(x_shape)).reshape(x_shape)
+    layout = "conv" if kernel else "linear"
 
     def layers():  # drawn one by one, after the input: each weight, then its bias
         for fan_in, out in zip(widths[:-1], widths[1:]):
@@ -608,5 +609,4 @@ def stack_mean_squares(
             bias = (bias_std * normal(rng, out)).reshape(out, *([1] * len(kernel)))
             yield lambda h, w=w, bias=bias: forward(layout, w, h) + bias
 
-    layout = "conv" if kernel else "linear"
     return mean_squares_by_layer(h, layers(), phi)
