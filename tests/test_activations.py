@@ -7,7 +7,18 @@ import math
 import numpy as np
 import pytest
 
-from tinyinit.activations import ACTIVATIONS, Activation, activation, erf, gelu, leaky_relu
+from tinyinit.activations import (
+    ACTIVATIONS,
+    SATURATED_SLOPE,
+    TANH_SATURATED,
+    Activation,
+    activation,
+    erf,
+    gelu,
+    gelu_slope,
+    leaky_relu,
+    normal_cdf,
+)
 
 
 def test_the_table_holds_torchs_activations_and_the_transformers_two():
@@ -38,6 +49,23 @@ def test_gelu_is_one_function_with_torchs_two_forms():
     assert ACTIVATIONS["gelu"].phi is gelu
     with pytest.raises(ValueError, match="^approximate must be 'none' or 'tanh', got 'erf'"):
         gelu(x, "erf")
+
+
+def test_gelu_and_its_slope_read_the_one_normal_cdf():
+    z = np.linspace(-6, 6, 1201)
+    assert np.array_equal(gelu(z), z * normal_cdf(z))
+    assert gelu_slope(np.array([0.0]))[0] == normal_cdf(0.0) == 0.5
+    erfc_form = [0.5 * math.erfc(-v / math.sqrt(2)) for v in z]
+    np.testing.assert_allclose(normal_cdf(z), erfc_form, rtol=0, atol=1e-15)
+    assert normal_cdf(np.float32(1.0)).dtype == np.float64
+
+
+def test_a_saturated_tanh_unit_is_one_threshold_on_h_and_on_the_slope():
+    z = np.linspace(-4, 4, 8001)
+    by_slope = ACTIVATIONS["tanh"].dphi(z) < SATURATED_SLOPE
+    by_value = np.abs(np.tanh(z)) > TANH_SATURATED
+    assert np.mean(by_slope != by_value) < 1e-3  # the two differ by rounding at the edge only
+    assert round(SATURATED_SLOPE, 4) == 0.0591
 
 
 def test_leaky_relu_slope_is_a_parameter():

@@ -12,16 +12,16 @@ from tinyinit import PCG32, kaiming_normal, normal_init
 from tinyinit.mup import (
     adam_init,
     adam_step,
-    backward,
     coordinate_check,
-    forward,
     init_mlp,
     layer_learning_rates,
     lr_sweep,
     make_regression,
     mse_loss,
+    relu_mlp_backward,
+    relu_mlp_forward,
     sgd_step,
-    train,
+    train_regression,
 )
 
 
@@ -32,7 +32,7 @@ def small_problem(seed=3, width=6, n_hidden=3):
 
 
 def loss_of(weights, x, target):
-    return mse_loss(forward(weights, x)[0], target)[0]
+    return mse_loss(relu_mlp_forward(weights, x)[0], target)[0]
 
 
 # --- the network: forward, backward, optimizers ----------------------------------------
@@ -40,8 +40,8 @@ def loss_of(weights, x, target):
 
 def test_backward_matches_central_finite_differences():
     weights, x, target = small_problem()
-    y, activations = forward(weights, x)
-    grads = backward(weights, activations, mse_loss(y, target)[1])
+    y, activations = relu_mlp_forward(weights, x)
+    grads = relu_mlp_backward(weights, activations, mse_loss(y, target)[1])
     eps = 1e-6
     for k, w in enumerate(weights):
         numeric = np.empty_like(w)
@@ -57,8 +57,8 @@ def test_backward_matches_central_finite_differences():
 def test_forward_and_backward_leave_their_arguments_alone():
     weights, x, target = small_problem()
     before = [w.copy() for w in weights] + [x.copy()]
-    y, activations = forward(weights, x)
-    backward(weights, activations, mse_loss(y, target)[1])
+    y, activations = relu_mlp_forward(weights, x)
+    relu_mlp_backward(weights, activations, mse_loss(y, target)[1])
     for a, b in zip(weights + [x], before, strict=True):
         assert np.array_equal(a, b)
 
@@ -207,7 +207,7 @@ def test_train_stops_a_diverging_run_without_warnings():
     weights, x, target = small_problem(width=32)
     with warnings.catch_warnings():
         warnings.simplefilter("error")
-        _, losses, sizes = train(weights, x, target, [50.0] * 4, "sgd", 20)
+        _, losses, sizes = train_regression(weights, x, target, [50.0] * 4, "sgd", 20)
     assert np.isfinite(losses[0]) and np.isnan(losses[-1]) and np.isnan(sizes[-1]).all()
 
 

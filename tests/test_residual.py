@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import re
 
 import matplotlib
 import numpy as np
@@ -13,7 +14,9 @@ from hypothesis import strategies as st
 from tinyinit import PCG32, kaiming_normal, normal, normal_init, scaled_residual_std
 from tinyinit.explorer import ResidualStreamExplorer
 from tinyinit.residual import (
+    GPT2_PATTERNS,
     LLAMA_PATTERNS,
+    NAMINGS,
     check_residual_scaling,
     compounded,
     draw_residual_stack,
@@ -240,3 +243,16 @@ def test_explorer_keeps_its_y_axis_across_the_toggle_and_can_show_both(stack):
     assert "without 1/√(2N):" in explorer.readout.value
     assert "tinyinit-both" in explorer.both._dom_classes and explorer.both.tooltip
     plt.close(explorer.fig)
+
+
+def test_the_patterns_are_read_from_the_naming_table():
+    for naming, patterns in (("gpt2", GPT2_PATTERNS), ("llama", LLAMA_PATTERNS)):
+        for kind, pattern in patterns.items():
+            name = NAMINGS[naming][kind].format(i=7)
+            assert re.search(pattern, "transformer." + name).group(1) == "7"
+    assert GPT2_PATTERNS["mlp"] == r"(?:^|\.)h\.(\d+)\.mlp\.c_proj\.weight$"
+
+
+def test_the_report_derives_its_expected_std():
+    report = check_residual_scaling(toy_gpt2_parameters(3, 32, PCG32(0)), 3, base_std=0.05)
+    assert report.expected_std == scaled_residual_std(0.05, 3)

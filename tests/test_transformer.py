@@ -23,7 +23,7 @@ from tinyinit.transformer import (
     TinyGPT,
     cross_entropy,
     gelu_mean_square,
-    init_params,
+    init_gpt_params,
     parameter_shapes,
     random_tokens,
 )
@@ -75,7 +75,7 @@ def test_parameters_are_float32_with_the_right_shapes_zero_biases_and_unit_gains
 
 def test_weights_are_drawn_in_the_documented_order():
     config = GPTConfig(vocab_size=16, block_size=8, n_layer=2, n_embd=16)
-    params = init_params(config, PCG32(5))
+    params = init_gpt_params(config, PCG32(5))
     rng = PCG32(5)
     expected = {
         "wte.weight": normal_init((16, 16), 0.02, rng),
@@ -91,14 +91,14 @@ def test_weights_are_drawn_in_the_documented_order():
     for name, w in expected.items():
         np.testing.assert_array_equal(params[name], w, err_msg=name)
     again = PCG32(5)
-    init_params(config, again)
+    init_gpt_params(config, again)
     assert again == rng  # nothing else was drawn
 
 
 def test_same_seed_same_bytes_and_another_seed_differs():
     config = GPTConfig(n_layer=2)
-    a, b = init_params(config, PCG32(0)), init_params(config, PCG32(0))
-    c = init_params(config, PCG32(1))
+    a, b = init_gpt_params(config, PCG32(0)), init_gpt_params(config, PCG32(0))
+    c = init_gpt_params(config, PCG32(1))
     assert all(a[k].tobytes() == b[k].tobytes() for k in a)
     assert a["h.1.mlp.c_fc.weight"].tobytes() != c["h.1.mlp.c_fc.weight"].tobytes()
 

@@ -40,6 +40,7 @@ __all__ = [
     "gelu",
     "gelu_slope",
     "leaky_relu",
+    "normal_cdf",
     "silu",
     "silu_slope",
 ]
@@ -48,6 +49,12 @@ __all__ = [
 SELU_ALPHA = 1.6732632423543772848170429916717
 SELU_SCALE = 1.0507009873554804934193349852946
 _SQRT_2PI = math.sqrt(2 * math.pi)
+
+# Karpathy's "saturated" tanh unit: |tanh(z)| > TANH_SATURATED, where the slope
+# 1 - tanh(z)**2 is below SATURATED_SLOPE = 1 - 0.97**2 (0.0591). The same bound on
+# phi' counts the shut-off entries of any activation (ReLU's zeros among them).
+TANH_SATURATED = 0.97
+SATURATED_SLOPE = 1.0 - TANH_SATURATED**2
 
 
 class Activation(NamedTuple):
@@ -106,6 +113,17 @@ def erf(z: np.ndarray) -> np.ndarray:
     return np.fromiter(map(math.erf, z.ravel().tolist()), np.float64, z.size).reshape(z.shape)
 
 
+def normal_cdf(z: np.ndarray) -> np.ndarray:
+    """Phi(z) = (1 + erf(z / sqrt 2)) / 2, the standard normal CDF, elementwise in float64.
+
+    Any input dtype is computed in float64, with the C library's erf (see `erf`).
+
+    >>> normal_cdf(np.array([0.0, 1.0])).round(6)
+    array([0.5     , 0.841345])
+    """
+    return 0.5 * (1.0 + erf(np.asarray(z, dtype=np.float64) / math.sqrt(2.0)))
+
+
 def gelu(z: np.ndarray, approximate: str = "none") -> np.ndarray:
     """GELU(z) = z Phi(z) = z (1 + erf(z / sqrt 2)) / 2 (Hendrycks & Gimpel, 2016).
 
@@ -117,7 +135,7 @@ def gelu(z: np.ndarray, approximate: str = "none") -> np.ndarray:
     """
     z = np.asarray(z, dtype=np.float64)
     if approximate == "none":
-        return z * 0.5 * (1.0 + erf(z / math.sqrt(2.0)))
+        return z * normal_cdf(z)
     if approximate == "tanh":
         return 0.5 * z * (1.0 + np.tanh(math.sqrt(2.0 / math.pi) * (z + 0.044715 * z**3)))
     raise ValueError(f"approximate must be 'none' or 'tanh', got {approximate!r}")
@@ -130,8 +148,7 @@ def gelu_slope(z: np.ndarray) -> np.ndarray:
     0.5
     """
     z = np.asarray(z, dtype=np.float64)
-    cdf = 0.5 * (1.0 + erf(z / math.sqrt(2.0)))
-    return cdf + z * np.exp(-0.5 * z * z) / _SQRT_2PI
+    return normal_cdf(z) + z * np.exp(-0.5 * z * z) / _SQRT_2PI
 
 
 def silu(z: np.ndarray) -> np.ndarray:

@@ -358,7 +358,10 @@ MIN_TRUNC_ACCEPTANCE = 1e-3
 
 
 def _normal_cdf(x: float) -> float:
-    return 0.5 * math.erfc(-x / math.sqrt(2.0))
+    """Phi(x), the standard normal CDF: tinyinit.activations.normal_cdf, for one float."""
+    from .activations import normal_cdf  # imported here: activations imports this module
+
+    return float(normal_cdf(x))
 
 
 def trunc_normal_init(

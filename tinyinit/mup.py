@@ -32,8 +32,9 @@ Adam's eps stays 1e-8 at every width (muP would shrink it too, which matters
 only once gradients come near eps; here they stay far above it).
 
 The network is a bias-free ReLU MLP (biases would follow the "input" column)
-written out by hand: `forward`, `backward`, `sgd_step`, `adam_step`, all in
-float64 and all pure (new arrays out, arguments untouched). Its weights are
+written out by hand: `relu_mlp_forward`, `relu_mlp_backward` (tinyinit.training's
+layer loops, without biases), `sgd_step`, `adam_step`, all in float64 and all
+pure (new arrays out, arguments untouched). Its weights are
 drawn with tinyinit's initializers, so the same seed gives the same network.
 
 >>> from tinyinit import PCG32
@@ -49,15 +50,25 @@ import math
 
 import numpy as np
 
+from .activations import activation
 from .distributions import normal
 from .init import kaiming_normal, kaiming_std, normal_init
 from .pcg32 import PCG32
 
 # One formula for each optimizer: the training module's, which also trains the digits MLP.
-from .training import AdamState, adam_init, adam_step, sgd_step  # noqa: F401
+from .training import (  # noqa: F401
+    OPTIMIZERS,
+    AdamState,
+    adam_init,
+    adam_step,
+    backward_layers,
+    forward_layers,
+    sgd_step,
+)
+from .variance import root_mean_square
 
 PARAMETRIZATIONS = ("sp", "mup")
-OPTIMIZERS = ("sgd", "adam")
+RELU = activation("relu")
 # A run whose loss passes this (or stops being finite) has diverged: it is stopped
 # and its remaining losses are NaN, which keeps overflow out of the arithmetic.
 DIVERGED_LOSS = 1e10
@@ -150,39 +161,32 @@ def layer_learning_rates(
 # --- the network, by hand ------------------------------------------------------------
 
 
-def forward(weights: list[np.ndarray], x: np.ndarray) -> tuple[np.ndarray, list[np.ndarray]]:
+def relu_mlp_forward(
+    weights: list[np.ndarray], x: np.ndarray
+) -> tuple[np.ndarray, list[np.ndarray]]:
     """y = W_L relu(... relu(W_1 x)), for a batch x of shape (batch, d_in).
 
     Returns the output (batch, d_out) and the activations [x, h_1, ..., h_{L-1}]
-    that `backward` needs: the input of every weight matrix.
+    that `relu_mlp_backward` needs: the input of every weight matrix.
 
     >>> w = [np.eye(2), np.array([[1.0, -1.0]])]
-    >>> forward(w, np.array([[2.0, -3.0]]))[0]
+    >>> relu_mlp_forward(w, np.array([[2.0, -3.0]]))[0]
     array([[2.]])
     """
-    activations = [x]
-    h = x
-    for w in weights[:-1]:
-        h = np.maximum(h @ w.T, 0.0)
-        activations.append(h)
-    return h @ weights[-1].T, activations
+    out = forward_layers([(w, None) for w in weights], x, RELU)
+    return out.logits, out.h
 
 
-def backward(
+def relu_mlp_backward(
     weights: list[np.ndarray], activations: list[np.ndarray], dy: np.ndarray
 ) -> list[np.ndarray]:
-    """Gradients dL/dW of every matrix, given dy = dL/dy and forward's activations.
+    """Gradients dL/dW of every matrix, given dy = dL/dy and relu_mlp_forward's activations.
 
     For z = h W^T: dL/dW = dz^T h and dL/dh = dz W; through the ReLU,
     dz = dh * [h > 0] (h = relu(z) is positive exactly where z is).
     """
-    grads = [np.empty(0)] * len(weights)
-    dz = dy
-    for k in range(len(weights) - 1, -1, -1):
-        grads[k] = dz.T @ activations[k]
-        if k:
-            dz = (dz @ weights[k]) * (activations[k] > 0)
-    return grads
+    slopes = [h > 0 for h in activations[1:]]
+    return backward_layers(weights, activations, dy, slopes)[0]
 
 
 def mse_loss(y: np.ndarray, target: np.ndarray) -> tuple[float, np.ndarray]:
@@ -194,11 +198,6 @@ def mse_loss(y: np.ndarray, target: np.ndarray) -> tuple[float, np.ndarray]:
     """
     diff = y - target
     return float(np.sum(diff**2) / (2 * len(y))), diff / len(y)
-
-
-def rms(a: np.ndarray) -> float:
-    """Coordinate size sqrt(mean(a**2)): O(1) when a typical entry is O(1)."""
-    return float(np.sqrt(np.mean(a**2)))
 
 
 # --- experiments ---------------------------------------------------------------------
@@ -219,7 +218,7 @@ def make_regression(rng, n_samples: int, d_in: int, d_out: int) -> tuple[np.ndar
     return x, np.sin(x @ v)
 
 
-def train(
+def train_regression(
     weights: list[np.ndarray],
     x: np.ndarray,
     target: np.ndarray,
@@ -230,7 +229,8 @@ def train(
     """Full-batch training for `steps` steps; the weights given are not modified.
 
     Returns (final weights, losses, sizes): losses[t] and sizes[t] are measured
-    after t steps, t = 0..steps; sizes[t] holds the rms of every hidden
+    after t steps, t = 0..steps; sizes[t] holds the rms (variance.root_mean_square,
+    a coordinate's typical size) of every hidden
     activation h_1..h_{L-1} and of the output y, in layer order. A run whose
     loss passes DIVERGED_LOSS stops there; its later entries are NaN.
     """
@@ -239,15 +239,15 @@ def train(
     sizes = np.full((steps + 1, len(weights)), np.nan)
     state = adam_init(weights) if optimizer == "adam" else None
     for t in range(steps + 1):
-        y, activations = forward(weights, x)
+        y, activations = relu_mlp_forward(weights, x)
         loss, dy = mse_loss(y, target)
         if not loss < DIVERGED_LOSS:  # also catches NaN
             break
         losses[t] = loss
-        sizes[t] = [rms(h) for h in activations[1:]] + [rms(y)]
+        sizes[t] = [root_mean_square(h) for h in activations[1:]] + [root_mean_square(y)]
         if t == steps:
             break
-        grads = backward(weights, activations, dy)
+        grads = relu_mlp_backward(weights, activations, dy)
         if optimizer == "sgd":
             weights = sgd_step(weights, grads, lrs)
         else:
@@ -295,7 +295,7 @@ def coordinate_check(
         lrs = layer_learning_rates(
             lr, n_hidden, parametrization, optimizer, width=width, base_width=base_width
         )
-        sizes.append(train(weights, x, target, lrs, optimizer, steps)[2])
+        sizes.append(train_regression(weights, x, target, lrs, optimizer, steps)[2])
     return np.array(sizes)
 
 
@@ -342,5 +342,5 @@ def lr_sweep(
             layer_lrs = layer_learning_rates(
                 lr, n_hidden, parametrization, optimizer, width=width, base_width=base_width
             )
-            losses[i, j] = train(weights, x, target, layer_lrs, optimizer, steps)[1][-1]
+            losses[i, j] = train_regression(weights, x, target, layer_lrs, optimizer, steps)[1][-1]
     return losses

@@ -590,6 +590,7 @@ def stack_mean_squares(
     from .activations import activation as activation_of
     from .distributions import normal
     from .layouts import forward
+    from .variance import mean_squares_by_layer
 
     phi = activation_of(activation).phi
     kernel = tuple(kernel_size)
@@ -597,13 +598,15 @@ def stack_mean_squares(
     spatial = tuple(4 + n_layers * (k - 1) for k in kernel)
     x_shape = (batch, widths[0], *spatial)
     h = normal(rng, math.prod(x_shape)).reshape(x_shape)
-    mean_squares = [float(np.mean(h**2))]
-    for fan_in, out in zip(widths[:-1], widths[1:]):
-        w = np.asarray(init((out, fan_in, *kernel), rng), dtype=np.float64)
-        z = forward("conv" if kernel else "linear", w, h)
-        if bias_std:
-            bias = bias_std * normal(rng, out)
-            z = z + bias.reshape(out, *([1] * len(kernel)))
-        h = phi(z)
-        mean_squares.append(float(np.mean(h**2)))
-    return np.array(mean_squares)
+    layout = "conv" if kernel else "linear"
+
+    def layers():  # drawn one by one, after the input: each weight, then its bias
+        for fan_in, out in zip(widths[:-1], widths[1:]):
+            w = np.asarray(init((out, fan_in, *kernel), rng), dtype=np.float64)
+            if not bias_std:
+                yield lambda h, w=w: forward(layout, w, h)
+                continue
+            bias = (bias_std * normal(rng, out)).reshape(out, *([1] * len(kernel)))
+            yield lambda h, w=w, bias=bias: forward(layout, w, h) + bias
+
+    return mean_squares_by_layer(h, layers(), phi)

@@ -31,6 +31,7 @@ from matplotlib.figure import Figure
 from matplotlib.patches import Polygon
 
 from ._extras import extra
+from .activations import TANH_SATURATED
 from .propagation import INITIALIZERS, DepthResult
 from .residual import (
     ResidualStack,
@@ -40,6 +41,7 @@ from .residual import (
     stream_variances,
 )
 from .transport import BlitPlot
+from .variance import root_mean_square  # noqa: F401  (the explorer's captions read it here)
 
 # Okabe and Ito's eight colours ("Color Universal Design", 2008): told apart by readers with
 # any common colour-vision deficiency, and in greyscale by their lightness.
@@ -435,7 +437,7 @@ class DepthPlot(BlitPlot):
 
 HISTOGRAM_PANELS = 4
 HISTOGRAM_BINS = 41
-SATURATED = 0.97  # |tanh| beyond this: the slope 1 - h**2 is below 0.06
+SATURATED = TANH_SATURATED  # |tanh| beyond this: the slope 1 - h**2 is below 0.06
 
 
 def histogram_layers(depth: int, direction: str, panels: int = HISTOGRAM_PANELS) -> list[int]:
@@ -486,17 +488,6 @@ def layer_stats(values: np.ndarray, activation_name: str, direction: str) -> tup
     if direction == "forward" and activation_name == "tanh":
         return f"|h| > {SATURATED}: {100 * np.mean(np.abs(values) > SATURATED):.0f}%", values
     return "", values
-
-
-def root_mean_square(values: np.ndarray) -> float:
-    """sqrt(mean(values**2)); inf beyond float64.
-
-    >>> root_mean_square(np.array([3.0, -3.0]))
-    3.0
-    """
-    with np.errstate(all="ignore"):
-        m = float(np.mean(values * values))
-    return math.inf if math.isnan(m) else math.sqrt(m)
 
 
 class HistogramPlot(BlitPlot):

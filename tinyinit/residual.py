@@ -31,8 +31,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .activations import activation
 from .distributions import normal
 from .init import calculate_gain, kaiming_normal, kaiming_std, normal_init, scaled_residual_std
+from .variance import mean_squares_by_layer
 
 # --- a stack of residual sublayers, drawn once -------------------------------------------
 
@@ -179,25 +181,52 @@ def relu_stack_mean_squares(
     """
     x = normal(rng, tokens * width).reshape(tokens, width)
     std = kaiming_std(width, calculate_gain("relu")) * math.sqrt(variance_factor)
-    mean_squares = [float(np.mean(x**2))]
-    for _ in range(n_layers):
-        x = np.maximum(x @ normal_init((width, width), std, rng).T.astype(np.float64), 0.0)
-        mean_squares.append(float(np.mean(x**2)))
-    return np.array(mean_squares)
+
+    def layers():  # drawn one by one, after x
+        for _ in range(n_layers):
+            w = normal_init((width, width), std, rng).T.astype(np.float64)
+            yield lambda h, w=w: h @ w
+
+    return mean_squares_by_layer(x, layers(), activation("relu").phi)
 
 
 # --- checker: did the 1/sqrt(2N) reach every output projection? ---------------------------
 
-# One regex per residual output, its group the block index; matched at the end of
-# a name so prefixes such as "transformer." or "model." do not matter.
-GPT2_PATTERNS = {
-    "attn": r"(?:^|\.)h\.(\d+)\.attn\.c_proj\.weight$",
-    "mlp": r"(?:^|\.)h\.(\d+)\.mlp\.c_proj\.weight$",
+# The weights of block i by their names: GPT-2's as nanoGPT and Hugging Face spell
+# them (nanoGPT's model adds the prefix "transformer."), and Llama's. "attn" and
+# "mlp" are the two residual output projections, the ones that take 1/sqrt(2N).
+NAMINGS = {
+    "gpt2": {
+        "attn_in": "h.{i}.attn.c_attn.weight",
+        "attn": "h.{i}.attn.c_proj.weight",
+        "mlp_in": "h.{i}.mlp.c_fc.weight",
+        "mlp": "h.{i}.mlp.c_proj.weight",
+    },
+    "llama": {
+        "attn_in": "layers.{i}.attention.wq.weight",
+        "attn": "layers.{i}.attention.wo.weight",
+        "mlp_in": "layers.{i}.feed_forward.w1.weight",
+        "mlp": "layers.{i}.feed_forward.w2.weight",
+    },
 }
-LLAMA_PATTERNS = {
-    "attn": r"(?:^|\.)layers\.(\d+)\.attention\.wo\.weight$",
-    "mlp": r"(?:^|\.)layers\.(\d+)\.feed_forward\.w2\.weight$",
-}
+RESIDUAL_OUTPUTS = ("attn", "mlp")
+
+
+def name_pattern(template: str) -> str:
+    r"""The regex of a NAMINGS template, its one group the block index {i}.
+
+    Matched at the end of a name, so prefixes such as "transformer." or "model."
+    do not matter.
+
+    >>> print(name_pattern("h.{i}.mlp.c_proj.weight"))
+    (?:^|\.)h\.(\d+)\.mlp\.c_proj\.weight$
+    """
+    return r"(?:^|\.)" + template.replace(".", r"\.").replace("{i}", r"(\d+)") + "$"
+
+
+# One regex per residual output, for check_residual_scaling.
+GPT2_PATTERNS = {kind: name_pattern(NAMINGS["gpt2"][kind]) for kind in RESIDUAL_OUTPUTS}
+LLAMA_PATTERNS = {kind: name_pattern(NAMINGS["llama"][kind]) for kind in RESIDUAL_OUTPUTS}
 
 STATUSES = {
     "ok": "matches base/sqrt(2N)",
@@ -248,8 +277,11 @@ class ResidualScalingReport:
 
     n_layers: int
     base_std: float
-    expected_std: float
     checks: tuple[ProjectionCheck, ...]
+
+    @property
+    def expected_std(self) -> float:
+        return scaled_residual_std(self.base_std, self.n_layers)
 
     @property
     def ok(self) -> bool:
@@ -359,7 +391,7 @@ def check_residual_scaling(
                 checks.append(
                     ProjectionCheck(layer, kind, None, 0, math.nan, expected, 0, "missing")
                 )
-    return ResidualScalingReport(n_layers, base_std, expected, tuple(checks + extra))
+    return ResidualScalingReport(n_layers, base_std, tuple(checks + extra))
 
 
 def _check_one(layer, kind, name, w, expected, base_std, n_sigmas) -> ProjectionCheck:
@@ -382,22 +414,6 @@ def _check_one(layer, kind, name, w, expected, base_std, n_sigmas) -> Projection
 
 def _replace_status(check: ProjectionCheck, status: str) -> ProjectionCheck:
     return ProjectionCheck(**{**check.__dict__, "status": status})
-
-
-NAMINGS = {
-    "gpt2": {
-        "attn_in": "h.{i}.attn.c_attn.weight",
-        "attn": "h.{i}.attn.c_proj.weight",
-        "mlp_in": "h.{i}.mlp.c_fc.weight",
-        "mlp": "h.{i}.mlp.c_proj.weight",
-    },
-    "llama": {
-        "attn_in": "layers.{i}.attention.wq.weight",
-        "attn": "layers.{i}.attention.wo.weight",
-        "mlp_in": "layers.{i}.feed_forward.w1.weight",
-        "mlp": "layers.{i}.feed_forward.w2.weight",
-    },
-}
 
 
 def toy_gpt2_parameters(
@@ -429,6 +445,7 @@ def toy_gpt2_parameters(
     params = []
     for i in range(n_layers):
         for kind, template in NAMINGS[naming].items():
-            std = scaled if kind in ("attn", "mlp") and (i, kind) not in unscaled else base_std
+            residual = kind in RESIDUAL_OUTPUTS and (i, kind) not in unscaled
+            std = scaled if residual else base_std
             params.append((template.format(i=i), normal_init(shapes[kind], std, rng)))
     return params

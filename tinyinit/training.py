@@ -40,7 +40,7 @@ import numpy as np
 from threadpoolctl import threadpool_limits
 
 from ._extras import extra
-from .activations import Activation
+from .activations import SATURATED_SLOPE, Activation
 from .activations import activation as _activation_named
 from .pcg32 import PCG32
 
@@ -52,8 +52,10 @@ __all__ = [
     "accuracy",
     "adam_init",
     "adam_step",
+    "backward_layers",
     "cross_entropy",
     "forward",
+    "forward_layers",
     "init_params",
     "load_digits_split",
     "loss_and_gradients",
@@ -64,9 +66,6 @@ __all__ = [
 
 Params = list[tuple[np.ndarray, np.ndarray]]
 OPTIMIZERS = ("sgd", "adam")
-# |tanh(z)| > 0.97 is Karpathy's "saturated"; there phi'(z) = 1 - tanh(z)**2 < 1 - 0.97**2.
-# The same threshold on phi' defines "saturated" for every activation: ReLU's zeros count.
-SATURATED_DPHI = 1.0 - 0.97**2
 
 
 # --- argument checks: say what was wrong, the value, and what is accepted -------------
@@ -180,14 +179,49 @@ class Forward(NamedTuple):
     h: list[np.ndarray]  # inputs of the layers, h[l] = h_l, h[0] = x
 
 
-def _forward(params: Params, x: np.ndarray, act: Activation) -> Forward:
+def _affine(h: np.ndarray, W: np.ndarray, b: np.ndarray | None) -> np.ndarray:
+    return h @ W.T if b is None else h @ W.T + b
+
+
+def forward_layers(params, x: np.ndarray, act: Activation) -> Forward:
+    """The forward pass of `forward`, unchecked: z_l = h_{l-1} W_l^T + b_l, h_l = phi(z_l).
+
+    params: (W, b) pairs, b None for a layer without bias (tinyinit.mup's);
+    act: an Activation. Returns Forward(logits, z, h) as `forward` does.
+
+    >>> from tinyinit.activations import activation
+    >>> forward_layers([(np.eye(2), None)], np.array([[1.0, -1.0]]), activation("relu")).logits
+    array([[ 1., -1.]])
+    """
     z, h = [], [x]
     for W, b in params[:-1]:
-        z.append(h[-1] @ W.T + b)
+        z.append(_affine(h[-1], W, b))
         # Some activations compute in float64 (gelu's erf): keep the network's dtype.
         h.append(act.phi(z[-1]).astype(z[-1].dtype, copy=False))
     W, b = params[-1]
-    return Forward(h[-1] @ W.T + b, z, h)
+    return Forward(_affine(h[-1], W, b), z, h)
+
+
+def backward_layers(
+    weights: Sequence[np.ndarray], h: Sequence[np.ndarray], dz: np.ndarray, slopes
+) -> tuple[list[np.ndarray], list[np.ndarray]]:
+    """Backprop from dz = dloss/dz_L down: ([dW_1 .. dW_L], [dz_1 .. dz_L]).
+
+    dW_l = dz_l^T h_{l-1},  dz_{l-1} = (dz_l W_l) * phi'(z_{l-1}); h = [h_0 .. h_{L-1}]
+    as Forward holds them, slopes[l-1] = phi'(z_l) for the hidden layers.
+    A bias's gradient is db_l = dz_l summed over the batch.
+
+    >>> dW, dz = backward_layers([np.array([[2.0]])], [np.array([[3.0]])], np.array([[1.0]]), [])
+    >>> dW, dz
+    ([array([[3.]])], [array([[1.]])])
+    """
+    n_layers = len(weights)
+    weight_grads, dzs = [None] * n_layers, [None] * n_layers
+    for l in range(n_layers - 1, -1, -1):
+        dzs[l], weight_grads[l] = dz, dz.T @ h[l]
+        if l:
+            dz = (dz @ weights[l]) * slopes[l - 1]
+    return weight_grads, dzs
 
 
 def forward(params: Params, x: np.ndarray, activation: str) -> Forward:
@@ -207,7 +241,7 @@ def forward(params: Params, x: np.ndarray, activation: str) -> Forward:
     d_in = params[0][0].shape[1]
     if x.ndim != 2 or x.shape[1] != d_in:
         raise ValueError(f"x must have shape (batch, {d_in}) for this network, got {x.shape}")
-    return _forward(params, x, act)
+    return forward_layers(params, x, act)
 
 
 def cross_entropy(logits: np.ndarray, labels: np.ndarray) -> tuple[float, np.ndarray]:
@@ -232,16 +266,12 @@ def cross_entropy(logits: np.ndarray, labels: np.ndarray) -> tuple[float, np.nda
 
 def _backprop(params: Params, x, labels, act: Activation):
     """Loss, grads, the forward pass and phi'(z_l) of every hidden layer (the loop's statistics)."""
-    fwd = _forward(params, x, act)
+    fwd = forward_layers(params, x, act)
     loss, dz = cross_entropy(fwd.logits, labels)
-    grads = [None] * len(params)
-    dphis = [None] * len(fwd.z)
-    for l in range(len(params) - 1, -1, -1):
-        grads[l] = (dz.T @ fwd.h[l], dz.sum(axis=0))
-        if l:
-            # phi' of a float32 z may come back float64 (a Python constant, gelu's erf).
-            dphis[l - 1] = act.dphi(fwd.z[l - 1]).astype(dz.dtype, copy=False)
-            dz = (dz @ params[l][0]) * dphis[l - 1]
+    # phi' of a float32 z may come back float64 (a Python constant, gelu's erf).
+    dphis = [act.dphi(z).astype(dz.dtype, copy=False) for z in fwd.z]
+    weight_grads, dzs = backward_layers([W for W, _ in params], fwd.h, dz, dphis)
+    grads = [(dW, d.sum(axis=0)) for dW, d in zip(weight_grads, dzs)]
     return loss, grads, fwd, dphis
 
 
@@ -384,8 +414,8 @@ class TrainingRun:
 
     losses[t]                minibatch loss
     mean_square[t, l-1]      mean of h_l**2 over the minibatch, hidden layers l = 1..L-1
-    saturated[t, l-1]        fraction of entries of h_l with phi'(z) < 1 - 0.97**2
-                             (|tanh| > 0.97; ReLU: h = 0)
+    saturated[t, l-1]        fraction of entries of h_l with phi'(z) < SATURATED_SLOPE
+                             = 1 - 0.97**2 (|tanh| > 0.97; ReLU: h = 0)
     dead[t, l-1]             fraction of units of layer l saturated on the whole minibatch
     grad_norm[t, l-1]        ||dL/dW_l|| (Frobenius), all layers l = 1..L
     update_ratio[t, l-1]     ||Delta W_l|| / ||W_l||, the step's change against the weight
@@ -484,7 +514,7 @@ def _run(arrays, x, labels, act, batches, optimizer, lrs, state, stats) -> int |
             return t
         losses[t] = loss
         for l, (dphi, h) in enumerate(zip(dphis, fwd.h[1:])):
-            shut = dphi < SATURATED_DPHI
+            shut = dphi < SATURATED_SLOPE
             hidden[:, t, l] = np.mean(h * h), np.mean(shut), np.mean(shut.all(axis=0))
         flat_grads = _flat(grads)
         if optimizer == "sgd":

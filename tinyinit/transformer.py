@@ -21,13 +21,14 @@ Weights are float32 like every parameter; the forward pass computes in float64.
 from __future__ import annotations
 
 import math
+import re
 from dataclasses import dataclass
 
 import numpy as np
 
 from .activations import gelu
 from .distributions import uniforms
-from .gaussian import gaussian_expectation
+from .gaussian import activation_mean_square
 from .init import (
     calculate_gain,
     kaiming_normal,
@@ -37,7 +38,8 @@ from .init import (
     xavier_std,
     xavier_uniform,
 )
-from .residual import normalize
+from .residual import GPT2_PATTERNS, NAMINGS, normalize
+from .training import cross_entropy as _softmax_cross_entropy
 
 # --- GELU and what it does to a variance ---------------------------------------------------
 
@@ -46,11 +48,14 @@ def gelu_mean_square(var: float, approximate: str = "none") -> float:
     """E[gelu(z)**2] for z ~ N(0, var): what the next layer's fan-in sum sees.
 
     ReLU keeps exactly var / 2; GELU keeps a little less, 0.461 var at var = 2.
+    The exact form is tinyinit.gaussian.activation_mean_square("gelu", var).
 
     >>> round(gelu_mean_square(2.0), 4)
     0.9221
     """
-    return gaussian_expectation(lambda z: gelu(z, approximate) ** 2, var)
+    if approximate == "none":
+        return activation_mean_square("gelu", var)
+    return activation_mean_square(lambda z: gelu(z, approximate), var)
 
 
 # --- configuration and initialization ------------------------------------------------------
@@ -108,7 +113,7 @@ def _role(name: str) -> str:
         return "ln_gain"
     if name.startswith(("wte", "wpe")):
         return "embedding"
-    if "attn.c_proj" in name or "mlp.c_proj" in name:
+    if any(re.search(pattern, name) for pattern in GPT2_PATTERNS.values()):
         return "residual_out"
     if "attn." in name:
         return "qkv"
@@ -140,27 +145,38 @@ def init_rule(role: str, config: GPTConfig) -> tuple[str, object]:
     return f"N(0, ({base:g}/sqrt(2N))^2)", scaled_residual_std(base, config.n_layer)
 
 
+def _linear_shapes(weight: str, out: int, fan_in: int) -> dict[str, tuple[int, ...]]:
+    return {weight: (out, fan_in), weight.removesuffix("weight") + "bias": (out,)}
+
+
 def parameter_shapes(config: GPTConfig) -> dict[str, tuple[int, ...]]:
-    """Every parameter's name and shape, in the order they are drawn."""
+    """Every parameter's name and shape, in the order they are drawn.
+
+    GPT-2's names (residual.NAMINGS["gpt2"], as nanoGPT), except that attention's
+    query, key and value are three (d, d) matrices q_proj, k_proj, v_proj, each
+    with its own Xavier fans, where GPT-2 fuses them into one c_attn.
+    """
     d, h = config.n_embd, 4 * config.n_embd
+    names = NAMINGS["gpt2"]
     shapes = {"wte.weight": (config.vocab_size, d), "wpe.weight": (config.block_size, d)}
     for i in range(config.n_layer):
         p = f"h.{i}."
         shapes |= {p + "ln_1.weight": (d,), p + "ln_1.bias": (d,)}
-        for name in ("q_proj", "k_proj", "v_proj", "c_proj"):
-            shapes |= {p + f"attn.{name}.weight": (d, d), p + f"attn.{name}.bias": (d,)}
+        for name in ("q_proj", "k_proj", "v_proj"):
+            shapes |= _linear_shapes(p + f"attn.{name}.weight", d, d)
+        shapes |= _linear_shapes(names["attn"].format(i=i), d, d)
         shapes |= {p + "ln_2.weight": (d,), p + "ln_2.bias": (d,)}
-        shapes |= {p + "mlp.c_fc.weight": (h, d), p + "mlp.c_fc.bias": (h,)}
-        shapes |= {p + "mlp.c_proj.weight": (d, h), p + "mlp.c_proj.bias": (d,)}
+        shapes |= _linear_shapes(names["mlp_in"].format(i=i), h, d)
+        shapes |= _linear_shapes(names["mlp"].format(i=i), d, h)
     shapes |= {"ln_f.weight": (d,), "ln_f.bias": (d,)}
     return shapes
 
 
-def init_params(config: GPTConfig, rng) -> dict[str, np.ndarray]:
+def init_gpt_params(config: GPTConfig, rng) -> dict[str, np.ndarray]:
     """All parameters of a TinyGPT, float32, drawn from rng in parameter_shapes order.
 
     >>> from tinyinit import PCG32
-    >>> params = init_params(GPTConfig(n_layer=2), PCG32(0))
+    >>> params = init_gpt_params(GPTConfig(n_layer=2), PCG32(0))
     >>> round(float(params["h.1.mlp.c_proj.weight"].std()), 4)   # 0.02 / sqrt(4)
     0.0099
     """
@@ -185,7 +201,7 @@ def init_params(config: GPTConfig, rng) -> dict[str, np.ndarray]:
 
 
 @dataclass(frozen=True)
-class Trace:
+class GPTTrace:
     """What a forward pass records, as float64 variances (np.var over every entry).
 
     stream:      (N + 1,) the residual stream after the embeddings and after each block
@@ -231,7 +247,7 @@ def causal_self_attention(x, params, prefix, n_head):
     return _linear(y, params, prefix + "c_proj"), scores[..., causal]
 
 
-def forward(params: dict[str, np.ndarray], config: GPTConfig, idx: np.ndarray) -> Trace:
+def gpt_forward(params: dict[str, np.ndarray], config: GPTConfig, idx: np.ndarray) -> GPTTrace:
     """Run token ids idx (batch, seq) through the model, recording the variances."""
     idx = np.asarray(idx)
     B, T = idx.shape
@@ -254,14 +270,20 @@ def forward(params: dict[str, np.ndarray], config: GPTConfig, idx: np.ndarray) -
         stream.append(np.var(x))
     x = layer_norm(x, params["ln_f.weight"], params["ln_f.bias"])
     logits = x @ params["wte.weight"].T.astype(np.float64)
-    return Trace(np.array(stream), *(np.array(v) for v in rec.values()), logits)
+    return GPTTrace(np.array(stream), *(np.array(v) for v in rec.values()), logits)
 
 
 def cross_entropy(logits: np.ndarray, targets: np.ndarray) -> float:
-    """Mean -log softmax(logits)[target]; ln(vocab_size) for uniform predictions."""
-    z = logits - logits.max(axis=-1, keepdims=True)
-    log_probs = z - np.log(np.exp(z).sum(axis=-1, keepdims=True))
-    return float(-np.take_along_axis(log_probs, targets[..., None], axis=-1).mean())
+    """Mean -log softmax(logits)[target] over every position; ln(vocab_size) for uniform ones.
+
+    logits (..., vocab), targets (...): tinyinit.training.cross_entropy's loss, its
+    gradient left out, over the positions flattened into one batch.
+
+    >>> round(cross_entropy(np.zeros((1, 2, 4)), np.array([[0, 3]])), 6)   # ln 4
+    1.386294
+    """
+    vocab = logits.shape[-1]
+    return _softmax_cross_entropy(logits.reshape(-1, vocab), np.ravel(targets))[0]
 
 
 def random_tokens(rng, batch: int, seq: int, vocab_size: int) -> np.ndarray:
@@ -280,7 +302,7 @@ class TinyGPT:
 
     def __init__(self, config: GPTConfig, rng):
         self.config = config
-        self.params = init_params(config, rng)
+        self.params = init_gpt_params(config, rng)
 
     def named_parameters(self):
         """(name, float32 array) pairs in draw order, as torch's Module.named_parameters()."""
@@ -290,8 +312,8 @@ class TinyGPT:
     def n_params(self) -> int:
         return sum(p.size for p in self.params.values())
 
-    def __call__(self, idx: np.ndarray) -> Trace:
-        return forward(self.params, self.config, idx)
+    def __call__(self, idx: np.ndarray) -> GPTTrace:
+        return gpt_forward(self.params, self.config, idx)
 
     def init_table(self) -> list[tuple[str, tuple[int, ...], str, float, float]]:
         """(name, shape, rule, target std, measured std) for block 0 and the rest."""

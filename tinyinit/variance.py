@@ -20,7 +20,7 @@ True
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from typing import NamedTuple
 
 import numpy as np
@@ -37,6 +37,7 @@ from .init import (
     xavier_std,
 )
 from .pcg32 import PCG32
+from .propagation import mean_square
 
 
 class Moments(NamedTuple):
@@ -182,6 +183,37 @@ def mean_square_of(samples: np.ndarray) -> Estimate:
     """Sample mean of x**2, with its standard error."""
     sq = np.asarray(samples, dtype=np.float64).ravel() ** 2
     return Estimate(float(sq.mean()), float(sq.std(ddof=1) / math.sqrt(len(sq))))
+
+
+def root_mean_square(a: np.ndarray) -> float:
+    """sqrt(mean(a**2)), the size of a typical entry; inf beyond float64.
+
+    The square root of tinyinit.propagation.mean_square, the package's one mean square.
+
+    >>> root_mean_square(np.array([3.0, -3.0]))
+    3.0
+    """
+    return math.sqrt(mean_square(a))
+
+
+def mean_squares_by_layer(
+    x: np.ndarray, layers: Iterable[Callable[[np.ndarray], np.ndarray]], phi
+) -> np.ndarray:
+    """[E[h_0**2], E[h_1**2], ...] for h_0 = x, h_l = phi(layer_l(h_{l-1})), one per layer.
+
+    layers: the linear maps z_l = layer_l(h_{l-1}), taken one at a time, so a
+    generator may draw each layer's weights just before it is used. Each mean
+    is over every entry of h_l. Shape (1 + number of layers,).
+
+    >>> mean_squares_by_layer(np.ones((2, 2)), [lambda h: 2 * h, lambda h: -h], relu)
+    array([1., 4., 0.])
+    """
+    h = x
+    mean_squares = [float(np.mean(h**2))]
+    for layer in layers:
+        h = phi(layer(h))
+        mean_squares.append(float(np.mean(h**2)))
+    return np.array(mean_squares)
 
 
 def stack_layers(init: Callable[[PCG32], np.ndarray], seeds: Sequence[int]) -> np.ndarray:
