@@ -51,6 +51,7 @@ import math
 import numpy as np
 
 from .activations import activation
+from .checks import integer, one_of
 from .distributions import normal
 from .init import kaiming_normal, kaiming_std, normal_init
 from .pcg32 import PCG32
@@ -74,15 +75,9 @@ RELU = activation("relu")
 DIVERGED_LOSS = 1e10
 
 
-def _check_choice(name: str, value, accepted: tuple[str, ...]) -> None:
-    if value not in accepted:
-        raise ValueError(f"{name} must be one of {', '.join(map(repr, accepted))}; got {value!r}")
-
-
 def _check_sizes(n_hidden: int, width: int, base_width: int) -> None:
     for name, value in (("n_hidden", n_hidden), ("width", width), ("base_width", base_width)):
-        if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
-            raise ValueError(f"{name} must be an integer >= 1, got {value!r}")
+        integer(name, value, minimum=1)
 
 
 # --- the parametrization: an init std and a learning rate for every layer ------------
@@ -121,7 +116,7 @@ def init_mlp(
     >>> bool(np.allclose(mup[-1], sp[-1] * (2 / 8) ** 0.5))  # same draws, smaller std
     True
     """
-    _check_choice("parametrization", parametrization, PARAMETRIZATIONS)
+    one_of("parametrization", parametrization, PARAMETRIZATIONS)
     _check_sizes(n_hidden, width, base_width)
     shapes = layer_shapes(d_in, width, d_out, n_hidden)
     weights = [kaiming_normal(shape, "fan_in", "relu", rng) for shape in shapes[:-1]]
@@ -143,8 +138,8 @@ def layer_learning_rates(
     >>> layer_learning_rates(0.1, 3, "mup", "sgd", width=128, base_width=64)
     [0.2, 0.1, 0.1, 0.05]
     """
-    _check_choice("parametrization", parametrization, PARAMETRIZATIONS)
-    _check_choice("optimizer", optimizer, OPTIMIZERS)
+    one_of("parametrization", parametrization, PARAMETRIZATIONS)
+    one_of("optimizer", optimizer, OPTIMIZERS)
     _check_sizes(n_hidden, width, base_width)
     if parametrization == "sp":
         return [lr] * (n_hidden + 1)
@@ -234,7 +229,7 @@ def train_regression(
     activation h_1..h_{L-1} and of the output y, in layer order. A run whose
     loss passes DIVERGED_LOSS stops there; its later entries are NaN.
     """
-    _check_choice("optimizer", optimizer, OPTIMIZERS)
+    one_of("optimizer", optimizer, OPTIMIZERS)
     losses = np.full(steps + 1, np.nan)
     sizes = np.full((steps + 1, len(weights)), np.nan)
     state = adam_init(weights) if optimizer == "adam" else None

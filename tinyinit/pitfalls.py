@@ -37,6 +37,7 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from . import init as reference
+from .checks import one_of
 from .init import calculate_gain, fans
 from .pcg32 import PCG32
 
@@ -542,8 +543,7 @@ def check_initializer(fn: Callable, kind: str) -> Diagnosis:
     >>> check_initializer(my_residual_std, "scaled_residual_std").pitfall
     'residual_sqrt_L'
     """
-    if kind not in KINDS:
-        raise ValueError(f"kind must be one of {', '.join(KINDS)}; got {kind!r}")
+    one_of("kind", kind, KINDS)
     if not callable(fn):
         raise ValueError(f"fn must be a function, got {fn!r}")
     if kind in _SCALAR_CHECKS:

@@ -32,6 +32,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .activations import activation
+from .checks import integer, one_of
 from .distributions import normal
 from .init import calculate_gain, kaiming_normal, kaiming_std, normal_init, scaled_residual_std
 from .variance import mean_squares_by_layer
@@ -82,10 +83,7 @@ def draw_residual_stack(
     >>> draw_residual_stack(2, 8, 16, 4, PCG32(0)).w_in.shape
     (4, 16, 8)
     """
-    if isinstance(max_layers, bool) or not isinstance(max_layers, (int, np.integer)):
-        raise ValueError(f"max_layers must be an integer >= 1, got {max_layers!r}")
-    if max_layers < 1:
-        raise ValueError(f"max_layers must be an integer >= 1, got {max_layers!r}")
+    integer("max_layers", max_layers, minimum=1)
     x0 = normal(rng, tokens * width).reshape(tokens, width)
     w_in, w_out = [], []
     for _ in range(2 * max_layers):
@@ -124,8 +122,7 @@ def stream_variances(
     """
     if not 1 <= n_layers <= stack.max_layers:
         raise ValueError(f"n_layers must be in 1 .. {stack.max_layers}, got {n_layers!r}")
-    if norm not in NORMS:
-        raise ValueError(f"norm must be one of {NORMS}, got {norm!r}")
+    one_of("norm", norm, NORMS)
     x = stack.x0.astype(np.float64)
     variances = [stream_variance(x)]
     for k in range(2 * n_layers):
@@ -432,8 +429,7 @@ def toy_gpt2_parameters(
     make the mistakes the checker should catch. naming: "gpt2" or "llama".
     Drawn block by block in the order of NAMINGS[naming].
     """
-    if naming not in NAMINGS:
-        raise ValueError(f"naming must be one of {', '.join(NAMINGS)}; got {naming!r}")
+    one_of("naming", naming, NAMINGS)
     unscaled = set(unscaled)
     scaled = scaled_residual_std(base_std, n_layers)
     shapes = {

@@ -42,6 +42,7 @@ from threadpoolctl import threadpool_limits
 from ._extras import extra
 from .activations import SATURATED_SLOPE, Activation
 from .activations import activation as _activation_named
+from .checks import integer, number, one_of
 from .pcg32 import PCG32
 
 __all__ = [
@@ -113,17 +114,11 @@ def _check_batch(params, x, labels) -> None:
 
 
 def _positive(name: str, value) -> float:
-    if isinstance(value, bool) or not isinstance(value, Real) or not math.isfinite(value):
-        raise ValueError(f"{name} must be a finite real number > 0, got {value!r}")
-    if value <= 0:
-        raise ValueError(f"{name} must be a finite real number > 0, got {value!r}")
-    return float(value)
+    return number(name, value, above=0)
 
 
 def _count(name: str, value) -> int:
-    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
-        raise ValueError(f"{name} must be an integer >= 1, got {value!r}")
-    return int(value)
+    return integer(name, value, minimum=1)
 
 
 def _activation(name: str) -> Activation:
@@ -482,8 +477,7 @@ def train(
     act = _activation(activation)
     _check_params(params)
     _check_batch(params, x, labels)
-    if optimizer not in OPTIMIZERS:
-        raise ValueError(f"optimizer must be one of {', '.join(OPTIMIZERS)}; got {optimizer!r}")
+    one_of("optimizer", optimizer, OPTIMIZERS)
     lr = _positive("lr", lr)
     steps = _count("steps", steps)
     batches = minibatch_indices(len(x), batch_size, steps, PCG32(seed))

@@ -27,6 +27,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .activations import gelu
+from .checks import one_of
 from .distributions import uniforms
 from .gaussian import activation_mean_square
 from .init import (
@@ -96,8 +97,7 @@ class GPTConfig:
     init: str = "tinyinit"
 
     def __post_init__(self):
-        if self.init not in INIT_SCHEMES:
-            raise ValueError(f"init must be one of {', '.join(INIT_SCHEMES)}; got {self.init!r}")
+        one_of("init", self.init, INIT_SCHEMES)
         if self.n_embd % self.n_head:
             raise ValueError(
                 f"n_embd must be a multiple of n_head, got n_embd={self.n_embd}, "

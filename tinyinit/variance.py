@@ -25,6 +25,7 @@ from typing import NamedTuple
 
 import numpy as np
 
+from .checks import one_of
 from .distributions import normal, scaled_uniform_float32, uniforms
 from .init import (
     calculate_gain,
@@ -91,8 +92,7 @@ def input_moments(kind: str) -> Moments:
     >>> input_moments("relu").variance
     0.3408450569081046
     """
-    if kind not in INPUTS:
-        raise ValueError(f"inputs must be one of {', '.join(INPUTS)}; got {kind!r}")
+    one_of("inputs", kind, INPUTS)
     return INPUTS[kind][1]
 
 
@@ -128,14 +128,13 @@ def draw_weights(shape, std: float, rng, weights: str = "normal") -> np.ndarray:
     variance since Var U(-a, a) = a**2 / 3. Both come from tinyinit's float32
     initializer paths, one draw per element in row-major order.
     """
+    one_of("weights", weights, WEIGHTS)
     shape = tuple(np.atleast_1d(shape).tolist())
     n = math.prod(shape)
     if weights == "normal":
         w = normal_init((n,), std, rng)
-    elif weights == "uniform":
-        w = scaled_uniform_float32(rng, n, uniform_bound(std))
     else:
-        raise ValueError(f"weights must be one of {', '.join(WEIGHTS)}; got {weights!r}")
+        w = scaled_uniform_float32(rng, n, uniform_bound(std))
     return w.astype(np.float64).reshape(shape)
 
 
