@@ -231,6 +231,25 @@ def test_both_explorers_fall_back_to_a_png_without_a_live_canvas():
         assert bytes(view.value).startswith(b"\x89PNG") and bytes(view.value) != first
 
 
+def test_the_explorer_and_the_figure_draw_the_same_residual_curves():
+    import matplotlib.pyplot as plt
+
+    from tinyinit import PCG32
+    from tinyinit.explorer import ResidualStreamExplorer
+    from tinyinit.plots import residual_figure
+    from tinyinit.residual import draw_residual_stack
+
+    stack = draw_residual_stack(4, 16, 16, 16, PCG32(0))
+    explorer = ResidualStreamExplorer(stack, n_layers=3)
+    figure = residual_figure(stack, 3, depths=[1, 3])
+    lines = figure.axes[0].get_lines()  # measured, theory: unscaled, then scaled
+    for scaled, (measured, theory) in ((False, lines[:2]), (True, lines[2:4])):
+        curves = explorer.curves(3, scaled)
+        np.testing.assert_array_equal(measured.get_ydata(), curves[0])
+        np.testing.assert_array_equal(theory.get_ydata(), curves[1])
+    plt.close(figure)
+
+
 def test_displays_as_its_layout(ex):
     bundle = ex._repr_mimebundle_()
     assert "application/vnd.jupyter.widget-view+json" in bundle

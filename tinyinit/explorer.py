@@ -12,7 +12,8 @@ slider and a toggle over `tinyinit.residual.stream_variances`.
 Every control changes one argument of `tinyinit.propagation.simulate`; the
 explorer asks its own `tinyinit.fastpath.UnitWeights` for the same result (unit
 weight matrices and passes are kept, so a move costs few matrix products), moves
-the figure's artists and rewrites the readout. A notebook
+the figure's artists and rewrites the readout. The controls are the rows of a
+table (`DEPTH_CONTROLS`, `RESIDUAL_CONTROLS`): a new control is a new row. A notebook
 cell can drive it exactly as a hand on a slider does:
 
     ex.depth.value = 50
@@ -312,7 +313,13 @@ class Control:
     css: str | None = None
 
     def build(self, value=None, **options) -> widgets.Widget:
-        """The widget, at `value` if given; `options` override the row's."""
+        """The widget, at `value` if given; `options` override the row's.
+
+        >>> row = Control("depth", widgets.IntSlider, dict(min=1, max=100), "depth")
+        >>> slider = row.build(20, max=50)
+        >>> slider.value, slider.max, slider.description
+        (20, 50, 'depth')
+        """
         kwargs = {**self.options, **options}
         if self.label:
             kwargs["description"] = self.label
