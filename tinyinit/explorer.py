@@ -301,8 +301,8 @@ class Control:
 
     name: the explorer's attribute for the widget, and the key of its start value;
     kind: the ipywidgets class; options: the widget's own arguments (its options or its
-    range, style, layout); label: the words beside it ("" for none); css: the class the
-    page finds it by.
+    range, style, layout); label: the words beside it ("" for none); tooltip: what a hover
+    and a screen reader say; css: the class the page (and the browser tests) find it by.
     """
 
     name: str
