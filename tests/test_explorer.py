@@ -205,11 +205,11 @@ def test_extreme_setting_clears_its_label_when_back_to_normal(ex):
 
 
 def test_png_view_follows_updates_under_a_non_interactive_backend(ex):
-    assert isinstance(ex._view, widgets.Image)
-    first = bytes(ex._view.value)
+    assert isinstance(ex.figure_view, widgets.Image)
+    first = bytes(ex.figure_view.value)
     assert first.startswith(b"\x89PNG")
     ex.activation.value = "tanh"
-    assert bytes(ex._view.value) != first
+    assert bytes(ex.figure_view.value) != first
 
 
 def test_both_explorers_fall_back_to_a_png_without_a_live_canvas():
@@ -221,14 +221,33 @@ def test_both_explorers_fall_back_to_a_png_without_a_live_canvas():
     depth = DepthExplorer(depth=3, width=16, seeds=1)
     residual = ResidualStreamExplorer(draw_residual_stack(4, 16, 16, 16, PCG32(0)), n_layers=2)
     for explorer, view, control, value in (
-        (depth, depth.app.children[-1], depth.activation, "tanh"),
-        (residual, residual.widget.children[-1], residual.blocks, 4),
+        (depth, depth.figure_view, depth.activation, "tanh"),
+        (residual, residual.figure_view, residual.blocks, 4),
     ):
         assert isinstance(view, widgets.Image), type(explorer).__name__
         first = bytes(view.value)
         assert first.startswith(b"\x89PNG")
         control.value = value
         assert bytes(view.value).startswith(b"\x89PNG") and bytes(view.value) != first
+
+
+def test_the_explorer_and_the_figure_draw_the_same_residual_curves():
+    import matplotlib.pyplot as plt
+
+    from tinyinit import PCG32
+    from tinyinit.explorer import ResidualStreamExplorer
+    from tinyinit.plots import residual_figure
+    from tinyinit.residual import draw_residual_stack
+
+    stack = draw_residual_stack(4, 16, 16, 16, PCG32(0))
+    explorer = ResidualStreamExplorer(stack, n_layers=3)
+    figure = residual_figure(stack, 3, depths=[1, 3])
+    lines = figure.axes[0].get_lines()  # measured, theory: unscaled, then scaled
+    for scaled, (measured, theory) in ((False, lines[:2]), (True, lines[2:4])):
+        curves = explorer.curves(3, scaled)
+        np.testing.assert_array_equal(measured.get_ydata(), curves[0])
+        np.testing.assert_array_equal(theory.get_ydata(), curves[1])
+    plt.close(figure)
 
 
 def test_displays_as_its_layout(ex):
@@ -527,7 +546,7 @@ def test_weight_gradient_is_delta_times_h_per_sample():
 
 def test_histogram_view_shows_four_layers_on_shared_axes(ex):
     ex.view.value = "histograms"
-    assert ex._view is not None and ex.app.children[-1] is ex._view
+    assert ex.figure_view is not None and ex.app.children[-1] is ex.figure_view
     r = ex.result
     assert sorted(r.samples) == [1, 7, 14, 20]
     assert len(r.samples[20]) == 3 * 16 * 64  # seeds x batch x width

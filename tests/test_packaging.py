@@ -203,13 +203,19 @@ def _imports(tree: ast.Module) -> list[tuple[str, str | None]]:
 
 def _modules() -> dict[str, tuple[str | None, list[tuple[str, str | None]]]]:
     """name -> (the extra the module needs, from a `with extra(...)` in its body, or None for a
-    core module; its third-party imports)."""
+    core module; its third-party imports). A subpackage (tinyinit.present) counts as one module:
+    its __init__ says what it needs, since importing any of its modules runs that first."""
     modules = {}
     for path in sorted((ROOT / "tinyinit").glob("*.py")):
         tree = ast.parse(path.read_text(encoding="utf-8"))
         needs = next((_extra_of(n) for n in tree.body if isinstance(n, ast.With)), None)
         name = "tinyinit" if path.stem == "__init__" else f"tinyinit.{path.stem}"
         modules[name] = (needs, _imports(tree))
+    for init in sorted((ROOT / "tinyinit").glob("*/__init__.py")):
+        trees = [ast.parse(p.read_text(encoding="utf-8")) for p in sorted(init.parent.glob("*.py"))]
+        body = ast.parse(init.read_text(encoding="utf-8")).body
+        needs = next((_extra_of(n) for n in body if isinstance(n, ast.With)), None)
+        modules[f"tinyinit.{init.parent.name}"] = (needs, [i for t in trees for i in _imports(t)])
     return modules
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 import re
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -132,7 +133,7 @@ def test_controls_stay_live_after_a_preset(app):
 
 
 def test_figures_use_large_type(app):
-    for figure in (app.depth.figure, app.residual.fig):
+    for figure in (app.depth.figure, app.residual.figure):
         ax = figure.axes[0]
         assert ax.xaxis.label.get_fontsize() >= 16
         assert all(t.get_fontsize() >= 14 for t in ax.get_xticklabels())
@@ -162,6 +163,28 @@ def test_committed_app_is_the_generated_one():
         (c.cell_type, c.source) for c in generated.cells
     ]
     assert all(not c.get("outputs") for c in committed.cells)
+
+
+# --- the assets: files shipped with the package ---------------------------------------------------
+
+ASSETS = ROOT / "tinyinit" / "present"
+
+
+def test_the_clicker_module_parses_as_javascript(tmp_path):
+    node = shutil.which("node")
+    if node is None:
+        pytest.skip("node is not installed: the clicker's keys.js is not checked here")
+    module = tmp_path / "keys.mjs"  # .mjs: parsed as the ES module anywidget loads it as
+    shutil.copyfile(ASSETS / "keys.js", module)
+    run = subprocess.run([node, "--check", str(module)], capture_output=True, text=True, timeout=60)
+    assert run.returncode == 0, run.stderr
+
+
+def test_the_style_sheet_names_every_size_the_look_fills_in():
+    look = Look.for_page(1280, 720, top=150)
+    template = (ASSETS / "projector.css").read_text(encoding="utf-8")
+    named = set(re.findall(r"\$\{(\w+)\}", template))
+    assert named == set(look.sizes()) and "$" not in look.css()
 
 
 def test_make_present_runs_the_present_command():
@@ -263,7 +286,7 @@ def test_the_page_size_sent_by_the_browser_resizes_plots_and_type():
     app.keys.page = {"width": 1920, "height": 1080, "top": 172}
     look = Look.for_page(1920, 1080, 172)
     assert app.look == look and "font-size: 30px" in app.style.value
-    for figure in (app.depth.figure, app.residual.fig):
+    for figure in (app.depth.figure, app.residual.figure):
         size = tuple(round(v) for v in figure.get_size_inches() * figure.dpi)
         assert size == look.canvas_px
         assert figure.axes[0].xaxis.label.get_fontsize() == FIGURE_FONTS["label"] * 1.5

@@ -12,7 +12,8 @@ slider and a toggle over `tinyinit.residual.stream_variances`.
 Every control changes one argument of `tinyinit.propagation.simulate`; the
 explorer asks its own `tinyinit.fastpath.UnitWeights` for the same result (unit
 weight matrices and passes are kept, so a move costs few matrix products), moves
-the figure's artists and rewrites the readout. A notebook
+the figure's artists and rewrites the readout. The controls are the rows of a
+table (`DEPTH_CONTROLS`, `RESIDUAL_CONTROLS`): a new control is a new row. A notebook
 cell can drive it exactly as a hand on a slider does:
 
     ex.depth.value = 50
@@ -46,6 +47,7 @@ import asyncio
 import html
 import math
 from contextlib import contextmanager
+from dataclasses import dataclass
 
 import matplotlib
 import numpy as np
@@ -75,13 +77,8 @@ from .plots import (
     weight_labels,
 )
 from .propagation import INITIALIZERS, DepthResult, mean_field, suggested_gain
-from .residual import (
-    ResidualStack,
-    out_scale,
-    residual_variance_theory,
-    stream_variance,
-    stream_variances,
-)
+from .residual import ResidualStack, out_scale
+from .residual_curves import block_variances
 from .transport import BrowserChanges, keep_picture_for_static_pages
 
 with extra("lab", "the explorer"):  # the widgets are not in the core install
@@ -295,19 +292,211 @@ def panel_row_html(plot: HistogramPlot) -> str:
     return f'<div style="{style}">{cells}</div>'
 
 
+# --- what the explorers share: the controls as a table, the figure and its fallback ----------
+
+
+@dataclass(frozen=True)
+class Control:
+    """One row of an explorer's table of controls.
+
+    name: the explorer's attribute for the widget, and the key of its start value;
+    kind: the ipywidgets class; options: the widget's own arguments (its options or its
+    range, style, layout); label: the words beside it ("" for none); tooltip: what a hover
+    and a screen reader say; css: the class the page (and the browser tests) find it by.
+    """
+
+    name: str
+    kind: type
+    options: dict
+    label: str = ""
+    tooltip: str | None = None
+    css: str | None = None
+
+    def build(self, value=None, **options) -> widgets.Widget:
+        """The widget, at `value` if given; `options` override the row's.
+
+        >>> row = Control("depth", widgets.IntSlider, dict(min=1, max=100), "depth")
+        >>> slider = row.build(20, max=50)
+        >>> slider.value, slider.max, slider.description
+        (20, 50, 'depth')
+        """
+        kwargs = {**self.options, **options}
+        if self.label:
+            kwargs["description"] = self.label
+        if self.tooltip is not None:
+            kwargs["tooltip"] = self.tooltip
+        if value is not None:
+            kwargs["value"] = value
+        widget = self.kind(**kwargs)
+        if self.css is not None:
+            widget.add_class(self.css)
+        return widget
+
+
+WIDE = {"description_width": "initial"}
+
+# The depth explorer's controls; DepthExplorer's arguments of the same names start them.
+DEPTH_CONTROLS = (
+    Control(
+        "initializer", widgets.Dropdown,
+        dict(options=[(label, key) for key, label in INITIALIZERS.items()], style=WIDE),
+        "initializer",
+        "How the weights are drawn: Xavier (Glorot 2010), Kaiming (He 2015), "
+        "or a plain normal with the std you set",
+    ),
+    Control(
+        "activation", widgets.Dropdown, dict(options=list(ACTIVATIONS)), "activation",
+        "The nonlinearity phi applied after every layer: h = phi(W h_prev)",
+        css="tinyinit-activation",
+    ),
+    Control(
+        "direction", widgets.ToggleButtons,
+        dict(
+            options=[("forward: activations", "forward"), ("backward: gradients", "backward")],
+            style={"button_width": "150px"},
+            tooltips=["mean square of the activations h_l, input to output",
+                      "mean square of dloss/dh_l for a unit random upstream gradient, "
+                      "output to input"],
+        ),
+    ),
+    # No step: a slider with one snaps in the browser and sends the snapped
+    # value back, so sqrt(2) would become 1.41 and Kaiming would lose 11%.
+    Control(
+        "gain", widgets.FloatSlider,
+        dict(min=0.0, max=3.0, step=None, readout_format=".3f", continuous_update=True),
+        "gain",
+        "Multiplies the std of Xavier and Kaiming. Kaiming starts at "
+        "calculate_gain(activation) (gelu, silu: the quadrature gain); Xavier at 1, as in torch",
+        css="tinyinit-gain",
+    ),
+    Control(
+        "use_default_gain", widgets.Button, dict(layout={"width": "150px"}),
+        "use calculate_gain",
+        "Set the gain to torch's calculate_gain for this activation "
+        "(gelu, silu: the quadrature gain shown beside it)",
+    ),
+    Control(
+        "reset_button", widgets.Button, dict(layout={"width": "80px"}), "reset",
+        "Back to the settings the explorer started with",
+    ),
+    Control(
+        "std", widgets.FloatLogSlider,
+        dict(base=10, min=-3, max=1, step=0.01, readout_format=".3g"),
+        "std",
+        "The standard deviation of every weight for 'normal with std' "
+        "(GPT-2 uses 0.02; 1 is the 'standard normal weights' of the module card)",
+    ),
+    Control(
+        "depth", widgets.IntSlider, dict(min=1, max=MAX_DEPTH), "depth",
+        "Number of layers in the stack: the last one is where the readout looks",
+        css="tinyinit-depth",
+    ),
+    Control(
+        "width", widgets.Dropdown, dict(options=WIDTHS), "width",
+        "Units per layer (n_in = n_out = width): wider layers fluctuate less",
+    ),
+    Control(
+        "seeds", widgets.IntSlider, dict(min=1, max=MAX_SEEDS), "seeds",
+        "Independent networks (weights, inputs) drawn from PCG32 seeds 0, 1, ...: "
+        "the band shows their spread",
+    ),
+    Control(
+        "view", widgets.ToggleButtons,
+        dict(
+            options=[("mean square", "curves"), ("histograms", "histograms")],
+            style={"button_width": "110px"},
+            tooltips=["one number per layer: the mean square, over depth, with its theory",
+                      "the values themselves at four layers along the depth: their spread, "
+                      "zero ReLU entries, saturated tanh entries"],
+        ),
+        css="tinyinit-view",
+    ),
+    Control(
+        "pin_button", widgets.Button, dict(icon="thumb-tack", layout={"width": "80px"}), "pin",
+        f"Keep the current curve on the plot, faded, to compare with what "
+        f"comes next (up to {MAX_PINS}; the oldest goes first)",
+        css="tinyinit-pin",
+    ),
+    Control(
+        "clear_pins_button", widgets.Button, dict(layout={"width": "100px"}), "clear pins",
+        "Remove every pinned curve", css="tinyinit-clear-pins",
+    ),
+)  # fmt: skip
+
+# The residual-stream explorer's controls; blocks' range is the stack's, set when built.
+RESIDUAL_CONTROLS = (
+    Control(
+        "blocks", widgets.IntSlider, dict(min=1, continuous_update=True), "blocks N",
+        "number of Transformer blocks (2 residual additions each)", css="tinyinit-blocks",
+    ),
+    Control(
+        "scaling", widgets.ToggleButton, dict(icon="check"), "scale by 1/√(2N)",
+        "multiply every output projection's std by 1/sqrt(2N), as GPT-2 does",
+        css="tinyinit-scaling",
+    ),
+    Control(
+        "both", widgets.ToggleButton, {}, "show both",
+        "also draw the other setting of the scaling, faded: "
+        "with and without 1/sqrt(2N) on one plot",
+        css="tinyinit-both",
+    ),
+)  # fmt: skip
+
+
 def _is_widget_backend() -> bool:
     backend = matplotlib.get_backend().lower()
     return "ipympl" in backend or backend in ("widget", "ipympl")
 
 
-class DepthExplorer:
+class Explorer:
+    """What both explorers are: controls built from a table, one `figure`, and `app`, the
+    layout a notebook displays (the explorer displays as it).
+
+    `figure_view` is the widget that shows the figure: ipympl's live canvas, or, without
+    one (an inline or Agg backend), a PNG image rendered anew at each update.
+    """
+
+    figure = None
+    app = None
+
+    def _build(self, table, values: dict, **options) -> None:
+        """Each row of `table` as the attribute of its name, at values[name] if there."""
+        for control in table:
+            widget = control.build(values.get(control.name), **options.get(control.name, {}))
+            setattr(self, control.name, widget)
+
+    def _figure_widget(self, figure, png_fallback: bool = True) -> widgets.Widget:
+        """figure's live canvas, else a PNG image (png_fallback) or an empty HTML (not)."""
+        self._image = None
+        if isinstance(figure.canvas, widgets.DOMWidget):
+            return figure.canvas
+        if png_fallback:
+            self._image = widgets.Image(format="png")
+            return self._image
+        return widgets.HTML()
+
+    def _show(self, figure, alt: str | None = None) -> None:
+        """After an update: the PNG rendered anew (its text alternative `alt`), or the live
+        canvas's picture kept for a static page."""
+        if self._image is None:
+            keep_picture_for_static_pages(figure.canvas, figure)
+            return
+        self._image.value = png_bytes(figure)
+        if alt is not None:
+            self._image.tooltip = alt
+
+    def _repr_mimebundle_(self, **kwargs):
+        return self.app._repr_mimebundle_(**kwargs)
+
+
+class DepthExplorer(Explorer):
     """Controls, readout and figure of the depth explorer; see the module docstring.
 
     Attributes a notebook may drive or read: initializer, activation, gain, std,
-    depth, width, seeds, direction, view (widgets); pin_button, clear_pins_button;
-    pins (the pinned DepthResults, oldest first); readout (HTML); figure, plot
-    (DepthPlot); histogram (HistogramPlot); result (the latest DepthResult); app
-    (the whole layout).
+    depth, width, seeds, direction, view (widgets, DEPTH_CONTROLS); pin_button,
+    clear_pins_button; pins (the pinned DepthResults, oldest first); readout (HTML);
+    figure, plot (DepthPlot); histogram (HistogramPlot); result (the latest
+    DepthResult); app (the whole layout), figure_view (the current view's figure in it).
 
     batch: samples per seed. cache: where unit matrices live (default: the
     explorer's own UnitWeights, kept as long as the explorer).
@@ -355,10 +544,10 @@ class DepthExplorer:
             initializer=initializer, activation=activation, gain=gain, std=std, depth=depth,
             width=width, seeds=seeds, direction=direction, view=view,
         )  # fmt: skip
-        self._build_controls(**self.defaults)
+        self._build_controls(self.defaults)
         self._build_figure(figsize)
         self.app = widgets.VBox(
-            [Accessible(), self._controls, self.readout, self.caption, self._views[view]],
+            [Accessible(), self._controls, self.readout, self.caption, self.figure_view],
             layout=widgets.Layout(width="fit-content"),
         )
         self.app.add_class("tinyinit-explorer")
@@ -378,72 +567,13 @@ class DepthExplorer:
 
     # --- building ------------------------------------------------------------------------
 
-    def _build_controls(
-        self, initializer, activation, gain, std, depth, width, seeds, direction, view
-    ):
-        wide = {"description_width": "initial"}
-        self.initializer = widgets.Dropdown(
-            options=[(label, key) for key, label in INITIALIZERS.items()],
-            value=initializer, description="initializer", style=wide,
-            tooltip="How the weights are drawn: Xavier (Glorot 2010), Kaiming (He 2015), "
-            "or a plain normal with the std you set",
-        )  # fmt: skip
-        self.activation = widgets.Dropdown(
-            options=list(ACTIVATIONS), value=activation, description="activation",
-            tooltip="The nonlinearity phi applied after every layer: h = phi(W h_prev)",
-        )  # fmt: skip
-        self.activation.add_class("tinyinit-activation")
-        self.direction = widgets.ToggleButtons(
-            options=[("forward: activations", "forward"), ("backward: gradients", "backward")],
-            value=direction, style={"button_width": "150px"},
-            tooltips=["mean square of the activations h_l, input to output",
-                      "mean square of dloss/dh_l for a unit random upstream gradient, "
-                      "output to input"],
-        )  # fmt: skip
-        self.gain = widgets.FloatSlider(
-            # No step: a slider with one snaps in the browser and sends the snapped
-            # value back, so sqrt(2) would become 1.41 and Kaiming would lose 11%.
-            value=gain, min=0.0, max=3.0, step=None, readout_format=".3f", description="gain",
-            continuous_update=True,
-            tooltip="Multiplies the std of Xavier and Kaiming. Kaiming starts at "
-            "calculate_gain(activation) (gelu, silu: the quadrature gain); Xavier at 1, "
-            "as in torch",
-        )  # fmt: skip
-        self.gain.add_class("tinyinit-gain")
+    def _build_controls(self, values: dict) -> None:
+        self._build(DEPTH_CONTROLS, values)
         self.gain_hint = widgets.HTML(
             tooltip="torch's gain for the chosen activation; for gelu and silu, which torch's "
             "table lacks, 1/sqrt(E[phi(z)^2]) computed by quadrature, which keeps one layer's "
             "mean square and no deep stack's"
         )
-        self.use_default_gain = widgets.Button(
-            description="use calculate_gain", layout=widgets.Layout(width="150px"),
-            tooltip="Set the gain to torch's calculate_gain for this activation "
-            "(gelu, silu: the quadrature gain shown beside it)",
-        )  # fmt: skip
-        self.reset_button = widgets.Button(
-            description="reset", layout=widgets.Layout(width="80px"),
-            tooltip="Back to the settings the explorer started with",
-        )  # fmt: skip
-        self.std = widgets.FloatLogSlider(
-            value=std, base=10, min=-3, max=1, step=0.01, readout_format=".3g",
-            description="std",
-            tooltip="The standard deviation of every weight for 'normal with std' "
-            "(GPT-2 uses 0.02; 1 is the 'standard normal weights' of the module card)",
-        )  # fmt: skip
-        self.depth = widgets.IntSlider(
-            value=depth, min=1, max=MAX_DEPTH, description="depth",
-            tooltip="Number of layers in the stack: the last one is where the readout looks",
-        )  # fmt: skip
-        self.depth.add_class("tinyinit-depth")
-        self.width = widgets.Dropdown(
-            options=WIDTHS, value=width, description="width",
-            tooltip="Units per layer (n_in = n_out = width): wider layers fluctuate less",
-        )  # fmt: skip
-        self.seeds = widgets.IntSlider(
-            value=seeds, min=1, max=MAX_SEEDS, description="seeds",
-            tooltip="Independent networks (weights, inputs) drawn from PCG32 seeds 0, 1, ...: "
-            "the band shows their spread",
-        )  # fmt: skip
         # A live region: a screen reader reads the new end value out after a move.
         self.readout = live(
             widgets.HTML(
@@ -454,25 +584,6 @@ class DepthExplorer:
         self.readout.add_class("tinyinit-readout")
         self.caption = widgets.HTML(tooltip="What the figure shows: settings and legend")
         self.caption.add_class("tinyinit-caption")
-        self.view = widgets.ToggleButtons(
-            options=[("mean square", "curves"), ("histograms", "histograms")],
-            value=view, style={"button_width": "110px"},
-            tooltips=["one number per layer: the mean square, over depth, with its theory",
-                      "the values themselves at four layers along the depth: their spread, "
-                      "zero ReLU entries, saturated tanh entries"],
-        )  # fmt: skip
-        self.view.add_class("tinyinit-view")
-        self.pin_button = widgets.Button(
-            description="pin", icon="thumb-tack", layout=widgets.Layout(width="80px"),
-            tooltip=f"Keep the current curve on the plot, faded, to compare with what "
-            f"comes next (up to {MAX_PINS}; the oldest goes first)",
-        )  # fmt: skip
-        self.pin_button.add_class("tinyinit-pin")
-        self.clear_pins_button = widgets.Button(
-            description="clear pins", layout=widgets.Layout(width="100px"),
-            tooltip="Remove every pinned curve",
-        )  # fmt: skip
-        self.clear_pins_button.add_class("tinyinit-clear-pins")
         self._controls = widgets.VBox(
             [
                 widgets.HBox([self.initializer, self.activation, self.direction]),
@@ -488,14 +599,11 @@ class DepthExplorer:
         self.plot = DepthPlot(figure, figsize=figsize, decorated=False, steady_x=True)
         self.histogram = HistogramPlot(self._new_figure(figsize), figsize=figsize, decorated=False)
         self.figure = self.plot.figure
-        self._image = None
-        if isinstance(self.figure.canvas, widgets.DOMWidget):
-            self._views = {"curves": self.figure.canvas, "histograms": self.histogram.figure.canvas}
-        elif self.png_fallback:  # not a live canvas: a PNG, rerendered on each update
-            self._image = widgets.Image(format="png")
-            self._views = dict.fromkeys(("curves", "histograms"), self._image)
-        else:  # the caller shows or saves the figures
-            self._views = dict.fromkeys(("curves", "histograms"), widgets.HTML())
+        shown = self._figure_widget(self.figure, self.png_fallback)
+        if shown is self.figure.canvas:
+            self._views = {"curves": shown, "histograms": self.histogram.figure.canvas}
+        else:  # one PNG for either view, or nothing: the caller shows or saves the figures
+            self._views = dict.fromkeys(("curves", "histograms"), shown)
         # Each histogram panel's words, in HTML over its panel (see HistogramPlot).
         self.panel_row = widgets.HTML(
             tooltip="The layer of each panel, and its zero or saturated entries"
@@ -518,8 +626,8 @@ class DepthExplorer:
         return figure
 
     @property
-    def _view(self):
-        """The widget showing the current view's figure."""
+    def figure_view(self) -> widgets.Widget:
+        """The widget showing the current view's figure (with the histograms' panel words)."""
         return self._views[self.view.value]
 
     # --- reacting ------------------------------------------------------------------------
@@ -582,7 +690,7 @@ class DepthExplorer:
             raise
 
     def _on_view(self, change=None) -> None:
-        self.app.children = (*self.app.children[:-1], self._view)
+        self.app.children = (*self.app.children[:-1], self.figure_view)
         self.update()
 
     def _simulate(self, histograms: bool = False) -> DepthResult:
@@ -612,18 +720,13 @@ class DepthExplorer:
             pins = [(slot, label) for slot, _, label in shown]
             self.caption.value = caption_html(self.result, pins)
             figure = self.figure
-        self.readout.value = "<br>".join(html.escape(line) for line in self._readout_lines())
+        lines = self._readout_lines()
+        self.readout.value = "<br>".join(html.escape(line) for line in lines)
         self.gain_hint.value = gain_note(self.activation.value, self.gain.value, self.depth.value)
-        if self._image is not None:
-            self._image.value = png_bytes(figure)
-            # The picture's text alternative (the <img>'s title): what it plots, as the readout
-            # says it in words.
-            what = (
-                "histograms of the values at four layers" if histograms else "mean square per layer"
-            )
-            self._image.tooltip = f"Plot of the {what}: " + "; ".join(self._readout_lines())
-        else:
-            keep_picture_for_static_pages(figure.canvas, figure)
+        # The picture's text alternative (the <img>'s title): what it plots, as the readout
+        # says it in words.
+        what = "histograms of the values at four layers" if histograms else "mean square per layer"
+        self._show(figure, alt=f"Plot of the {what}: " + "; ".join(lines))
         self.updates += 1
 
     # --- comparing -------------------------------------------------------------------------
@@ -673,9 +776,6 @@ class DepthExplorer:
         """The readout as plain text, one line per line."""
         return "\n".join(self._readout_lines())
 
-    def _repr_mimebundle_(self, **kwargs):
-        return self.app._repr_mimebundle_(**kwargs)
-
 
 def depth_explorer(**defaults) -> DepthExplorer:
     """The explorer, starting from `defaults` (any argument of DepthExplorer).
@@ -697,7 +797,7 @@ def depth_explorer(**defaults) -> DepthExplorer:
 # --- the residual stream explorer: a thin layer over residual.stream_variances ---------------
 
 
-class ResidualStreamExplorer:
+class ResidualStreamExplorer(Explorer):
     """Stream variance after each block, measured and in theory, for N blocks, scaled or not.
 
     The figure, its lines and the widgets are built once; moving the slider or
@@ -711,6 +811,9 @@ class ResidualStreamExplorer:
     nothing else: what 1/sqrt(2N) does is what moves on screen. "show both"
     draws the other setting too, faded, with its theory.
 
+    Attributes: blocks, scaling, both (widgets, RESIDUAL_CONTROLS); readout (HTML);
+    figure, ax; app (the whole layout), figure_view (the canvas or its PNG in it).
+
     CSS classes: container tinyinit-residual, slider tinyinit-blocks, toggles
     tinyinit-scaling and tinyinit-both, readout tinyinit-readout.
     """
@@ -718,7 +821,6 @@ class ResidualStreamExplorer:
     def __init__(
         self, stack: ResidualStack, n_layers: int = 12, scaled: bool = True, both: bool = False
     ):
-        import ipywidgets as widgets
         import matplotlib.pyplot as plt
 
         self.stack = stack
@@ -726,7 +828,7 @@ class ResidualStreamExplorer:
         self.n_updates = 0
 
         with plt.ioff():
-            self.fig, self.ax = plt.subplots(figsize=(6.4, 3.6))
+            self.figure, self.ax = plt.subplots(figsize=(6.4, 3.6))
         (self.other_theory_line,) = self.ax.plot([], [], "--", lw=1.2, alpha=0.5)
         (self.other_line,) = self.ax.plot([], [], "o-", ms=2.5, alpha=0.5)
         (self.theory_line,) = self.ax.plot([], [], "k--", lw=1.5, label="theory 1 + 2b s²")
@@ -736,61 +838,47 @@ class ResidualStreamExplorer:
         self.ax.set_ylabel("Var(stream) after block b")
         self.ax.set_xlim(0, stack.max_layers)
         self.ax.grid(alpha=0.3)
-        self.fig.tight_layout()
+        self.figure.tight_layout()
 
-        self.blocks = widgets.IntSlider(
-            value=n_layers,
-            min=1,
-            max=stack.max_layers,
-            description="blocks N",
-            tooltip="number of Transformer blocks (2 residual additions each)",
-            continuous_update=True,
-        )
-        self.scaling = widgets.ToggleButton(
-            value=scaled,
-            description="scale by 1/√(2N)",
-            tooltip="multiply every output projection's std by 1/sqrt(2N), as GPT-2 does",
-            icon="check",
-        )
-        self.both = widgets.ToggleButton(
-            value=both,
-            description="show both",
-            tooltip="also draw the other setting of the scaling, faded: "
-            "with and without 1/sqrt(2N) on one plot",
-        )
-        self.both.add_class("tinyinit-both")
+        values = {"blocks": n_layers, "scaling": scaled, "both": both}
+        self._build(RESIDUAL_CONTROLS, values, blocks={"max": stack.max_layers})
         self.readout = live(widgets.HTML(tooltip="final stream variance, measured and in theory"))
-        self.blocks.add_class("tinyinit-blocks")
-        self.scaling.add_class("tinyinit-scaling")
         self.readout.add_class("tinyinit-readout")
-        canvas = self.fig.canvas
-        self._image = None
-        if isinstance(canvas, widgets.DOMWidget):
-            canvas.header_visible = False
-            view = canvas
-        else:  # not a live canvas: a PNG, rerendered on each update, as DepthExplorer does
-            self._image = view = widgets.Image(format="png")
-        self.widget = widgets.VBox(
-            [Accessible(), widgets.HBox([self.blocks, self.scaling, self.both]), self.readout, view]
+        self.figure_view = self._figure_widget(self.figure)
+        if self._image is None:
+            self.figure.canvas.header_visible = False
+        self.app = widgets.VBox(
+            [
+                Accessible(),
+                widgets.HBox([self.blocks, self.scaling, self.both]),
+                self.readout,
+                self.figure_view,
+            ]
         )
-        self.widget.add_class("tinyinit-residual")
+        self.app.add_class("tinyinit-residual")
 
-        self.blocks.observe(self._on_change, names="value")
-        self.scaling.observe(self._on_change, names="value")
-        self.both.observe(self._on_change, names="value")
+        for control in (self.blocks, self.scaling, self.both):
+            control.observe(self._on_change, names="value")
         self.update()
+
+    # The names notebook 06 and its readers know: the figure as `fig`, the layout as `widget`.
+    @property
+    def fig(self):
+        return self.figure
+
+    @property
+    def widget(self) -> widgets.Widget:
+        return self.app
 
     def _on_change(self, _change) -> None:
         self.update()
 
     def curves(self, n_layers: int, scaled: bool) -> tuple[np.ndarray, np.ndarray]:
-        """(measured, theory) stream variance after each block 0 .. N, shape (N + 1,)."""
+        """(measured, theory) stream variance after each block 0 .. N, shape (N + 1,)
+        (`tinyinit.residual_curves.block_variances`, kept per setting)."""
         key = (n_layers, scaled)
         if key not in self._cache:
-            measured = stream_variances(self.stack, n_layers, out_scale(n_layers, scaled))
-            x0_var = stream_variance(self.stack.x0)
-            theory = residual_variance_theory(n_layers, scaled=scaled, x0_var=x0_var)
-            self._cache[key] = (measured[::2], theory[::2])
+            self._cache[key] = block_variances(self.stack, n_layers, scaled)
         return self._cache[key]
 
     @staticmethod
@@ -829,17 +917,10 @@ class ResidualStreamExplorer:
         if both:
             self.readout.value += f"; {other_name}: {other[-1]:.2f} (theory {other_theory[-1]:.2f})"
         if self._image is None:
-            self.fig.canvas.draw_idle()
-            keep_picture_for_static_pages(self.fig.canvas, self.fig)
-        else:
-            self._image.value = png_bytes(self.fig)
+            self.figure.canvas.draw_idle()
+        self._show(self.figure)
         self.n_updates += 1
 
     @property
     def final_variance(self) -> float:
         return float(self.measured_line.get_ydata()[-1])
-
-    def _ipython_display_(self) -> None:
-        from IPython.display import display
-
-        display(self.widget)

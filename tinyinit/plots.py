@@ -33,13 +33,8 @@ from matplotlib.patches import Polygon
 from ._extras import extra
 from .activations import TANH_SATURATED
 from .propagation import INITIALIZERS, DepthResult
-from .residual import (
-    ResidualStack,
-    out_scale,
-    residual_variance_theory,
-    stream_variance,
-    stream_variances,
-)
+from .residual import ResidualStack
+from .residual_curves import block_variances
 from .transport import BlitPlot
 from .variance import root_mean_square  # noqa: F401  (the explorer's captions read it here)
 
@@ -688,21 +683,18 @@ def residual_figure(stack: ResidualStack, n_layers: int, depths: Iterable[int]):
         (False, INITIALIZER_COLORS["kaiming"]),
         (True, INITIALIZER_COLORS["scaled_residual"]),
     )
-    x0_var = stream_variance(stack.x0)
     b = np.arange(n_layers + 1)
     for scaled, color in colors:
         label = "scaled 1/√(2N)" if scaled else "unscaled"
-        measured = stream_variances(stack, n_layers, out_scale(n_layers, scaled))[::2]
-        theory = residual_variance_theory(n_layers, scaled=scaled, x0_var=x0_var)[::2]
+        measured, theory = block_variances(stack, n_layers, scaled)
         left.plot(b, measured, "o", ms=3, color=color, label=f"{label}, measured")
         left.plot(b, theory, "-", color=color, lw=1, label=f"{label}, theory")
     left.set(xlabel="block b", ylabel="Var(stream)", title=f"N = {n_layers} blocks")
     depths = np.array(sorted(depths))
     for scaled, color in colors:
-        finals = [stream_variances(stack, n, out_scale(n, scaled))[-1] for n in depths]
-        theory = [residual_variance_theory(n, scaled=scaled, x0_var=x0_var)[-1] for n in depths]
-        right.plot(depths, finals, "o", color=color)
-        right.plot(depths, theory, "-", color=color, lw=1)
+        curves = [block_variances(stack, n, scaled) for n in depths]
+        right.plot(depths, [measured[-1] for measured, _ in curves], "o", color=color)
+        right.plot(depths, [theory[-1] for _, theory in curves], "-", color=color, lw=1)
     right.set(
         xlabel="number of blocks N",
         ylabel="Var(stream) after the last block",

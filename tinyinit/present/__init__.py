@@ -1,0 +1,103 @@
+"""Presentation mode: the suite's live explorers as one app for a projector.
+
+    make present          # Voila serves apps/present.ipynb: controls and plots, no code
+
+    %matplotlib widget    # or in a notebook
+    from tinyinit.present import presentation
+    presentation()
+
+Made for a lecture hall: the whole plot in view at 1280x720 (the common
+projector) and at 1920x1080, the key number in large type beside it, thick
+lines and high contrast. The page reports its size (`PresenterKeys`) and the
+plot takes what is left beside a column of the most used controls; the type
+grows with the screen (`Look`).
+
+A dropdown offers the classic demonstrations; choosing one sets every control
+of the explorer it needs, and a demonstration told in two steps ("gain 1", then
+"gain 5/3") has a button per step. A presenter clicker drives it: PageDown (or
+→) goes to the next step, and after the last step to the next demonstration;
+PageUp (or ←) goes back. Keys typed into a focused control (a slider, a menu)
+keep their meaning there; Esc takes the focus off it. The controls stay live,
+so the class can ask "and at depth 50?" and the slider answers.
+
+With a share URL (`python -m tinyinit present --share-url URL`), a tab shows
+that link and its QR code, where students open the same explorer.
+
+The explorers are the suite's own (`tinyinit.explorer.DepthExplorer`,
+`tinyinit.explorer.ResidualStreamExplorer`), restyled: what the class sees is
+what the notebooks show.
+
+One module a job: `demonstrations` (the table of steps), `look` (sizes for a
+projector, the style sheet projector.css), `keys` (the clicker, keys.js), `share`
+(the students' link), `explorers` (the explorers restyled), `app` (`Presentation`)
+and `voila` (serving it, with the template in voila_template/).
+"""
+
+from __future__ import annotations
+
+import os
+
+from .._extras import extra
+
+with extra("present", "the presentation app"):  # checked before the explorer asks for `lab`
+    import anywidget  # noqa: F401
+    import ipywidgets  # noqa: F401
+    import traitlets  # noqa: F401
+
+from .app import SHARE_TITLE, Presentation
+from .demonstrations import PRESETS, Preset, Step
+from .explorers import depth_headline
+from .keys import PresenterKeys
+from .look import FIGURE_FONTS, PROJECTOR_LINE_WIDTH, Look, projector_style, style_figure
+from .share import SHARE_URL_VARIABLE, check_share_url, qr_svg
+from .voila import (
+    OFFLINE_TEMPLATE,
+    REPO_APP,
+    app_notebook,
+    app_path,
+    offline_template,
+    voila_command,
+)
+
+__all__ = [
+    "FIGURE_FONTS",
+    "OFFLINE_TEMPLATE",
+    "PRESETS",
+    "PROJECTOR_LINE_WIDTH",
+    "REPO_APP",
+    "SHARE_TITLE",
+    "SHARE_URL_VARIABLE",
+    "Look",
+    "Preset",
+    "Presentation",
+    "PresenterKeys",
+    "Step",
+    "app_notebook",
+    "app_path",
+    "check_share_url",
+    "depth_headline",
+    "presentation",
+    "projector_style",
+    "qr_svg",
+    "style_figure",
+    "offline_template",
+    "voila_command",
+]
+
+
+def presentation(share_url: str | None = None, **kwargs) -> Presentation:
+    """The presentation app (display it, or let Voila serve a notebook that returns it).
+
+    share_url: the address where students open the same explorer (a Binder or
+    hub link), shown with its QR code in a tab of its own; by default the
+    environment variable TINYINIT_SHARE_URL, which `python -m tinyinit present
+    --share-url URL` sets for the app it serves.
+
+    >>> app = presentation()
+    >>> app.choose("Kaiming + ReLU: kept")
+    >>> app.depth.initializer.value, round(app.depth.gain.value, 4), app.tabs.selected_index
+    ('kaiming_fan_in', 1.4142, 0)
+    """
+    if share_url is None:
+        share_url = os.environ.get(SHARE_URL_VARIABLE) or None
+    return Presentation(share_url=share_url, **kwargs)

@@ -1,0 +1,95 @@
+"""The classic demonstrations, as data: one row per step, in the clicker's order.
+
+A demonstration told in two steps ("gain 1", then "gain 5/3") has two rows; choosing a
+step sets every control of the explorer it names, from that explorer's START and the
+row's settings.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+# Every step of an explorer starts from these settings; a row says what differs.
+START = {
+    "depth": dict(
+        initializer="xavier_uniform", activation="relu", gain=1.0, depth=20, width=256,
+        seeds=3, direction="forward",
+    ),
+    "residual": dict(blocks=48, both=False),
+}  # fmt: skip
+
+KAIMING_RELU = dict(initializer="kaiming_fan_in", gain=math.sqrt(2.0))
+
+# (demonstration, step, explorer, what the caption says, settings). A caption fits one
+# line on a projector: 95 characters at most (tests/test_present.py).
+DEMONSTRATIONS = (
+    ("Xavier + ReLU: collapse", "Xavier, gain 1", "depth",
+     "ReLU keeps half of E[z²]; Xavier's gain 1 does not give it back: "
+     "the signal halves each layer.",
+     {}),
+    ("Kaiming + ReLU: kept", "Kaiming, gain √2", "depth",
+     "Kaiming's std √(2/n_in) doubles what ReLU halves: the signal stays at 1.",
+     KAIMING_RELU),
+    ("tanh: gain 1 vs 5/3", "gain 1", "depth",
+     "tanh squashes: with gain 1 the signal drains away, layer after layer.",
+     dict(initializer="xavier_normal", activation="tanh", gain=1.0)),
+    ("tanh: gain 1 vs 5/3", "gain 5/3", "depth",
+     "gain 5/3, torch's calculate_gain('tanh'), makes up for the squashing: the signal settles.",
+     dict(initializer="xavier_normal", activation="tanh", gain=5.0 / 3.0)),
+    ("Residual stream: with and without 1/sqrt(2N)", "without 1/√(2N)", "residual",
+     "Every block adds its variance to the stream: it grows like 1 + 2N.",
+     dict(scaled=False)),
+    ("Residual stream: with and without 1/sqrt(2N)", "with 1/√(2N)", "residual",
+     "GPT-2 scales the outputs by 1/√(2N): the stream stays near 2 (unscaled, faded).",
+     dict(scaled=True, both=True)),
+    ("Xavier vs Kaiming + ReLU", "Xavier, gain 1", "depth",
+     "Xavier with gain 1: ReLU halves the signal at every layer.",
+     {}),
+    ("Xavier vs Kaiming + ReLU", "Kaiming, gain √2", "depth",
+     "Kaiming's √2 gives back what ReLU takes: about 2^20 above Xavier's (faded) at layer 20.",
+     KAIMING_RELU),
+)  # fmt: skip
+
+
+@dataclass(frozen=True)
+class Step:
+    """One state of a demonstration: which explorer, the values of its controls, what to say.
+
+    >>> PRESETS["tanh: gain 1 vs 5/3"].steps[1].settings["gain"]
+    1.6666666666666667
+    """
+
+    label: str
+    app: str  # "depth" or "residual"
+    settings: dict = field(default_factory=dict)
+    says: str = ""
+
+
+@dataclass(frozen=True)
+class Preset:
+    """A classic demonstration: a name for the dropdown and one or more steps.
+
+    >>> [step.label for step in PRESETS["Residual stream: with and without 1/sqrt(2N)"].steps]
+    ['without 1/√(2N)', 'with 1/√(2N)']
+    """
+
+    name: str
+    steps: tuple[Step, ...]
+
+
+def presets(rows=DEMONSTRATIONS) -> dict[str, Preset]:
+    """The demonstrations of `rows` by name, each with its steps in the rows' order.
+
+    >>> [len(p.steps) for p in presets().values()]
+    [1, 1, 2, 2, 2]
+    """
+    steps: dict[str, list[Step]] = {}
+    for name, label, app, says, settings in rows:
+        steps.setdefault(name, []).append(Step(label, app, {**START[app], **settings}, says))
+    return {name: Preset(name, tuple(s)) for name, s in steps.items()}
+
+
+PRESETS: dict[str, Preset] = presets()
+
+CHOOSE = "choose a demonstration"

@@ -1,0 +1,178 @@
+"""The suite's explorers, restyled for a projector: the headline number, thick lines, large
+fonts, the plot beside a column of the most used controls."""
+
+from __future__ import annotations
+
+import math
+
+import ipywidgets as widgets
+from matplotlib.colors import to_hex
+
+from ..a11y import live
+from ..explorer import DepthExplorer, ResidualStreamExplorer
+from ..plots import QUANTITIES
+from .look import BASE_VIEWPORT, Look, projector_style, set_canvas_px, set_margins_px, style_figure
+
+
+def _power_of_two(value: float) -> str:
+    """value as 2<sup>x</sup> in HTML, or the words for what a float cannot hold."""
+    if math.isinf(value):
+        return "inf (overflow)"
+    if value <= 0:
+        return "0 (underflow)"
+    return f"2<sup>{math.log2(value):.1f}</sup>".replace("-", "−")
+
+
+def depth_headline(result) -> str:
+    """The readout that matters, as HTML in large type: where the signal ends, as a power of 2.
+
+    >>> from tinyinit.propagation import simulate
+    >>> r = simulate("relu", "xavier_uniform", n_layers=3, width=16, seeds=1)
+    >>> depth_headline(r)
+    'layer 3: 2<sup>−2.7</sup><br><small>of the input; theory 2<sup>−3.0</sup></small>'
+    """
+    end = result.end_layer
+    what = "input" if end else "upstream gradient"
+    return (
+        f"layer {end}: {_power_of_two(result.measured_end)}<br>"
+        f"<small>of the {what}; theory {_power_of_two(result.theory_end)}</small>"
+    )
+
+
+SHORT_QUANTITY = {d: f"mean square of {QUANTITIES[d][1]}" for d in QUANTITIES}
+
+
+class LargeDepthExplorer(DepthExplorer):
+    """The depth explorer for a projector: the headline number, thick lines, large fonts."""
+
+    def __init__(self, **settings):
+        self.headline = widgets.HTML(
+            tooltip="The mean square at the last layer, as a power of 2 of where it started"
+        )
+        live(self.headline).add_class("tinyinit-headline")
+        super().__init__(**settings)
+        self.plot.decades.set_color("0.7")  # the decade lines, still visible when projected
+        self.fit(Look.for_page(*BASE_VIEWPORT, top=150))
+
+    def fit(self, look: Look) -> None:
+        """Size the canvas and its fonts to `look`, then redraw the whole figure."""
+        set_canvas_px(self.figure, *look.canvas_px)
+        # Room for the y tick labels and label, the x label and the note under it.
+        s = look.scale
+        set_margins_px(self.figure, left=110 * s, right=24 * s, top=14 * s, bottom=92 * s)
+        self.plot.note.set_y(16 * s / look.canvas_px[1])
+        style_figure(self.figure, look.figure_fonts)
+        projector_style(self.figure, look.scale)
+        self.plot.redraw_all()
+
+    def update(self, change=None) -> None:
+        if self._holding:
+            return
+        # The y label is part of the frame: drawn once per direction, not per slider move.
+        # Short, to fit beside a short plot; the caption beside it says it in full.
+        self.plot.ax.set_ylabel(SHORT_QUANTITY[self.direction.value])
+        super().update(change)
+        self.headline.value = depth_headline(self.result)
+
+    def apply(self, settings: dict) -> None:
+        """Set the controls named in `settings` (initializer, gain, depth, ...); one update."""
+        order = ["initializer", "activation", "direction", "width", "seeds", "depth", "std", "gain"]
+        unknown = set(settings) - set(order)
+        if unknown:
+            raise ValueError(f"unknown depth explorer controls {sorted(unknown)}; known: {order}")
+        with self.hold():
+            for name in order:  # the gain last: choosing Kaiming resets it
+                if name in settings:
+                    getattr(self, name).value = settings[name]
+
+    def projector_view(self) -> widgets.Widget:
+        """The plot, and beside it the headline, the most used controls and the rest folded."""
+        more = widgets.VBox(
+            [
+                self.direction,
+                widgets.HBox([self.use_default_gain, self.reset_button]),
+                self.std,
+                self.width,
+                self.seeds,
+                self.readout,
+            ]
+        )
+        folded = widgets.Accordion(children=[more], titles=("more controls",))
+        side = widgets.VBox(
+            # The gain's note beside its slider: for gelu and silu it says the gain holds one layer.
+            [self.headline, self.initializer, self.activation, self.gain, self.gain_hint,
+             self.depth, folded, self.caption]
+        )  # fmt: skip
+        side.add_class("tinyinit-side")
+        area = widgets.Box([self.figure_view])
+        area.add_class("tinyinit-plot-area")
+        view = widgets.HBox([area, side])
+        view.add_class("tinyinit-view")
+        view.add_class("tinyinit-explorer")
+        return view
+
+
+class LargeResidualExplorer(ResidualStreamExplorer):
+    """The residual-stream explorer for a projector: headline, thick lines, large fonts."""
+
+    def __init__(self, stack, n_layers: int = 12, scaled: bool = True):
+        self.headline = widgets.HTML(
+            tooltip="The stream's variance after the last block, measured and in theory"
+        )
+        live(self.headline).add_class("tinyinit-headline")
+        super().__init__(stack, n_layers=n_layers, scaled=scaled)
+        canvas = self.figure.canvas
+        if isinstance(canvas, widgets.DOMWidget):
+            canvas.toolbar_visible = False
+            canvas.footer_visible = False
+        self.ax.get_legend().remove()  # said in the headline and the caption beside the plot
+        # Room for the large marker at block 0, which would sit half outside on the spine.
+        self.ax.set_xlim(-1, self.blocks.max + 1)
+        self.fit(Look.for_page(*BASE_VIEWPORT, top=150))
+
+    def fit(self, look: Look) -> None:
+        """Size the canvas and its fonts to `look`, then redraw."""
+        set_canvas_px(self.figure, *look.canvas_px)
+        s = look.scale
+        set_margins_px(self.figure, left=100 * s, right=24 * s, top=14 * s, bottom=70 * s)
+        style_figure(self.figure, look.figure_fonts)
+        projector_style(self.figure, look.scale)
+        self.figure.canvas.draw_idle()
+
+    def update(self) -> None:
+        super().update()
+        measured, theory = self.measured_line.get_ydata(), self.theory_line.get_ydata()
+        self.headline.value = (
+            f"variance {measured[-1]:.1f}<br><small>after {len(measured) - 1} blocks; "
+            f"theory {theory[-1]:.1f}</small>"
+        )
+
+    def apply(self, settings: dict) -> None:
+        """Set blocks (N), scaled (the 1/sqrt(2N) toggle) and both from `settings`."""
+        unknown = set(settings) - {"blocks", "scaled", "both"}
+        if unknown:
+            raise ValueError(f"unknown residual explorer controls {sorted(unknown)}")
+        if "blocks" in settings:
+            self.blocks.value = min(settings["blocks"], self.blocks.max)
+        if "scaled" in settings:
+            self.scaling.value = settings["scaled"]
+        if "both" in settings:
+            self.both.value = settings["both"]
+
+    def projector_view(self) -> widgets.Widget:
+        """The plot, and beside it the headline, the two controls and the full readout."""
+        without, with_ = (to_hex(self.color(scaled)) for scaled in (False, True))
+        legend = widgets.HTML(
+            f'<span style="color:{without}">●━</span> measured, without 1/√(2N) &nbsp; '
+            f'<span style="color:{with_}">●━</span> with 1/√(2N) &nbsp; ╍╍ theory 1 + 2b·s²',
+            tooltip="What the lines show",
+        )
+        legend.add_class("tinyinit-caption")
+        side = widgets.VBox([self.headline, self.blocks, self.scaling, self.readout, legend])
+        side.add_class("tinyinit-side")
+        area = widgets.Box([self.figure_view])
+        area.add_class("tinyinit-plot-area")
+        view = widgets.HBox([area, side])
+        view.add_class("tinyinit-view")
+        view.add_class("tinyinit-residual")
+        return view

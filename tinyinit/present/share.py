@@ -1,0 +1,57 @@
+"""The link for students: the address where they open the same explorer, and its QR code."""
+
+from __future__ import annotations
+
+import html
+from urllib.parse import urlsplit
+
+import ipywidgets as widgets
+
+from .._extras import extra
+
+SHARE_URL_VARIABLE = "TINYINIT_SHARE_URL"
+
+
+def check_share_url(url: str) -> str:
+    """`url` if it is an http(s) address with a host, else a ValueError that says so.
+
+    >>> check_share_url("https://mybinder.org/v2/gh/OWNER/tinyinit/HEAD")
+    'https://mybinder.org/v2/gh/OWNER/tinyinit/HEAD'
+    """
+    parts = urlsplit(url.strip())
+    if parts.scheme not in ("http", "https") or not parts.netloc or " " in url.strip():
+        raise ValueError(
+            f"share_url must be an http:// or https:// address with a host, "
+            f"e.g. https://hub.example.edu/...; got {url!r}"
+        )
+    return url.strip()
+
+
+def qr_svg(url: str) -> str:
+    """The QR code of `url` as inline SVG (segno, medium error correction), sized by CSS.
+
+    >>> svg = qr_svg("https://example.org/")
+    >>> svg.startswith("<svg") and 'viewBox="0 0 29 29"' in svg
+    True
+    """
+    with extra("present", "the QR code"):
+        import segno
+
+    code = segno.make(check_share_url(url), error="m")
+    return code.svg_inline(scale=1, border=2, omitsize=True, dark="#000", light="#fff")
+
+
+def share_view(url: str) -> widgets.Widget:
+    """The students' link: its QR code as large as the plot, and the address in large type."""
+    url = check_share_url(url)
+    qr = widgets.HTML(qr_svg(url), tooltip="Scan to open the same explorer")
+    qr.add_class("tinyinit-qr")
+    link = widgets.HTML(
+        "Open the same explorer on your own computer:<br>"
+        f'<a href="{html.escape(url)}" target="_blank"><b>{html.escape(url)}</b></a>',
+        tooltip="The address students open: the same demonstrations, live on their machines",
+    )
+    link.add_class("tinyinit-share")
+    view = widgets.HBox([qr, link], layout=widgets.Layout(align_items="center"))
+    view.add_class("tinyinit-share-view")
+    return view
