@@ -54,7 +54,7 @@ import numpy as np
 from matplotlib.colors import to_hex, to_rgba
 
 from ._extras import extra
-from .activations import ACTIVATIONS
+from .activations import ACTIVATIONS, SATURATED_SLOPE, TANH_SATURATED
 from .fastpath import UnitWeights
 from .gaussian import q_map_slope
 from .plots import (
@@ -72,14 +72,13 @@ from .plots import (
     pin_label,
     png_bytes,
     quantity_label,
-    root_mean_square,
     settings_title,
     weight_labels,
 )
 from .propagation import INITIALIZERS, DepthResult, mean_field, suggested_gain
-from .residual import ResidualStack, out_scale
-from .residual_curves import block_variances
+from .residual import ResidualStack, block_variances, out_scale
 from .transport import BrowserChanges, keep_picture_for_static_pages
+from .variance import root_mean_square
 
 with extra("lab", "the explorer"):  # the widgets are not in the core install
     import ipywidgets as widgets
@@ -260,7 +259,7 @@ def histogram_caption_html(result: DepthResult) -> str:
     if result.direction == "forward" and result.activation == "relu":
         key += "; h = 0: entries exactly zero (left out of the bars)"
     if result.direction == "forward" and result.activation == "tanh":
-        key += "; |h| > 0.97: saturated entries, where tanh' < 0.06"
+        key += f"; |h| > {TANH_SATURATED}: saturated entries, where tanh' < {SATURATED_SLOPE:.2f}"
     return f"<b>{html.escape(settings_title(result))}</b><br>{html.escape(key)}"
 
 
@@ -875,7 +874,7 @@ class ResidualStreamExplorer(Explorer):
 
     def curves(self, n_layers: int, scaled: bool) -> tuple[np.ndarray, np.ndarray]:
         """(measured, theory) stream variance after each block 0 .. N, shape (N + 1,)
-        (`tinyinit.residual_curves.block_variances`, kept per setting)."""
+        (`tinyinit.residual.block_variances`, kept per setting)."""
         key = (n_layers, scaled)
         if key not in self._cache:
             self._cache[key] = block_variances(self.stack, n_layers, scaled)

@@ -33,10 +33,8 @@ from matplotlib.patches import Polygon
 from ._extras import extra
 from .activations import TANH_SATURATED
 from .propagation import INITIALIZERS, DepthResult
-from .residual import ResidualStack
-from .residual_curves import block_variances
+from .residual import ResidualStack, block_variances
 from .transport import BlitPlot
-from .variance import root_mean_square  # noqa: F401  (the explorer's captions read it here)
 
 # Okabe and Ito's eight colours ("Color Universal Design", 2008): told apart by readers with
 # any common colour-vision deficiency, and in greyscale by their lightness.
@@ -432,7 +430,6 @@ class DepthPlot(BlitPlot):
 
 HISTOGRAM_PANELS = 4
 HISTOGRAM_BINS = 41
-SATURATED = TANH_SATURATED  # |tanh| beyond this: the slope 1 - h**2 is below 0.06
 
 
 def histogram_layers(depth: int, direction: str, panels: int = HISTOGRAM_PANELS) -> list[int]:
@@ -481,7 +478,8 @@ def layer_stats(values: np.ndarray, activation_name: str, direction: str) -> tup
         zero = values == 0
         return f"h = 0: {100 * np.mean(zero):.0f}% of entries", values[~zero]
     if direction == "forward" and activation_name == "tanh":
-        return f"|h| > {SATURATED}: {100 * np.mean(np.abs(values) > SATURATED):.0f}%", values
+        saturated = np.mean(np.abs(values) > TANH_SATURATED)
+        return f"|h| > {TANH_SATURATED}: {100 * saturated:.0f}%", values
     return "", values
 
 
