@@ -82,6 +82,7 @@ from .residual import (
     stream_variance,
     stream_variances,
 )
+from .stack import SCHEMES, scheme
 from .transport import BrowserChanges, keep_picture_for_static_pages
 
 with extra("lab", "the explorer"):  # the widgets are not in the core install
@@ -92,15 +93,6 @@ with extra("lab", "the explorer"):  # the widgets are not in the core install
 WIDTHS = (16, 32, 64, 128, 256, 512)
 MAX_DEPTH = 100
 MAX_SEEDS = 5
-KAIMING = ("kaiming_fan_in", "kaiming_fan_out")
-
-STD_FORMULAS = {
-    "xavier_uniform": "gain·√(2/(n_in+n_out)), from U(-a, a) with a = √3·std",
-    "xavier_normal": "gain·√(2/(n_in+n_out))",
-    "kaiming_fan_in": "gain/√n_in",
-    "kaiming_fan_out": "gain/√n_out",
-    "normal": "as set",
-}
 
 
 def _number(v: float) -> str:
@@ -127,7 +119,7 @@ def readout_lines(result: DepthResult) -> list[str]:
     m = result.measured_end
     if 0 < m < math.inf:
         second += f", = 2^{math.log2(m):.1f} of the {'input' if end else 'upstream gradient'}"
-    third = f"weights: std = {result.std:.4g} ({STD_FORMULAS[result.initializer]}), "
+    third = f"weights: std = {result.std:.4g} ({SCHEMES[result.initializer].formula}), "
     third += f"width {result.width}, batch {result.batch} per seed"
     note = edge_note(result)
     return [first, second, third] + ([note] if note else [])
@@ -350,7 +342,7 @@ class DepthExplorer:
         self._holding = 0  # open hold() blocks; updates wait for the last to close
         self._pending = False  # an update is scheduled on the kernel's event loop
         if gain is None:
-            gain = suggested_gain(activation)[0] if initializer in KAIMING else 1.0
+            gain = scheme(initializer).initial_gain(activation)
         self.defaults = dict(
             initializer=initializer, activation=activation, gain=gain, std=std, depth=depth,
             width=width, seeds=seeds, direction=direction, view=view,
@@ -383,7 +375,7 @@ class DepthExplorer:
     ):
         wide = {"description_width": "initial"}
         self.initializer = widgets.Dropdown(
-            options=[(label, key) for key, label in INITIALIZERS.items()],
+            options=[(row.label, key) for key, row in SCHEMES.items()],
             value=initializer, description="initializer", style=wide,
             tooltip="How the weights are drawn: Xavier (Glorot 2010), Kaiming (He 2015), "
             "or a plain normal with the std you set",
@@ -540,7 +532,7 @@ class DepthExplorer:
         self.gain.disabled = init == "normal"
         self.std.disabled = init != "normal"
         gain, _ = suggested_gain(act)
-        if follow and init in KAIMING:
+        if follow and SCHEMES[init].gain_from_activation:
             self.gain.value = gain
         self.gain_hint.value = gain_note(act, self.gain.value, self.depth.value)
 

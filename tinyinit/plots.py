@@ -31,7 +31,7 @@ from matplotlib.figure import Figure
 from matplotlib.patches import Polygon
 
 from ._extras import extra
-from .propagation import INITIALIZERS, DepthResult
+from .propagation import DepthResult
 from .residual import (
     ResidualStack,
     out_scale,
@@ -39,6 +39,7 @@ from .residual import (
     stream_variance,
     stream_variances,
 )
+from .stack import SCHEMES
 from .transport import BlitPlot
 
 # Okabe and Ito's eight colours ("Color Universal Design", 2008): told apart by readers with
@@ -112,9 +113,10 @@ PIN_ALPHA = 0.55
 
 def _initializer_words(result: DepthResult) -> tuple[str, list[str]]:
     """The initializer's name, and the numbers it was given (the one that was set first)."""
-    if result.initializer == "normal":
-        return "normal weights", [f"std {result.std:.3g}"]
-    return INITIALIZERS[result.initializer], [f"gain {result.gain:.3g}", f"std {result.std:.3g}"]
+    row = SCHEMES[result.initializer]
+    if not row.uses_gain:
+        return row.title, [f"std {result.std:.3g}"]
+    return row.title, [f"gain {result.gain:.3g}", f"std {result.std:.3g}"]
 
 
 def settings_title(result: DepthResult) -> str:

@@ -52,7 +52,6 @@ from .stack import (  # noqa: F401
     INITIALIZERS,
     INPUT_STREAM,
     KINDS,
-    default_gain,
     layer_weights,
     suggested_gain,
     unit_batch,
