@@ -44,11 +44,11 @@ def suggested_gain(name: str) -> tuple[float, str]:
     >>> gain, source = suggested_gain("gelu"); round(gain, 4), source
     (1.5335, 'quadrature')
     """
-    activation(name)
+    act = activation(name)
     try:
         return calculate_gain(name), "calculate_gain"
     except ValueError:
-        return single_layer_gain(name), "quadrature"
+        return single_layer_gain(act), "quadrature"
 
 
 # --- the explorer's initializers: one row each ---------------------------------------------
