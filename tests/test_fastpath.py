@@ -522,3 +522,14 @@ def test_a_new_gain_on_a_kept_homogeneous_stack_is_rescaled_at_once():
     assert cache.rescales == 1
     simulate("relu", "kaiming_fan_in", gain=2.0, **settings)  # now kept itself
     assert cache.rescales == 1
+
+
+@pytest.mark.parametrize("name", list(ACTIVATIONS))
+def test_a_pass_counts_its_bytes_as_the_sum_of_its_arrays(name):
+    x = unit_batch(6, 3, 0, prop.INPUT_STREAM)
+    units = [unit_matrix("normal", 6, layer, 0).astype(np.float32) for layer in (1, 2)]
+    trace = fp.Trace(x, ACTIVATIONS[name], 0.5)
+    trace.extend(units)
+    trace.slope(2)
+    arrays = trace.zs + trace.hs[1:] + trace.slopes
+    assert trace.nbytes == sum(a.nbytes for a in arrays) == 6 * x.nbytes
