@@ -123,9 +123,9 @@ class Scheme:
             return xavier_bound(fan_in, fan_out, gain)
         return uniform_bound(self.std(fan_in, fan_out, gain, std))  # as kaiming_uniform
 
-    def initial_gain(self, activation_name: str) -> float:
+    def initial_gain(self, activation: str) -> float:
         """The gain this initializer starts from: the activation's for Kaiming, else 1."""
-        return suggested_gain(activation_name)[0] if self.gain_from_activation else 1.0
+        return suggested_gain(activation)[0] if self.gain_from_activation else 1.0
 
 
 # To add an initializer to the explorer, the command line and the figures: add a row.
