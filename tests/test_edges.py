@@ -20,7 +20,6 @@ from tinyinit.gaussian import gaussian_expectation
 from tinyinit.pcg32 import TABLE_SIZE
 from tinyinit.propagation import (
     backward_pass,
-    default_gain,
     forward_pass,
     mean_field,
     mean_square,
@@ -129,12 +128,6 @@ def test_weight_std_and_unit_scale_defaults():
     assert unit_scale("kaiming_fan_out", 3, 4) == ("normal", 0.5)
 
 
-def test_default_gain_is_torchs_or_one():
-    assert default_gain("gelu") == 1.0  # torch has no gain for gelu
-    assert default_gain("relu") == math.sqrt(2)
-    assert default_gain("tanh") == 5 / 3
-
-
 def test_mean_field_takes_direction_forward_by_default():
     forward = mean_field("relu", 1.0, 3)
     assert np.allclose(forward, [1.0, 0.5, 0.25, 0.125], rtol=1e-12)
@@ -149,7 +142,8 @@ def test_constant_init_refuses_a_value_beyond_float32_without_a_warning():
 
 
 def test_layer_weights_are_the_spec_formula_in_float64_with_the_default_std():
-    from tinyinit.propagation import UnitWeights, layer_weights, simulate
+    from tinyinit.fastpath import UnitWeights
+    from tinyinit.propagation import layer_weights, simulate
 
     width, seed = 5, 3
     scalar = ref.PCG32(seed)

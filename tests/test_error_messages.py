@@ -16,9 +16,9 @@ import pytest
 
 import tinyinit as ti
 from tinyinit import PCG32
+from tinyinit.activations import activation
 from tinyinit.distributions import normal, scaled_normal_float32, uniform_float32, uniforms
 from tinyinit.propagation import (
-    activation,
     mean_field,
     simulate,
     unit_matrix,

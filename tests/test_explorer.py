@@ -22,6 +22,7 @@ from web_page import PageSocket  # noqa: E402
 
 from tinyinit import calculate_gain  # noqa: E402
 from tinyinit.explorer import DepthExplorer, caption_html, depth_explorer, readout_lines  # noqa: E402
+from tinyinit.fastpath import UnitWeights  # noqa: E402
 from tinyinit.plots import (  # noqa: E402
     INITIALIZER_COLORS,
     PIN_ALPHA,
@@ -30,7 +31,7 @@ from tinyinit.plots import (  # noqa: E402
     compare_figure,
     png_bytes,
 )
-from tinyinit.propagation import UnitWeights, simulate  # noqa: E402
+from tinyinit.propagation import simulate  # noqa: E402
 
 CONTROLS = ("initializer", "activation", "gain", "std", "depth", "width", "seeds", "direction")
 

@@ -19,6 +19,7 @@ from hypothesis import strategies as st
 
 from tinyinit import fastpath as fp
 from tinyinit import propagation as prop
+from tinyinit.activations import ACTIVATIONS
 from tinyinit.fastpath import UnitWeights
 from tinyinit.propagation import propagate, simulate, unit_batch, unit_matrix
 
@@ -284,7 +285,7 @@ def test_a_smooth_stack_or_one_near_float64s_ends_is_run_again():
 
 def test_a_rescale_goes_by_the_ratio_of_the_scales_within_the_range():
     x = unit_batch(8, 4, 0, prop.INPUT_STREAM)
-    trace = fp.Trace(x, "linear", 1e10)
+    trace = fp.Trace(x, ACTIVATIONS["linear"], 1e10)
     trace.extend([np.eye(8)] * 12)  # m_l = 1e20 ** l, up to 1e240
     assert trace.rescaled(1e10).squares == trace.squares  # a ratio of 1
     down = trace.rescaled(1e9)  # m_l = 1e18 ** l
@@ -300,7 +301,7 @@ def test_a_rescale_goes_by_the_ratio_of_the_scales_within_the_range():
 def test_a_rescaled_pass_scales_its_arrays_only_when_asked_and_from_the_computed_pass():
     x = unit_batch(8, 4, 0, prop.INPUT_STREAM)
     units = [unit_matrix("normal", 8, layer, 0) for layer in (1, 2, 3)]
-    computed = fp.Trace(x, "relu", 2.0)
+    computed = fp.Trace(x, ACTIVATIONS["relu"], 2.0)
     computed.extend(units)
     computed.slope(3)  # a backward pass asked for phi'(z): shared with every rescaled pass
     half = computed.rescaled(1.0)  # c = 1/2
@@ -317,7 +318,7 @@ def test_a_rescaled_pass_scales_its_arrays_only_when_asked_and_from_the_computed
     assert half.nbytes == sum(a.nbytes for a in arrays) == 3 * 3 * x.nbytes
     assert half.rescaled(2.0)._source is half  # now half has arrays of its own
     back.extend(units[:1])  # deeper: scaled first, then run on
-    direct = fp.Trace(x, "relu", 2.0)
+    direct = fp.Trace(x, ACTIVATIONS["relu"], 2.0)
     direct.extend(units + units[:1])
     assert back.n_layers == 4 and len(back.zs) == 4
     assert back.squares == direct.squares  # scaled by 0.5**l and back: exact
@@ -326,9 +327,9 @@ def test_a_rescaled_pass_scales_its_arrays_only_when_asked_and_from_the_computed
 def test_a_rescale_overflows_as_a_direct_pass_does_without_a_warning():
     x = np.array([[1.0], [0.0]])
     unit = np.array([[1.0, 0.0], [-1e300, 0.0]])  # z = (1, -1e300): relu keeps only the 1
-    trace = fp.Trace(x, "relu", 1.0)
+    trace = fp.Trace(x, ACTIVATIONS["relu"], 1.0)
     trace.extend([unit])
-    direct = fp.Trace(x, "relu", 1e10)
+    direct = fp.Trace(x, ACTIVATIONS["relu"], 1e10)
     direct.extend([unit])
     with warnings.catch_warnings(), np.errstate(all="warn"):
         warnings.simplefilter("error")
@@ -340,13 +341,13 @@ def test_a_rescale_overflows_as_a_direct_pass_does_without_a_warning():
 
 def test_no_rescale_from_or_to_a_zero_scale_or_through_a_layer_of_zeros():
     x = unit_batch(8, 4, 0, prop.INPUT_STREAM)
-    trace = fp.Trace(x, "relu", 1.0)
+    trace = fp.Trace(x, ACTIVATIONS["relu"], 1.0)
     trace.extend([np.eye(8)] * 2)
     assert trace.rescaled(0.0) is None
-    at_zero = fp.Trace(x, "relu", 0.0)
+    at_zero = fp.Trace(x, ACTIVATIONS["relu"], 0.0)
     at_zero.extend([np.eye(8)])
     assert at_zero.rescaled(1.0) is None
-    dead = fp.Trace(x, "linear", 1.0)
+    dead = fp.Trace(x, ACTIVATIONS["linear"], 1.0)
     dead.extend([np.zeros((8, 8)), np.eye(8)])
     assert dead.rescaled(2.0) is None
 
@@ -364,7 +365,7 @@ def test_a_mean_square_on_an_end_of_the_rescale_range_is_not_rescaled(
     monkeypatch, x_value, unit_value, ends, scale
 ):
     """RESCALE_SQUARES is an open range: a square on either end, before or after, runs the pass."""
-    trace = fp.Trace(np.full((8, 4), x_value), "linear", 1.0)
+    trace = fp.Trace(np.full((8, 4), x_value), ACTIVATIONS["linear"], 1.0)
     trace.extend([np.eye(8) * unit_value])
     assert trace.squares == [x_value**2, 1.0]  # exact: powers of 2
     assert trace.rescaled(scale) is not None
@@ -436,7 +437,7 @@ def test_a_kept_backward_pass_is_handed_back_itself_and_the_oldest_goes_first():
 
 def test_slopes_at_huge_z_come_without_a_warning_and_are_counted_once():
     x = np.array([[1.0], [1.0]])
-    trace = fp.Trace(x, "gelu", 1.0)
+    trace = fp.Trace(x, ACTIVATIONS["gelu"], 1.0)
     trace.extend([np.array([[1e300, 1e300], [-1e300, 0.0]])])  # z = (2e300, -1e300)
     with warnings.catch_warnings(), np.errstate(all="warn"):
         warnings.simplefilter("error")
@@ -449,7 +450,7 @@ def test_backward_trace_gives_one_weight_per_layer_and_keeps_only_what_is_asked(
     width, scale = 6, 0.5
     x, g = (unit_batch(width, 3, seed, prop.INPUT_STREAM) for seed in (0, 1))
     units = [unit_matrix("normal", width, k, 0) for k in (1, 2, 3)]
-    trace = fp.Trace(x, "tanh", scale)
+    trace = fp.Trace(x, ACTIVATIONS["tanh"], scale)
     trace.extend(units)
     gradient, weight, kept = fp.backward_trace(units, trace, 3, g)
     assert kept == {} and len(gradient) == len(weight) == 4 and math.isnan(weight[0])
@@ -467,7 +468,7 @@ def test_backward_trace_gives_one_weight_per_layer_and_keeps_only_what_is_asked(
 def test_a_kept_pass_that_overflows_stays_silent():
     x = np.array([[1.0], [1.0]])
     unit = np.array([[1e300, 1e300], [-1e300, 0.0]])
-    trace = fp.Trace(x, "silu", 1.0)
+    trace = fp.Trace(x, ACTIVATIONS["silu"], 1.0)
     with warnings.catch_warnings(), np.errstate(all="warn"):
         warnings.simplefilter("error")
         trace.extend([unit, unit])  # silu's exp(1e300), then z_2 = (2e600, -2e600)
@@ -478,7 +479,7 @@ def test_a_kept_pass_that_overflows_stays_silent():
 def test_a_backward_pass_that_overflows_stays_silent():
     x = np.array([[1.0], [1.0]])
     unit = np.array([[1e300, 1e300], [-1e300, 0.0]])  # float64: products beyond float64 are inf
-    trace = fp.Trace(x, "relu", 1.0)
+    trace = fp.Trace(x, ACTIVATIONS["relu"], 1.0)
     trace.extend([unit] * 3)
     with warnings.catch_warnings(), np.errstate(all="warn"):
         warnings.simplefilter("error")
@@ -492,15 +493,15 @@ def test_the_forward_memo_keeps_memo_size_passes_and_memo_bytes_bytes():
     cache = UnitWeights(memo_size=1)
     for std in (0.1, 0.2):
         simulate("tanh", "normal", std=std, cache=cache, **settings)
-    assert list(cache.forward_memo) == [("normal", 0.2, "tanh", 8, 0, 4)]
-    one = cache.forward_memo[("normal", 0.2, "tanh", 8, 0, 4)].nbytes
+    assert list(cache.forward_memo) == [("normal", 0.2, ACTIVATIONS["tanh"], 8, 0, 4)]
+    one = cache.forward_memo[("normal", 0.2, ACTIVATIONS["tanh"], 8, 0, 4)].nbytes
     cache = UnitWeights(memo_bytes=2 * one)  # two passes of the same size: just fit
     for std in (0.1, 0.2):
         simulate("tanh", "normal", std=std, cache=cache, **settings)
     assert len(cache.forward_memo) == 2
     cache.memo_bytes = 0
     cache.trim_memo()  # over budget, but the newest pass always stays
-    assert list(cache.forward_memo) == [("normal", 0.2, "tanh", 8, 0, 4)]
+    assert list(cache.forward_memo) == [("normal", 0.2, ACTIVATIONS["tanh"], 8, 0, 4)]
 
 
 def test_a_shallower_stack_from_a_deeper_kept_pass_has_its_own_layers_and_samples():
@@ -521,3 +522,14 @@ def test_a_new_gain_on_a_kept_homogeneous_stack_is_rescaled_at_once():
     assert cache.rescales == 1
     simulate("relu", "kaiming_fan_in", gain=2.0, **settings)  # now kept itself
     assert cache.rescales == 1
+
+
+@pytest.mark.parametrize("name", list(ACTIVATIONS))
+def test_a_pass_counts_its_bytes_as_the_sum_of_its_arrays(name):
+    x = unit_batch(6, 3, 0, prop.INPUT_STREAM)
+    units = [unit_matrix("normal", 6, layer, 0).astype(np.float32) for layer in (1, 2)]
+    trace = fp.Trace(x, ACTIVATIONS[name], 0.5)
+    trace.extend(units)
+    trace.slope(2)
+    arrays = trace.zs + trace.hs[1:] + trace.slopes
+    assert trace.nbytes == sum(a.nbytes for a in arrays) == 6 * x.nbytes

@@ -26,16 +26,18 @@ from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 
 from .activations import ACTIVATIONS
-from .propagation import INITIALIZERS, DepthResult, simulate, suggested_gain
+from .depth_result import DepthResult
+from .propagation import simulate
+from .stack import SCHEMES, scheme
 
 __all__ = ["depth_figure", "main", "parse_gain", "resolve_gain", "simulate_with_progress"]
 
 FORMATS = ("png", "svg", "pdf")
-MAX_DEPTH = 1000
+MAX_LAYERS = 1000
 MAX_WIDTH = 2048
 MAX_SEEDS = 64
 # Unit matrices of one (kind, width, seed) stay in memory for the whole stack:
-# depth * width**2 float64 numbers, capped at 1 GiB.
+# n_layers * width**2 float64 numbers, capped at 1 GiB.
 MAX_WEIGHT_NUMBERS = 2**27
 
 
@@ -78,6 +80,7 @@ def resolve_gain(gain: float | None, initializer: str, activation: str) -> float
     torch.nn.init.kaiming_* takes its gain from the nonlinearity (sqrt(2) for
     relu); xavier_* defaults to gain 1, whatever the activation (the point of
     the "Xavier + ReLU" demonstration). The normal initializer has no gain.
+    (`tinyinit.stack.Scheme.initial_gain`, the explorer's rule.)
 
     >>> round(resolve_gain(None, "kaiming_fan_in", "relu"), 6)
     1.414214
@@ -86,7 +89,7 @@ def resolve_gain(gain: float | None, initializer: str, activation: str) -> float
     """
     if gain is not None:
         return float(gain)
-    return suggested_gain(activation)[0] if initializer.startswith("kaiming") else 1.0
+    return scheme(initializer).initial_gain(activation)
 
 
 def simulate_with_progress(
@@ -247,7 +250,7 @@ def build_parser() -> argparse.ArgumentParser:
     net = fig.add_argument_group("network")
     net.add_argument(
         "--initializer",
-        choices=list(INITIALIZERS),
+        choices=list(SCHEMES),
         default="xavier_uniform",
         help="how the weights are drawn (default: %(default)s)",
     )
@@ -272,10 +275,12 @@ def build_parser() -> argparse.ArgumentParser:
         help="the weights' std for --initializer normal (default: %(default)s)",
     )
     net.add_argument(
-        "--depth",
-        type=_int_in(1, MAX_DEPTH),
+        "--depth",  # the explorer's word on its slider, for n_layers
+        dest="n_layers",
+        metavar="DEPTH",
+        type=_int_in(1, MAX_LAYERS),
         default=20,
-        help=f"number of layers, 1 to {MAX_DEPTH} (default: %(default)s)",
+        help=f"number of layers, 1 to {MAX_LAYERS} (default: %(default)s)",
     )
     net.add_argument(
         "--width",
@@ -500,10 +505,10 @@ def output_format(parser: argparse.ArgumentParser, output: Path, given: str | No
 
 def figure_command(args, parser, stderr: TextIO) -> int:
     fmt = output_format(parser, args.output, args.format)
-    if args.depth * args.width**2 > MAX_WEIGHT_NUMBERS:
+    if args.n_layers * args.width**2 > MAX_WEIGHT_NUMBERS:
         parser.error(
             f"argument --depth/--width: depth * width**2 must be at most {MAX_WEIGHT_NUMBERS} "
-            f"(1 GiB of weights); got {args.depth} * {args.width}**2"
+            f"(1 GiB of weights); got {args.n_layers} * {args.width}**2"
         )
     if not args.output.parent.is_dir():
         parser.error(f"argument -o/--output: folder {str(args.output.parent)!r} does not exist")
@@ -519,7 +524,7 @@ def figure_command(args, parser, stderr: TextIO) -> int:
         initializer=args.initializer,
         gain=gain,
         std=args.std,
-        n_layers=args.depth,
+        n_layers=args.n_layers,
         width=args.width,
         seeds=args.seeds,
         batch=args.batch,

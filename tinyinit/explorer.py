@@ -75,8 +75,9 @@ from .plots import (
     settings_title,
     weight_labels,
 )
-from .propagation import INITIALIZERS, DepthResult, mean_field, suggested_gain
+from .propagation import DepthResult, mean_field, suggested_gain
 from .residual import ResidualStack, block_variances, out_scale
+from .stack import SCHEMES, scheme
 from .transport import BrowserChanges, keep_picture_for_static_pages
 from .variance import root_mean_square
 
@@ -88,15 +89,6 @@ with extra("lab", "the explorer"):  # the widgets are not in the core install
 WIDTHS = (16, 32, 64, 128, 256, 512)
 MAX_DEPTH = 100
 MAX_SEEDS = 5
-KAIMING = ("kaiming_fan_in", "kaiming_fan_out")
-
-STD_FORMULAS = {
-    "xavier_uniform": "gain·√(2/(n_in+n_out)), from U(-a, a) with a = √3·std",
-    "xavier_normal": "gain·√(2/(n_in+n_out))",
-    "kaiming_fan_in": "gain/√n_in",
-    "kaiming_fan_out": "gain/√n_out",
-    "normal": "as set",
-}
 
 
 def _number(v: float) -> str:
@@ -123,7 +115,7 @@ def readout_lines(result: DepthResult) -> list[str]:
     m = result.measured_end
     if 0 < m < math.inf:
         second += f", = 2^{math.log2(m):.1f} of the {'input' if end else 'upstream gradient'}"
-    third = f"weights: std = {result.std:.4g} ({STD_FORMULAS[result.initializer]}), "
+    third = f"weights: std = {result.std:.4g} ({SCHEMES[result.initializer].formula}), "
     third += f"width {result.width}, batch {result.batch} per seed"
     note = edge_note(result)
     return [first, second, third] + ([note] if note else [])
@@ -133,12 +125,13 @@ def _short_name(result: DepthResult, other: DepthResult) -> str:
     """The settings of `result` that differ from `other`'s, as few words as tell them apart."""
     words = []
     if result.initializer != other.initializer:
-        words.append(INITIALIZERS[result.initializer])
+        words.append(SCHEMES[result.initializer].label)
     if result.activation != other.activation:
         words.append(result.activation)
-    if result.initializer == "normal" and result.std != other.std:
+    uses_gain = SCHEMES[result.initializer].uses_gain
+    if not uses_gain and result.std != other.std:
         words.append(f"std {result.std:.3g}")
-    elif result.initializer != "normal" and result.gain != other.gain:
+    elif uses_gain and result.gain != other.gain:
         words.append(f"gain {result.gain:.3g}")
     # The readout speaks the slider's word, depth, for n_layers.
     for name, field in (("width", "width"), ("depth", "n_layers")):
@@ -338,7 +331,7 @@ WIDE = {"description_width": "initial"}
 DEPTH_CONTROLS = (
     Control(
         "initializer", widgets.Dropdown,
-        dict(options=[(label, key) for key, label in INITIALIZERS.items()], style=WIDE),
+        dict(options=[(row.label, key) for key, row in SCHEMES.items()], style=WIDE),
         "initializer",
         "How the weights are drawn: Xavier (Glorot 2010), Kaiming (He 2015), "
         "or a plain normal with the std you set",
@@ -538,7 +531,7 @@ class DepthExplorer(Explorer):
         self._holding = 0  # open hold() blocks; updates wait for the last to close
         self._pending = False  # an update is scheduled on the kernel's event loop
         if gain is None:
-            gain = suggested_gain(activation)[0] if initializer in KAIMING else 1.0
+            gain = scheme(initializer).initial_gain(activation)
         self.defaults = dict(
             initializer=initializer, activation=activation, gain=gain, std=std, depth=depth,
             width=width, seeds=seeds, direction=direction, view=view,
@@ -644,10 +637,10 @@ class DepthExplorer(Explorer):
     def _sync_controls(self, follow: bool = True):
         """Enable the controls that apply; Kaiming's gain follows the activation if `follow`."""
         init, act = self.initializer.value, self.activation.value
-        self.gain.disabled = init == "normal"
-        self.std.disabled = init != "normal"
+        self.gain.disabled = not SCHEMES[init].uses_gain
+        self.std.disabled = SCHEMES[init].uses_gain
         gain, _ = suggested_gain(act)
-        if follow and init in KAIMING:
+        if follow and SCHEMES[init].gain_from_activation:
             self.gain.value = gain
         self.gain_hint.value = gain_note(act, self.gain.value, self.depth.value)
 

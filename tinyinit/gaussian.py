@@ -14,8 +14,10 @@ z ~ N(0, q), computed here by quadrature (numpy only): Gauss-Legendre panels
 over xi = z / sqrt(q) in [-12, 12], with a panel edge at 0 and at every kink
 of the activation, so ReLU's corner costs no accuracy (E[relu(z)**2] = q/2 to
 about 1e-15 relative), and panels that shrink toward 0 as q grows, so tanh's
-turn near z = 0 stays resolved at any scale. `tinyinit.propagation`, `tinyinit.gains`,
-`tinyinit.transformer` and the explorer all take their theory from here.
+turn near z = 0 stays resolved at any scale. Depth is the map applied layer after
+layer (`mean_field_forward`, `mean_field_backward`: the one recursion).
+`tinyinit.propagation`, `tinyinit.gains`, `tinyinit.transformer` and the explorer all
+take their theory from here.
 
 >>> round(activation_mean_square("relu", 3.0), 12)   # relu keeps half of E[z**2] = q
 1.5
@@ -31,20 +33,35 @@ from functools import lru_cache
 
 import numpy as np
 
-from .activations import activation
+from .activations import Activation, activation
 
 __all__ = [
     "activation_mean_square",
+    "as_activation",
     "fixed_point",
     "gaussian_expectation",
     "gradient_factor",
+    "mean_field_backward",
+    "mean_field_forward",
     "mean_square_by_depth",
     "next_q",
     "q_map_slope",
     "slope_mean_square",
 ]
 
-Phi = str | Callable[[np.ndarray], np.ndarray]
+Phi = str | Callable[[np.ndarray], np.ndarray] | Activation
+
+
+def as_activation(phi: Phi, param: float | None = None) -> Activation:
+    """phi itself if it is an Activation, else `tinyinit.activations.activation(phi, param)`.
+
+    A name or a callable is resolved where it enters; the Activation travels on.
+
+    >>> as_activation("relu") is as_activation(as_activation("relu"))
+    True
+    """
+    return phi if isinstance(phi, Activation) else activation(phi, param)
+
 
 # Panel edges in xi (standard normal units), mirrored. Beyond |xi| = 12 the
 # density is below 1e-31: nothing a float64 sum could see is left out.
@@ -125,14 +142,14 @@ def gaussian_expectation(
 def activation_mean_square(phi: Phi, q: float = 1.0, *, param: float | None = None) -> float:
     """E[phi(z)**2] for z ~ N(0, q): the mean square a layer passes on to the next.
 
-    phi: a name of tinyinit.activations.ACTIVATIONS or a callable; param:
-    leaky_relu's slope. (The mean square of an array is
+    phi: a name of tinyinit.activations.ACTIVATIONS, a callable or an Activation;
+    param: leaky_relu's slope. (The mean square of an array is
     tinyinit.propagation.mean_square.)
 
     >>> round(activation_mean_square("relu", 3.0), 12)   # relu keeps half of E[z**2] = q
     1.5
     """
-    act = activation(phi, param)
+    act = as_activation(phi, param)
     f = act.phi
     return gaussian_expectation(
         lambda z: np.asarray(f(z), dtype=np.float64) ** 2, q, kinks=(0.0, *act.kinks)
@@ -147,7 +164,7 @@ def slope_mean_square(phi: Phi, q: float = 1.0, *, param: float | None = None) -
     >>> round(slope_mean_square("relu", 2.0), 12)   # relu' is 1 on half the line
     0.5
     """
-    act = activation(phi, param)
+    act = as_activation(phi, param)
     dphi = act.dphi
     return gaussian_expectation(
         lambda z: np.asarray(dphi(z), dtype=np.float64) ** 2, q, kinks=(0.0, *act.kinks)
@@ -180,13 +197,58 @@ def q_map_slope(phi: Phi, gain: float, q: float, *, param: float | None = None) 
     >>> round(q_map_slope("gelu", 1.5335304411955353, 1.0), 4)   # its single-layer gain: unstable
     1.1441
     """
-    act = activation(phi, param)
+    act = as_activation(phi, param)
     f, dphi = act.phi, act.dphi
 
     def integrand(z: np.ndarray) -> np.ndarray:
         return z * np.asarray(f(z), dtype=np.float64) * np.asarray(dphi(z), dtype=np.float64)
 
     return gain**2 * gaussian_expectation(integrand, q, kinks=(0.0, *act.kinks)) / q
+
+
+def mean_field_forward(
+    phi: Phi, fan_var: float, n_layers: int, input_mean_square: float = 1.0
+) -> tuple[list[float], list[float]]:
+    """The mean-field recursion forward: ([q_1 .. q_L], [m_0 .. m_L]), L = n_layers.
+
+        m_0 = input_mean_square,  q_l = fan_var * m_{l-1},  m_l = E[phi(z)**2], z ~ N(0, q_l)
+
+    fan_var = n * std**2, gain**2 for std = gain / sqrt(n); q_l is the variance of
+    layer l's pre-activation, m_l the mean square of its output. A nan (inf * 0
+    inside phi, gelu's at -inf: the stack has overflowed) is inf, and stays inf.
+
+    >>> mean_field_forward("relu", 1.0, 3)              # Xavier + ReLU halves per layer
+    ([1.0, 0.5, 0.25000000000000006], [1.0, 0.5, 0.25000000000000006, 0.125])
+    """
+    act, fan_var = as_activation(phi), float(fan_var)
+    q, m = [], [float(input_mean_square)]
+    for _ in range(int(n_layers)):
+        q.append(fan_var * m[-1])
+        m_l = activation_mean_square(act, q[-1])
+        m.append(math.inf if math.isnan(m_l) else m_l)
+    return q, m
+
+
+def mean_field_backward(phi: Phi, fan_var: float, q: list[float]) -> list[float]:
+    """The mean-field recursion backward: [g_0 .. g_L] from g_L = 1 down, q = [q_1 .. q_L].
+
+        g_{l-1} = chi_l * g_l,   chi_l = fan_var * E[phi'(z)**2],  z ~ N(0, q_l)
+
+    g_l is the mean square of dloss/dh_l; q is mean_field_forward's.
+
+    >>> mean_field_backward("relu", 2.0, [1.0, 1.0])    # Kaiming + ReLU: chi = 1, to rounding
+    [0.9999999999999998, 0.9999999999999999, 1.0]
+    """
+    act, fan_var = as_activation(phi), float(fan_var)
+    g = [1.0]
+    for q_l in reversed(q):
+        g.append(_chi(act, fan_var, q_l) * g[-1])
+    return g[::-1]
+
+
+def _chi(act: Activation, fan_var: float, q: float) -> float:
+    # One layer's factor on a gradient's mean square; gradient_factor is its public face.
+    return fan_var * slope_mean_square(act, q)
 
 
 def mean_square_by_depth(
@@ -201,19 +263,15 @@ def mean_square_by_depth(
 
     q[l] is the variance of layer l+1's pre-activation, h[l] = E[phi(z)**2] the
     mean square of its output (what the next layer receives). The input has
-    mean square `input_mean_square`, so q[0] = gain**2 * input_mean_square.
+    mean square `input_mean_square`, so q[0] = gain**2 * input_mean_square:
+    mean_field_forward with fan_var = gain**2.
 
     >>> q, h = mean_square_by_depth("relu", 2 ** 0.5, 3)
     >>> h.round(12).tolist()
     [1.0, 1.0, 1.0]
     """
-    q = np.empty(n_layers)
-    h = np.empty(n_layers)
-    x = float(input_mean_square)
-    for layer in range(n_layers):
-        q[layer] = gain**2 * x
-        h[layer] = x = activation_mean_square(phi, q[layer], param=param)
-    return q, h
+    q, m = mean_field_forward(as_activation(phi, param), gain**2, n_layers, input_mean_square)
+    return np.array(q, dtype=np.float64), np.array(m[1:], dtype=np.float64)
 
 
 def fixed_point(phi: Phi, gain: float, *, param: float | None = None, q0: float = 1.0) -> float:
@@ -231,8 +289,10 @@ def fixed_point(phi: Phi, gain: float, *, param: float | None = None, q0: float 
     (0.0, 1.0)
     """
 
+    act = as_activation(phi, param)
+
     def excess(q: float) -> float:
-        return next_q(phi, gain, q, param=param) / q - 1.0
+        return next_q(act, gain, q) / q - 1.0
 
     lo, hi = 1e-12, 1e8
     at_lo, at_hi = excess(lo), excess(hi)
@@ -262,4 +322,4 @@ def gradient_factor(phi: Phi, gain: float, q: float, *, param: float | None = No
     >>> round(gradient_factor("relu", 2**0.5, 1.0), 12)   # Kaiming: gradients keep their size
     1.0
     """
-    return gain**2 * slope_mean_square(phi, q, param=param)
+    return _chi(as_activation(phi, param), gain**2, q)

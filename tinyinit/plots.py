@@ -32,8 +32,9 @@ from matplotlib.patches import Polygon
 
 from ._extras import extra
 from .activations import TANH_SATURATED
-from .propagation import INITIALIZERS, DepthResult
+from .propagation import DepthResult
 from .residual import ResidualStack, block_variances
+from .stack import SCHEMES
 from .transport import BlitPlot
 
 # Okabe and Ito's eight colours ("Color Universal Design", 2008): told apart by readers with
@@ -107,9 +108,10 @@ PIN_ALPHA = 0.55
 
 def _initializer_words(result: DepthResult) -> tuple[str, list[str]]:
     """The initializer's name, and the numbers it was given (the one that was set first)."""
-    if result.initializer == "normal":
-        return "normal weights", [f"std {result.std:.3g}"]
-    return INITIALIZERS[result.initializer], [f"gain {result.gain:.3g}", f"std {result.std:.3g}"]
+    row = SCHEMES[result.initializer]
+    if not row.uses_gain:
+        return row.title, [f"std {result.std:.3g}"]
+    return row.title, [f"gain {result.gain:.3g}", f"std {result.std:.3g}"]
 
 
 def settings_title(result: DepthResult) -> str:

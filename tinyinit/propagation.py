@@ -28,7 +28,8 @@ Gaussian with variance q_l:
     q_l = fan_in * std**2 * m_{l-1},        m_l = E[phi(z)**2],  z ~ N(0, q_l),
     g_{l-1} = fan_out * std**2 * E[phi'(z)**2] * g_l,            z ~ N(0, q_l).
 
-The expectations are Gaussian integrals, computed by quadrature for any activation.
+The expectations are Gaussian integrals, computed by quadrature for any activation
+(`tinyinit.gaussian`, which also holds this recursion for every module that asks).
 
 The weights and batches come from `tinyinit.stack`. Everything here is plain float64
 numpy, run anew on every call; the live explorer's faster way to the same numbers
@@ -42,9 +43,15 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from .activations import Activation, activation
+from .activations import Activation
 from .depth_result import DepthResult, _read_only
-from .gaussian import activation_mean_square, slope_mean_square
+from .gaussian import (
+    Phi,
+    as_activation,
+    mean_field_backward,
+    mean_field_forward,
+    slope_mean_square,
+)
 
 # The stack's weights and batches (the names not used here: where callers have always found them).
 from .stack import (  # noqa: F401
@@ -52,7 +59,6 @@ from .stack import (  # noqa: F401
     INITIALIZERS,
     INPUT_STREAM,
     KINDS,
-    default_gain,
     layer_weights,
     suggested_gain,
     unit_batch,
@@ -120,9 +126,9 @@ def _scaled(units: Sequence[np.ndarray], scale: float) -> list[np.ndarray]:
         return [scale * np.asarray(unit, np.float64) for unit in units]
 
 
-def forward_pass(units: Sequence[np.ndarray], scale: float, activation_name: str, h, slopes=None):
+def forward_pass(units: Sequence[np.ndarray], scale: float, activation: Phi, h, slopes=None):
     """([mean_square(h_l) for l >= 1], h_L) with W_l = scale * units[l-1]; phi'(z_l) to `slopes`."""
-    act = activation(activation_name)
+    act = as_activation(activation)
     hs, zs = forward_values(_scaled(units, scale), act, h)
     if slopes is not None:
         with np.errstate(all="ignore"):
@@ -139,7 +145,7 @@ def backward_pass(units: Sequence[np.ndarray], scale: float, slopes, g) -> list[
 def propagate(
     units: Sequence[np.ndarray],
     scale: float,
-    activation_name: str,
+    activation: Phi,
     x: np.ndarray,
     upstream: np.ndarray | None = None,
 ):
@@ -150,7 +156,7 @@ def propagate(
     [g_0, ..., g_L], g_l the mean square of dloss/dh_l. Overflow gives inf,
     underflow 0; nothing raises and no warning escapes.
     """
-    act, weights = activation(activation_name), _scaled(units, scale)
+    act, weights = as_activation(activation), _scaled(units, scale)
     hs, zs = forward_values(weights, act, x)
     if upstream is None:
         return [mean_square(h) for h in hs]
@@ -159,44 +165,32 @@ def propagate(
     return [mean_square(h) for h in hs], [mean_square(g) for g in gs]
 
 
-# --- theory: the mean-field recursion (Gaussian integrals from tinyinit.gaussian) ----------
+# --- theory: the mean-field recursion (tinyinit.gaussian) -----------------------------------
 
 DIRECTIONS = ("forward", "backward")
 
 
-def mean_field(activation_name: str, fan_var: float, n_layers: int, direction: str = "forward"):
+def mean_field(activation: Phi, fan_var: float, n_layers: int, direction: str = "forward"):
     """Theory for the mean square per layer, l = 0 .. n_layers (float64 array, read-only).
 
     fan_var = n * std**2 (fan_in forward, fan_out backward: equal for a square stack).
     Forward: m_0 = 1, q_l = fan_var * m_{l-1}, m_l = E[phi(z)**2], z ~ N(0, q_l).
     Backward: g_L = 1, g_{l-1} = fan_var * E[phi'(z)**2] * g_l, z ~ N(0, q_l).
-    Beyond float64 is inf.
+    Beyond float64 is inf. activation: a name of ACTIVATIONS (or an Activation).
 
     >>> mean_field("relu", 1.0, 3)                  # Xavier + ReLU halves per layer
     array([1.   , 0.5  , 0.25 , 0.125])
     """
-    activation(activation_name)
+    act = as_activation(activation)
     if direction not in DIRECTIONS:
         raise ValueError(f"direction must be 'forward' or 'backward', got {direction!r}")
-    fan_var, m, q = float(fan_var), [1.0], [math.nan]  # layer 0: the input, no pre-activation
-    with np.errstate(all="ignore"):  # overflow is inf, and stays inf
-        for _ in range(int(n_layers)):
-            q.append(fan_var * m[-1])
-            m_l = activation_mean_square(activation_name, q[-1])
-            # inf * 0 inside phi (gelu at -inf) is nan: the stack has overflowed
-            m.append(math.inf if math.isnan(m_l) else m_l)
-        out = m
-        if direction == "backward":
-            g = [1.0]  # the upstream gradient's mean square at layer n_layers
-            for layer in range(int(n_layers), 0, -1):
-                g.append(fan_var * slope_mean_square(activation_name, q[layer]) * g[-1])
-            out = g[::-1]
-    out = np.array(out)
-    out[np.isnan(out)] = math.inf
+    q, m = mean_field_forward(act, fan_var, n_layers)
+    out = np.array(m if direction == "forward" else mean_field_backward(act, fan_var, q))
+    out[np.isnan(out)] = math.inf  # inf * 0 on the way down: the stack has overflowed
     return _read_only(out)
 
 
-def weight_gradient_theory(activation_name: str, fan_var: float, n_layers: int, curves=None):
+def weight_gradient_theory(activation: Phi, fan_var: float, n_layers: int, curves=None):
     """Theory for per_sample_weight_square of dloss/dW_l, l = 0 .. n_layers (nan at 0).
 
     dloss/dW_l = delta_l h_{l-1}^T with delta_l = phi'(z_l) * dloss/dh_l, so in
@@ -206,12 +200,12 @@ def weight_gradient_theory(activation_name: str, fan_var: float, n_layers: int, 
     >>> weight_gradient_theory("relu", 2.0, 2)           # Kaiming + ReLU: 1/2 everywhere
     array([nan, 0.5, 0.5])
     """
-    fan_var, n_layers = float(fan_var), int(n_layers)
-    m, g = curves or [mean_field(activation_name, fan_var, n_layers, d) for d in DIRECTIONS]
+    act, fan_var, n_layers = as_activation(activation), float(fan_var), int(n_layers)
+    m, g = curves or [mean_field(act, fan_var, n_layers, d) for d in DIRECTIONS]
     out = np.full(n_layers + 1, math.nan)
     with np.errstate(all="ignore"):
         for layer in range(1, n_layers + 1):
-            slope2 = slope_mean_square(activation_name, fan_var * m[layer - 1])
+            slope2 = slope_mean_square(act, fan_var * m[layer - 1])
             out[layer] = slope2 * g[layer] * m[layer - 1]
     out[1:][np.isnan(out[1:])] = math.inf  # as mean_field: beyond float64
     return _read_only(out)
@@ -255,9 +249,7 @@ def simulate(
     seeds = tuple(range(seeds)) if isinstance(seeds, int) else tuple(seeds)
     if direction not in DIRECTIONS:
         raise ValueError(f"direction must be 'forward' or 'backward', got {direction!r}")
-    from .activations import activation as activation_of  # the argument shadows the name
-
-    act = activation_of(activation)
+    act = as_activation(activation)
     std_w = weight_std(initializer, width, width, gain, std)
     sample_layers = tuple(layer for layer in sample_layers if 0 <= layer <= n_layers)
     rows, weight_rows, kept = [], [], {layer: [] for layer in sample_layers}
@@ -276,22 +268,13 @@ def simulate(
         for layer in sample_layers:
             kept[layer].append(values[layer])
     fan_var = width * std_w**2
-    theory = mean_field(activation, fan_var, n_layers, direction)
+    theory = mean_field(act, fan_var, n_layers, direction)
     weights = weight_theory = None
     if direction == "backward":
         weights = np.array(weight_rows)
-        weight_theory = weight_gradient_theory(activation, fan_var, n_layers)
+        weight_theory = weight_gradient_theory(act, fan_var, n_layers)
     samples = {layer: np.concatenate([a.ravel() for a in kept[layer]]) for layer in sample_layers}
     return DepthResult(
         activation, initializer, float(gain), std_w, width, n_layers, seeds, batch, direction,
         np.array(rows), theory, weights, weight_theory, samples or None,
     )  # fmt: skip
-
-
-def __getattr__(name: str):
-    # Kept for code written when the explorer's cache lived here.
-    if name == "UnitWeights":
-        from .fastpath import UnitWeights
-
-        return UnitWeights
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

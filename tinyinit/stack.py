@@ -2,12 +2,13 @@
 
 Every initializer of the explorer is a fixed *unit* matrix times a scale: a
 standard normal matrix Z_l times std, or a centered uniform matrix C_l = 2 U_l - 1
-(entries in [-1, 1)) times the bound a. Layer l's unit matrix is drawn from
-PCG32(seed) in the documented order (`unit_matrix`), as if the stack were
-initialized layer after layer; `layer_weights` gives the weights exactly as the
-tinyinit initializer computes them in float64 (rounded to float32 they are its
-output, bit for bit). The input batch and the upstream gradient are unit normal
-batches from other streams of the same seed (`unit_batch`).
+(entries in [-1, 1)) times the bound a. `SCHEMES` is their table, one row each.
+Layer l's unit matrix is drawn from PCG32(seed) in the documented order
+(`unit_matrix`), as if the stack were initialized layer after layer;
+`layer_weights` gives the weights exactly as the tinyinit initializer computes
+them in float64 (rounded to float32 they are its output, bit for bit). The input
+batch and the upstream gradient are unit normal batches from other streams of the
+same seed (`unit_batch`).
 
 `tinyinit.propagation` pushes batches through these weights; `tinyinit.fastpath`
 keeps the unit matrices for the live explorer.
@@ -16,23 +17,17 @@ keeps the unit matrices for the live explorer.
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 
 import numpy as np
 
 from .activations import activation
 from .distributions import normal, uniforms
-from .init import calculate_gain, kaiming_std, xavier_bound, xavier_std
+from .gains import single_layer_gain
+from .init import calculate_gain, kaiming_std, uniform_bound, xavier_bound, xavier_std
 from .pcg32 import PCG32
 
-# --- activations: the package's table, and torch's gain where it has one ----------------
-
-
-def default_gain(name: str) -> float:
-    """calculate_gain(name) for activations torch knows, 1 for the others."""
-    try:
-        return calculate_gain(name)
-    except ValueError:
-        return 1.0
+# --- activations: torch's gain where it has one ------------------------------------------
 
 
 def suggested_gain(name: str) -> tuple[float, str]:
@@ -49,46 +44,139 @@ def suggested_gain(name: str) -> tuple[float, str]:
     >>> gain, source = suggested_gain("gelu"); round(gain, 4), source
     (1.5335, 'quadrature')
     """
-    from .gains import single_layer_gain
-
-    activation(name)
+    act = activation(name)
     try:
         return calculate_gain(name), "calculate_gain"
     except ValueError:
-        return single_layer_gain(name), "quadrature"
+        return single_layer_gain(act), "quadrature"
 
 
-# --- initializers as (kind of unit matrix, scale) -------------------------------------
+# --- the explorer's initializers: one row each ---------------------------------------------
 
-INITIALIZERS = {
-    "xavier_uniform": "Xavier uniform",
-    "xavier_normal": "Xavier normal",
-    "kaiming_fan_in": "Kaiming normal, fan_in",
-    "kaiming_fan_out": "Kaiming normal, fan_out",
-    "normal": "normal with std",
-}
+KINDS = ("uniform", "normal")
+XAVIER_FAN = "fan_in+fan_out"
+FANS = ("fan_in", "fan_out", XAVIER_FAN, None)
+
+
+@dataclass(frozen=True)
+class Scheme:
+    """One initializer of the explorer: a unit matrix of `kind` times a scale.
+
+    key: its name in code and on the command line; label: its name in the dropdown
+    and in legends; kind: "uniform" (C = 2U - 1, times the bound a) or "normal"
+    (Z, times std); fan: what its std divides by, "fan_in", "fan_out",
+    "fan_in+fan_out" (Xavier's) or None (std is set directly, there is no gain);
+    gain_from_activation: its gain starts from the activation's (`suggested_gain`),
+    as torch's kaiming_* does, else from 1; formula: its std as the explorer's
+    readout writes it; title: its name in a figure's title (the label if not given).
+
+    >>> kaiming = SCHEMES["kaiming_fan_in"]
+    >>> kaiming.std(256, 128, gain=2**0.5)                 # gain / sqrt(fan_in)
+    0.08838834764831845
+    >>> kaiming.initial_gain("relu"), SCHEMES["xavier_normal"].initial_gain("relu")
+    (1.4142135623730951, 1.0)
+    """
+
+    key: str
+    label: str
+    kind: str
+    fan: str | None
+    gain_from_activation: bool
+    formula: str
+    title: str = ""
+
+    def __post_init__(self):
+        if self.kind not in KINDS or self.fan not in FANS:
+            raise ValueError(f"kind must be in {KINDS} and fan in {FANS}; got {self!r}")
+        if not self.title:
+            object.__setattr__(self, "title", self.label)  # frozen: set once, here
+
+    @property
+    def uses_gain(self) -> bool:
+        return self.fan is not None
+
+    def std(self, fan_in: int, fan_out: int, gain: float = 1.0, std: float = 0.02) -> float:
+        """The standard deviation of every weight, the one number that matters.
+
+        fan_in+fan_out:  std = gain * sqrt(2 / (fan_in + fan_out))    (init.xavier_std)
+        fan_in:          std = gain / sqrt(fan_in)                    (init.kaiming_std)
+        fan_out:         std = gain / sqrt(fan_out)
+        None:            std = std   (gain is not used)
+        """
+        if self.fan == XAVIER_FAN:
+            return xavier_std(fan_in, fan_out, gain)
+        if self.fan == "fan_in":
+            return kaiming_std(fan_in, gain)
+        if self.fan == "fan_out":
+            return kaiming_std(fan_out, gain)
+        return float(std)
+
+    def scale(self, fan_in: int, fan_out: int, gain: float = 1.0, std: float = 0.02) -> float:
+        """What the unit matrix is multiplied by: std for "normal", the bound a for "uniform".
+
+        a = sqrt(3) * std, the bound of U(-a, a), computed as the initializer of
+        tinyinit computes it, so that it agrees to the last bit.
+        """
+        if self.kind == "normal":
+            return self.std(fan_in, fan_out, gain, std)
+        if self.fan == XAVIER_FAN:
+            return xavier_bound(fan_in, fan_out, gain)
+        return uniform_bound(self.std(fan_in, fan_out, gain, std))  # as kaiming_uniform
+
+    def initial_gain(self, activation: str) -> float:
+        """The gain this initializer starts from: the activation's for Kaiming, else 1."""
+        return suggested_gain(activation)[0] if self.gain_from_activation else 1.0
+
+
+# To add an initializer to the explorer, the command line and the figures: add a row.
+SCHEMES = {
+    row.key: row
+    for row in (
+        Scheme(
+            key="xavier_uniform", label="Xavier uniform", kind="uniform", fan=XAVIER_FAN,
+            gain_from_activation=False,
+            formula="gain·√(2/(n_in+n_out)), from U(-a, a) with a = √3·std",
+        ),
+        Scheme(
+            key="xavier_normal", label="Xavier normal", kind="normal", fan=XAVIER_FAN,
+            gain_from_activation=False, formula="gain·√(2/(n_in+n_out))",
+        ),
+        Scheme(
+            key="kaiming_fan_in", label="Kaiming normal, fan_in", kind="normal", fan="fan_in",
+            gain_from_activation=True, formula="gain/√n_in",
+        ),
+        Scheme(
+            key="kaiming_fan_out", label="Kaiming normal, fan_out", kind="normal", fan="fan_out",
+            gain_from_activation=True, formula="gain/√n_out",
+        ),
+        Scheme(
+            key="normal", label="normal with std", kind="normal", fan=None,
+            gain_from_activation=False, formula="as set", title="normal weights",
+        ),
+    )
+}  # fmt: skip
+
+# key -> label, the dropdown's and the command line's choices.
+INITIALIZERS = {key: row.label for key, row in SCHEMES.items()}
+
+
+def scheme(initializer: str) -> Scheme:
+    """The row of SCHEMES for `initializer`; a ValueError naming the keys for any other."""
+    try:
+        return SCHEMES[initializer]
+    except (KeyError, TypeError):
+        raise ValueError(
+            f"initializer must be one of {', '.join(SCHEMES)}; got {initializer!r}"
+        ) from None
 
 
 def weight_std(initializer: str, fan_in: int, fan_out: int, gain: float = 1.0, std: float = 0.02):
-    """The standard deviation of every weight, the one number that matters.
-
-    xavier_*:          std = gain * sqrt(2 / (fan_in + fan_out))
-    kaiming_fan_in:    std = gain / sqrt(fan_in)
-    kaiming_fan_out:   std = gain / sqrt(fan_out)
-    normal:            std = std   (gain is not used)
+    """The standard deviation of every weight of `initializer` (`Scheme.std`).
 
     >>> weight_std("kaiming_fan_in", 256, 256, gain=2**0.5)
     0.08838834764831845
     """
-    if initializer in ("xavier_uniform", "xavier_normal"):
-        return xavier_std(fan_in, fan_out, gain)
-    if initializer == "kaiming_fan_in":
-        return kaiming_std(fan_in, gain)
-    if initializer == "kaiming_fan_out":
-        return kaiming_std(fan_out, gain)
-    if initializer == "normal":
-        return float(std)
-    raise ValueError(f"initializer must be one of {', '.join(INITIALIZERS)}; got {initializer!r}")
+    return scheme(initializer).std(fan_in, fan_out, gain, std)
 
 
 def unit_scale(initializer: str, fan_in: int, fan_out: int, gain: float = 1.0, std: float = 0.02):
@@ -100,15 +188,11 @@ def unit_scale(initializer: str, fan_in: int, fan_out: int, gain: float = 1.0, s
     >>> unit_scale("xavier_uniform", 3, 4)       # the card's bound sqrt(6/7)
     ('uniform', 0.9258200997725514)
     """
-    if initializer == "xavier_uniform":
-        # As xavier_uniform computes it, so the bound agrees to the last bit.
-        return "uniform", xavier_bound(fan_in, fan_out, gain)
-    return "normal", weight_std(initializer, fan_in, fan_out, gain, std)
+    row = scheme(initializer)
+    return row.kind, row.scale(fan_in, fan_out, gain, std)
 
 
 # --- unit matrices: drawn once, in the documented order --------------------------------
-
-KINDS = ("uniform", "normal")
 
 
 def words_per_layer(kind: str, width: int) -> int:
