@@ -96,7 +96,8 @@ WRONG_ANSWERS: dict[str, dict[str, tuple[str, str]]] = {
             "    weights[-1] = np.zeros_like(weights[-1])\n"
             "    lrs = layer_learning_rates(0.01, 2, 'sp', 'adam', width=width,"
             " base_width=64)\n"
-            "    after_one_step.append(train(weights, x_task, t_task, lrs, 'adam', 1)[2][1, -1])\n"
+            "    after_one_step.append(train_regression(weights, x_task, t_task, lrs, 'adam', 1)"
+            "[2][1, -1])\n"
             "answer_3 = max(after_one_step) / min(after_one_step)",
             "Under SP's learning rates",
         ),
