@@ -24,11 +24,11 @@ from tinyinit import calculate_gain  # noqa: E402
 from tinyinit.explorer import DepthExplorer, caption_html, depth_explorer, readout_lines  # noqa: E402
 from tinyinit.fastpath import UnitWeights  # noqa: E402
 from tinyinit.plots import (  # noqa: E402
-    INITIALIZER_COLORS,
     PIN_ALPHA,
     PIN_COLORS,
     DepthPlot,
     compare_figure,
+    initializer_color,
     png_bytes,
 )
 from tinyinit.propagation import simulate  # noqa: E402
@@ -309,7 +309,7 @@ def test_the_data_is_in_every_picture_of_a_blitting_plot():
         assert median_colour.sum() > 50
     svg = io.BytesIO()
     plot.figure.savefig(svg, format="svg")  # a vector format draws through another canvas
-    assert INITIALIZER_COLORS["xavier_uniform"].lower().encode() in svg.getvalue()
+    assert initializer_color("xavier_uniform").lower().encode() in svg.getvalue()
 
 
 def test_the_median_and_band_take_the_initializers_colour():
@@ -318,7 +318,7 @@ def test_the_median_and_band_take_the_initializers_colour():
     for initializer in ("xavier_uniform", "kaiming_fan_in", "normal"):
         result = simulate("relu", initializer, n_layers=3, width=16, seeds=1)
         plot.update(result)
-        expected = to_rgba(INITIALIZER_COLORS[initializer])
+        expected = to_rgba(initializer_color(initializer))
         assert to_rgba(plot.median_line.get_color()) == expected
         assert plot.band.get_facecolor()[:3] == expected[:3]
         assert to_hex(expected) in caption_html(result)  # the live legend's swatch
@@ -332,9 +332,9 @@ def test_a_comparison_keeps_blue_for_xavier_when_an_initializer_repeats():
     fig = compare_figure(results, ["gain 1", "gain 5/3", "Kaiming"])
     colors = [to_hex(line.get_color()) for line in fig.axes[0].lines if line.get_label()[0] != "_"]
     assert colors[:3] == [
-        to_hex(INITIALIZER_COLORS["xavier"]),
+        to_hex(initializer_color("xavier")),
         "#000000",
-        to_hex(INITIALIZER_COLORS["kaiming"]),
+        to_hex(initializer_color("kaiming")),
     ]
 
 

@@ -58,7 +58,6 @@ from .activations import ACTIVATIONS, SATURATED_SLOPE, TANH_SATURATED
 from .fastpath import UnitWeights
 from .gaussian import q_map_slope
 from .plots import (
-    INITIALIZER_COLORS,
     MAX_PINS,
     PIN_ALPHA,
     PIN_COLORS,
@@ -68,6 +67,7 @@ from .plots import (
     HistogramPlot,
     edge_note,
     histogram_layers,
+    initializer_color,
     legend_labels,
     pin_label,
     png_bytes,
@@ -209,7 +209,7 @@ def caption_html(result: DepthResult, pins=()) -> str:
     >>> "median of 2 seeds" in caption_html(r)
     True
     """
-    color = INITIALIZER_COLORS[result.initializer]
+    color = initializer_color(result.initializer)
     swatches = [
         f'<span style="color:{to_hex(color)}">●━</span>',
         _swatch(color, "██", 0.35),
@@ -876,7 +876,7 @@ class ResidualStreamExplorer(Explorer):
     @staticmethod
     def color(scaled: bool) -> str:
         """GPT-2's scaled outputs in its colour; unscaled ones are Kaiming's sublayers."""
-        return INITIALIZER_COLORS["scaled_residual" if scaled else "kaiming"]
+        return initializer_color("scaled_residual" if scaled else "kaiming")
 
     def update(self) -> None:
         n, scaled, both = self.blocks.value, self.scaling.value, self.both.value

@@ -52,15 +52,11 @@ OKABE_ITO = {
 
 # One colour per initializer, in every notebook, the explorer, the app and the CLI: Xavier is
 # blue and Kaiming vermillion wherever a student meets them. A family shares its colour (its
-# variants differ in the distribution or the fan, not in what they do to the signal); a new
-# initializer is a new row here.
+# variants differ in the distribution or the fan, not in what they do to the signal), so a
+# new variant (xavier_..., kaiming_...) has its colour already and a new family is a row here.
 INITIALIZER_COLORS = {
     "xavier": OKABE_ITO["blue"],
-    "xavier_uniform": OKABE_ITO["blue"],
-    "xavier_normal": OKABE_ITO["blue"],
     "kaiming": OKABE_ITO["vermillion"],
-    "kaiming_fan_in": OKABE_ITO["vermillion"],
-    "kaiming_fan_out": OKABE_ITO["vermillion"],
     "normal": OKABE_ITO["bluish green"],  # a flat std, e.g. 0.02
     "scaled_residual": OKABE_ITO["reddish purple"],  # 0.02 / sqrt(2 N) on residual outputs
     "mup": OKABE_ITO["orange"],
@@ -69,20 +65,21 @@ INITIALIZER_COLORS = {
 
 
 def initializer_color(name: str) -> str:
-    """The colour of initializer `name` (a key of INITIALIZER_COLORS), as a hex string.
+    """The colour of initializer `name`, or of its family (the name up to its first "_").
 
     >>> initializer_color("xavier_uniform"), initializer_color("kaiming_fan_in")
     ('#0072B2', '#D55E00')
     >>> initializer_color("he")  # doctest: +ELLIPSIS
     Traceback (most recent call last):
     ...
-    ValueError: initializer: got 'he', expected one of 'xavier', 'xavier_uniform', ...
+    ValueError: initializer: got 'he', expected one of 'xavier', 'kaiming', ... or their variants
     """
-    try:
-        return INITIALIZER_COLORS[name]
-    except (KeyError, TypeError):
-        choices = ", ".join(repr(key) for key in INITIALIZER_COLORS)
-        raise ValueError(f"initializer: got {name!r}, expected one of {choices}") from None
+    if isinstance(name, str):
+        for key in (name, name.split("_")[0]):
+            if key in INITIALIZER_COLORS:
+                return INITIALIZER_COLORS[key]
+    choices = ", ".join(repr(key) for key in INITIALIZER_COLORS)
+    raise ValueError(f"initializer: got {name!r}, expected one of {choices} or their variants")
 
 
 # Tick labels and legends of a stored figure, in points: readable on a projector and in print.
@@ -300,7 +297,7 @@ class DepthPlot(BlitPlot):
 
         # The band is one polygon, out along the lowest seed and back along the highest:
         # a third of the time fill_between's collection takes to draw.
-        color = INITIALIZER_COLORS["xavier_uniform"]  # until update() says which initializer
+        color = initializer_color("xavier_uniform")  # until update() says which initializer
         self.band = ax.add_patch(Polygon([(0.0, 1.0), (1.0, 1.0)], color=color, alpha=0.25, lw=0))
         # Pinned curves are part of the frame: they do not move while a slider does.
         self.pin_lines = [
@@ -361,7 +358,7 @@ class DepthPlot(BlitPlot):
             extra += [result.weight_median[1:], result.weight_theory[1:]]
         bottom, top = log_limits(result.low, result.high, result.theory, *extra)
         median = np.asarray(result.median, dtype=float)
-        color = INITIALIZER_COLORS[result.initializer]
+        color = initializer_color(result.initializer)
         self.median_line.set_color(color)
         self.band.set_color(color)
         self.median_line.set_data(layers, _positive(median))
@@ -519,7 +516,7 @@ class HistogramPlot(BlitPlot):
         self.bars, self.notes = [], []
         for ax in self.axes:
             edges = np.linspace(-1.0, 1.0, HISTOGRAM_BINS + 1)
-            color = INITIALIZER_COLORS["xavier_uniform"]  # until update() says which initializer
+            color = initializer_color("xavier_uniform")  # until update() says which initializer
             self.bars.append(ax.stairs(np.zeros(HISTOGRAM_BINS), edges, fill=True, color=color))
             self.notes.append(
                 ax.text(
@@ -552,7 +549,7 @@ class HistogramPlot(BlitPlot):
                 f"sample_layers=histogram_layers({result.n_layers}, {result.direction!r})"
             )
         for bars in self.bars:
-            bars.set_color(INITIALIZER_COLORS[result.initializer])
+            bars.set_color(initializer_color(result.initializer))
         shown, words = [], []
         for layer in layers:
             text, values = layer_stats(result.samples[layer], result.activation, result.direction)
@@ -600,7 +597,7 @@ def compare_figure(
 ) -> Figure:
     """A static figure of several results on one log axis: median, band and theory each.
 
-    Each result in its initializer's colour (INITIALIZER_COLORS); a second result of the
+    Each result in its initializer's colour (initializer_color); a second result of the
     same initializer (another gain, another activation) in black, a third in grey, so that
     blue still means Xavier. Made without pyplot, so it is never shown twice and works
     under any backend.
@@ -612,7 +609,7 @@ def compare_figure(
     seen: dict[str, int] = {}
     for result, label in zip(results, labels):
         repeat = seen[result.initializer] = seen.get(result.initializer, -1) + 1
-        color = (INITIALIZER_COLORS[result.initializer], "black", "0.55")[min(repeat, 2)]
+        color = (initializer_color(result.initializer), "black", "0.55")[min(repeat, 2)]
         layers = result.layers
         ax.fill_between(layers, _positive(result.low), _positive(result.high), color=color,
                         alpha=0.2, lw=0)  # fmt: skip
@@ -680,8 +677,8 @@ def residual_figure(stack: ResidualStack, n_layers: int, depths: Iterable[int]):
     fig, (left, right) = plt.subplots(1, 2, figsize=(10, 3.8))
     # Unscaled blocks are Kaiming's variance-preserving sublayers; scaled ones GPT-2's.
     colors = (
-        (False, INITIALIZER_COLORS["kaiming"]),
-        (True, INITIALIZER_COLORS["scaled_residual"]),
+        (False, initializer_color("kaiming")),
+        (True, initializer_color("scaled_residual")),
     )
     b = np.arange(n_layers + 1)
     for scaled, color in colors:
