@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from tinyinit import PCG32, fans, normal
-from tinyinit.layouts import counted_fans, forward, layer_fans, weight_shape
+from tinyinit.layouts import apply_layer, counted_fans, layer_fans, weight_shape
 
 
 @pytest.mark.parametrize(
@@ -31,11 +31,11 @@ def test_fans_reads_a_transposed_conv_and_an_in_out_linear_swapped():
     assert fans(weight_shape("conv", 4, 6, (3, 3))) == counted_fans("conv", 4, 6, (3, 3))
 
 
-def test_forward_conv_transpose_is_the_adjoint_of_conv():
+def test_a_conv_transpose_layer_is_the_adjoint_of_conv():
     rng = PCG32(3)
     w = normal(rng, 4 * 6 * 9).reshape(4, 6, 3, 3)  # conv_transpose(4 -> 6) weight
     x = normal(rng, 2 * 4 * 5 * 5).reshape(2, 4, 5, 5)
-    y = forward("conv_transpose", w, x)  # (2, 6, 7, 7)
+    y = apply_layer("conv_transpose", w, x)  # (2, 6, 7, 7)
     v = normal(rng, y.size).reshape(y.shape)
     # <conv_transpose(x), v> = <x, conv(v)> with the same weight read as conv(6 -> 4)
-    assert np.vdot(y, v) == pytest.approx(np.vdot(x, forward("conv", w, v)), rel=1e-12)
+    assert np.vdot(y, v) == pytest.approx(np.vdot(x, apply_layer("conv", w, v)), rel=1e-12)

@@ -11,7 +11,7 @@ import pytest
 import tinyinit
 from tests.mutants import MUTANTS
 from tinyinit import normal
-from tinyinit.pitfalls import KINDS, PITFALLS, Diagnosis, check_initializer, check_module
+from tinyinit.pitfalls import FUNCTIONS, PITFALLS, Diagnosis, check_initializer, check_module
 
 # --- an independent, naive implementation: loops, one draw at a time ------------------
 
@@ -86,11 +86,11 @@ NAIVE = {
 
 def test_tinyinit_itself_passes_every_check():
     report = check_module(tinyinit)
-    assert set(report) == set(KINDS)
+    assert set(report) == set(FUNCTIONS)
     assert all(d.ok and d.pitfall is None for d in report.values()), report
 
 
-@pytest.mark.parametrize("kind", KINDS)
+@pytest.mark.parametrize("kind", FUNCTIONS)
 def test_an_independent_naive_implementation_passes(kind):
     d = check_initializer(NAIVE[kind], kind)
     assert d.ok, d
@@ -123,7 +123,7 @@ def test_every_mutant_is_expected():
 def test_the_checker_names_each_mutants_pitfall(name):
     pitfall, affected = EXPECTED[name]
     report = check_module(importlib.import_module(f"tests.mutants.{name}"))
-    assert set(report) == set(KINDS)
+    assert set(report) == set(FUNCTIONS)
     flagged = {kind for kind, d in report.items() if not d.ok}
     assert flagged == affected, report
     for kind in affected:

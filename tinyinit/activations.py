@@ -218,3 +218,14 @@ def activation(phi: str | Callable[[np.ndarray], np.ndarray], param: float | Non
     if phi == "leaky_relu" and param is not None:
         return leaky_relu(param)
     return ACTIVATIONS[phi]
+
+
+def as_activation(phi, param: float | None = None) -> Activation:
+    """phi itself if it is an Activation, else `activation(phi, param)`.
+
+    A name or a callable is resolved where it enters; the Activation travels on.
+
+    >>> as_activation("relu") is as_activation(as_activation("relu"))
+    True
+    """
+    return phi if isinstance(phi, Activation) else activation(phi, param)

@@ -54,7 +54,7 @@ import numpy as np
 
 from .distributions import PAIRS_PER_BLOCK, normal
 from .pcg32 import PCG32
-from .pitfalls import CARD_PITFALLS, KINDS, PITFALLS, check_initializer
+from .pitfalls import ARRAY_FUNCTIONS, CARD_PITFALLS, FUNCTIONS, PITFALLS, check_initializer
 
 __all__ = [
     "CATALOG",
@@ -692,7 +692,6 @@ PASSED, FAILED, NOT_WRITTEN, ERROR, TIMED_OUT = (
 STATUSES = (PASSED, FAILED, NOT_WRITTEN, ERROR, TIMED_OUT)
 # A symbol beside each word, never instead of it.
 MARKS = {PASSED: "✓", FAILED: "✗", NOT_WRITTEN: "○", ERROR: "✗", TIMED_OUT: "✗"}
-ARRAY_KINDS = ("xavier_uniform", "xavier_normal", "kaiming_normal", "normal_init")
 # Each test takes a fraction of a second with numpy; a student's loop of one rng.uniform()
 # per weight takes a few seconds on the largest one (20 layers of 256 x 256).
 DEFAULT_TIMEOUT = 30.0
@@ -729,7 +728,7 @@ class _Student:
         self._diagnoses: dict[str, object] = {}
 
     def __getattr__(self, name: str):
-        if name not in KINDS:
+        if name not in FUNCTIONS:
             raise AttributeError(name)
         if name in self._stuck:
 
@@ -782,7 +781,7 @@ class _Student:
 
 
 def _returning(name: str, fn: Callable) -> Callable:
-    if name in ARRAY_KINDS:
+    if name in ARRAY_FUNCTIONS:
         ok, what = (lambda v: isinstance(v, np.ndarray)), "a numpy array (the weights)"
     elif name == "fans":
         ok, what = (lambda v: isinstance(v, tuple) and len(v) == 2), "a tuple (fan_in, fan_out)"
@@ -1301,7 +1300,7 @@ class _Child:
         if not frames:
             return "", "", ""
         lineno, function = frames[0]
-        called = next((f for _, f in reversed(frames) if f in KINDS), "")
+        called = next((f for _, f in reversed(frames) if f in FUNCTIONS), "")
         where = f"{self.file.name}:{lineno} in {function}"
         return where, _source_line(self.file, lineno), called
 

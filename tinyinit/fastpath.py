@@ -42,9 +42,8 @@ from typing import NamedTuple
 
 import numpy as np
 
-from .activations import Activation
+from .activations import Activation, as_activation
 from .depth_result import DepthResult
-from .gaussian import as_activation
 from .propagation import (
     DIRECTIONS,
     mean_field,

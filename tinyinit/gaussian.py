@@ -33,11 +33,10 @@ from functools import lru_cache
 
 import numpy as np
 
-from .activations import Activation, activation
+from .activations import Activation, as_activation
 
 __all__ = [
     "activation_mean_square",
-    "as_activation",
     "fixed_point",
     "gaussian_expectation",
     "gradient_factor",
@@ -50,17 +49,6 @@ __all__ = [
 ]
 
 Phi = str | Callable[[np.ndarray], np.ndarray] | Activation
-
-
-def as_activation(phi: Phi, param: float | None = None) -> Activation:
-    """phi itself if it is an Activation, else `tinyinit.activations.activation(phi, param)`.
-
-    A name or a callable is resolved where it enters; the Activation travels on.
-
-    >>> as_activation("relu") is as_activation(as_activation("relu"))
-    True
-    """
-    return phi if isinstance(phi, Activation) else activation(phi, param)
 
 
 # Panel edges in xi (standard normal units), mirrored. Beyond |xi| = 12 the

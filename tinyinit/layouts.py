@@ -22,7 +22,7 @@ import numpy as np
 
 from .checks import one_of
 
-__all__ = ["LAYERS", "counted_fans", "forward", "layer_fans", "weight_shape"]
+__all__ = ["LAYERS", "apply_layer", "counted_fans", "layer_fans", "weight_shape"]
 
 LAYERS = ("linear", "linear_in_out", "conv", "conv_transpose")
 
@@ -64,13 +64,13 @@ def layer_fans(
     return in_channels * receptive, out_channels * receptive
 
 
-def forward(layer: str, weight: np.ndarray, x: np.ndarray) -> np.ndarray:
+def apply_layer(layer: str, weight: np.ndarray, x: np.ndarray) -> np.ndarray:
     """Run one layer on a batch x of shape (batch, in, *spatial); stride 1, no bias.
 
     conv is a valid cross-correlation; conv_transpose scatters every input
     through the kernel ("full" output, spatial + kernel - 1).
 
-    >>> forward("linear", np.array([[1.0, 2.0]]), np.array([[3.0, 4.0]]))   # x @ W.T
+    >>> apply_layer("linear", np.array([[1.0, 2.0]]), np.array([[3.0, 4.0]]))   # x @ W.T
     array([[11.]])
     """
     one_of("layer", layer, LAYERS)
@@ -84,7 +84,7 @@ def forward(layer: str, weight: np.ndarray, x: np.ndarray) -> np.ndarray:
         kdims = weight.shape[2:]
         pad = [(0, 0), (0, 0), *[(k - 1, k - 1) for k in kdims]]
         flipped = np.flip(weight, axis=tuple(range(2, weight.ndim))).swapaxes(0, 1)
-        return forward("conv", flipped, np.pad(x, pad))
+        return apply_layer("conv", flipped, np.pad(x, pad))
     kdims = weight.shape[2:]  # conv
     axes = tuple(range(2, x.ndim))
     windows = np.lib.stride_tricks.sliding_window_view(x, kdims, axis=axes)
@@ -110,8 +110,8 @@ def counted_fans(
     kernel = tuple(kernel_size)
     spatial = tuple(4 * k for k in kernel)
     weight = np.ones(weight_shape(layer, in_channels, out_channels, kernel))
-    fan_in = forward(layer, weight, np.ones((1, in_channels, *spatial))).max()
+    fan_in = apply_layer(layer, weight, np.ones((1, in_channels, *spatial))).max()
     one_hot = np.zeros((1, in_channels, *spatial))
     one_hot[(0, 0, *[n // 2 for n in spatial])] = 1.0
-    fan_out = np.count_nonzero(forward(layer, weight, one_hot))
+    fan_out = np.count_nonzero(apply_layer(layer, weight, one_hot))
     return int(round(fan_in)), int(fan_out)

@@ -183,7 +183,7 @@ class Diagnosis:
         )
 
 
-KINDS = (
+FUNCTIONS = (
     "fans",
     "calculate_gain",
     "xavier_uniform",
@@ -192,7 +192,7 @@ KINDS = (
     "normal_init",
     "scaled_residual_std",
 )
-ARRAY_KINDS = ("xavier_uniform", "xavier_normal", "kaiming_normal", "normal_init")
+ARRAY_FUNCTIONS = ("xavier_uniform", "xavier_normal", "kaiming_normal", "normal_init")
 
 SQRT2 = math.sqrt(2.0)
 
@@ -252,7 +252,7 @@ NONLINEARITY_NAMES = frozenset(reference.NONLINEARITIES)
 
 def _describe(kind: str, probe: tuple) -> str:
     args = ", ".join(repr(a) for a in probe if a is not None)
-    if kind in ARRAY_KINDS:
+    if kind in ARRAY_FUNCTIONS:
         args += ", rng"
     return f"{kind}({args})"
 
@@ -532,7 +532,7 @@ _SCALAR_CHECKS = {
 def check_initializer(fn: Callable, kind: str) -> Diagnosis:
     """Probe `fn` as the reference `kind` is called, and name its pitfall, if any.
 
-    kind is one of KINDS; fn takes the reference's arguments in the same order:
+    kind is one of FUNCTIONS; fn takes the reference's arguments in the same order:
     xavier_uniform(shape, gain, rng), xavier_normal(shape, gain, rng),
     kaiming_normal(shape, fan_mode, nonlinearity, rng), normal_init(shape, std, rng),
     fans(shape), calculate_gain(nonlinearity, param=None),
@@ -543,7 +543,7 @@ def check_initializer(fn: Callable, kind: str) -> Diagnosis:
     >>> check_initializer(my_residual_std, "scaled_residual_std").pitfall
     'residual_sqrt_L'
     """
-    one_of("kind", kind, KINDS)
+    one_of("kind", kind, FUNCTIONS)
     if not callable(fn):
         raise ValueError(f"fn must be a function, got {fn!r}")
     if kind in _SCALAR_CHECKS:
@@ -552,11 +552,11 @@ def check_initializer(fn: Callable, kind: str) -> Diagnosis:
 
 
 def check_module(api: Any) -> dict[str, Diagnosis]:
-    """check_initializer on every function of KINDS that `api` (a module or a dict) has."""
+    """check_initializer on every function of FUNCTIONS that `api` (a module or a dict) has."""
     if isinstance(api, Mapping):
-        found = {k: api[k] for k in KINDS if k in api}
+        found = {k: api[k] for k in FUNCTIONS if k in api}
     else:
-        found = {k: getattr(api, k) for k in KINDS if hasattr(api, k)}
+        found = {k: getattr(api, k) for k in FUNCTIONS if hasattr(api, k)}
     return {kind: check_initializer(fn, kind) for kind, fn in found.items()}
 
 
@@ -589,7 +589,7 @@ def stack_mean_squares(
     """
     from .activations import activation as activation_of
     from .distributions import normal
-    from .layouts import forward
+    from .layouts import apply_layer
     from .variance import mean_squares_by_layer
 
     phi = activation_of(activation).phi
@@ -604,9 +604,9 @@ def stack_mean_squares(
         for fan_in, out in zip(widths[:-1], widths[1:]):
             w = np.asarray(init((out, fan_in, *kernel), rng), dtype=np.float64)
             if not bias_std:
-                yield lambda h, w=w: forward(layout, w, h)
+                yield lambda h, w=w: apply_layer(layout, w, h)
                 continue
             bias = (bias_std * normal(rng, out)).reshape(out, *([1] * len(kernel)))
-            yield lambda h, w=w, bias=bias: forward(layout, w, h) + bias
+            yield lambda h, w=w, bias=bias: apply_layer(layout, w, h) + bias
 
     return mean_squares_by_layer(h, layers(), phi)

@@ -43,11 +43,10 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from .activations import Activation
+from .activations import Activation, as_activation
 from .depth_result import DepthResult, _read_only
 from .gaussian import (
     Phi,
-    as_activation,
     mean_field_backward,
     mean_field_forward,
     slope_mean_square,

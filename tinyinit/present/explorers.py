@@ -42,6 +42,18 @@ def depth_headline(result) -> str:
 SHORT_QUANTITY = {d: f"mean square of {QUANTITIES[d][1]}" for d in QUANTITIES}
 
 
+def plot_beside(figure_view, side: list, app_class: str) -> widgets.Widget:
+    """The projector's layout: the plot's area, and beside it a column of `side` widgets."""
+    column = widgets.VBox(side)
+    column.add_class("tinyinit-side")
+    area = widgets.Box([figure_view])
+    area.add_class("tinyinit-plot-area")
+    view = widgets.HBox([area, column])
+    view.add_class("tinyinit-view")
+    view.add_class(app_class)
+    return view
+
+
 class LargeDepthExplorer(DepthExplorer):
     """The depth explorer for a projector: the headline number, thick lines, large fonts."""
 
@@ -98,18 +110,10 @@ class LargeDepthExplorer(DepthExplorer):
             ]
         )
         folded = widgets.Accordion(children=[more], titles=("more controls",))
-        side = widgets.VBox(
-            # The gain's note beside its slider: for gelu and silu it says the gain holds one layer.
-            [self.headline, self.initializer, self.activation, self.gain, self.gain_hint,
-             self.depth, folded, self.caption]
-        )  # fmt: skip
-        side.add_class("tinyinit-side")
-        area = widgets.Box([self.figure_view])
-        area.add_class("tinyinit-plot-area")
-        view = widgets.HBox([area, side])
-        view.add_class("tinyinit-view")
-        view.add_class("tinyinit-explorer")
-        return view
+        # The gain's note beside its slider: for gelu and silu it says the gain holds one layer.
+        side = [self.headline, self.initializer, self.activation, self.gain, self.gain_hint,
+                self.depth, folded, self.caption]  # fmt: skip
+        return plot_beside(self.figure_view, side, "tinyinit-explorer")
 
 
 class LargeResidualExplorer(ResidualStreamExplorer):
@@ -168,11 +172,5 @@ class LargeResidualExplorer(ResidualStreamExplorer):
             tooltip="What the lines show",
         )
         legend.add_class("tinyinit-caption")
-        side = widgets.VBox([self.headline, self.blocks, self.scaling, self.readout, legend])
-        side.add_class("tinyinit-side")
-        area = widgets.Box([self.figure_view])
-        area.add_class("tinyinit-plot-area")
-        view = widgets.HBox([area, side])
-        view.add_class("tinyinit-view")
-        view.add_class("tinyinit-residual")
-        return view
+        side = [self.headline, self.blocks, self.scaling, self.readout, legend]
+        return plot_beside(self.figure_view, side, "tinyinit-residual")
