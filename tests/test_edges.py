@@ -19,11 +19,11 @@ from tinyinit import PCG32
 from tinyinit.gaussian import gaussian_expectation
 from tinyinit.pcg32 import TABLE_SIZE
 from tinyinit.propagation import (
-    backward_pass,
-    forward_pass,
     mean_field,
     mean_square,
+    propagate,
     unit_scale,
+    weight_gradient_theory,
     weight_std,
 )
 
@@ -98,16 +98,32 @@ def test_mean_square_of_nan_is_inf():
 
 
 @pytest.mark.usefixtures("warnings_are_errors")
-def test_forward_and_backward_passes_overflow_without_a_warning():
-    unit = np.ones((4, 4))
+@pytest.mark.parametrize("activation", ["tanh", "linear", "gelu", "silu", "sigmoid"])
+def test_propagate_overflows_without_a_warning(activation):
+    # 1e200 * 10 is past float64 already in the weights; gelu's, silu's and sigmoid's
+    # phi' warn on inf when nothing silences them.
+    unit = np.full((4, 4), 10.0)
     h = np.ones((4, 2))
-    slopes = []
-    squares, last = forward_pass([unit, unit], 1e200, "tanh", h * 1e200, slopes)
-    assert all(math.isfinite(m) for m in squares)  # tanh saturates
-    squares, last = forward_pass([unit, unit], 1e200, "linear", h, slopes)
-    assert squares[-1] == math.inf
-    back = backward_pass([unit, unit], 1e200, [np.ones((4, 2))] * 2, h)
-    assert back[-1] == math.inf
+    forward, backward = propagate([unit, unit, unit], 1e308, activation, h, upstream=h)
+    assert forward[0] == 1.0 and len(forward) == len(backward) == 4
+    if activation not in ("tanh", "sigmoid"):  # those saturate: their h stay finite
+        assert forward[-1] == math.inf
+    assert not any(math.isnan(m) for m in forward + backward)  # overflowed is inf
+
+
+def test_propagate_computes_in_float64_whatever_the_unit_matrices_dtype():
+    # float32 units times 1e39 would be inf in float32 (its largest is 3.4e38).
+    unit = np.eye(3, dtype=np.float32)
+    x = np.ones((3, 2))
+    first, last = propagate([unit], 1e39, "linear", x)
+    assert first == 1.0 and math.isclose(last, 1e78, rel_tol=1e-15)
+
+
+@pytest.mark.usefixtures("warnings_are_errors")
+def test_weight_gradient_theory_beyond_float64_is_inf_not_nan():
+    # gelu at fan_var 1e200: g overflows and E[phi'**2] * g * m meets inf * 0 on the way
+    out = weight_gradient_theory("gelu", 1e200, 6)
+    assert math.isnan(out[0]) and all(v == math.inf for v in out[1:])
 
 
 @pytest.mark.usefixtures("warnings_are_errors")

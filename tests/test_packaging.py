@@ -418,3 +418,14 @@ def test_widget_frontends_ship_as_prebuilt_lab_extensions():
     for extension in ("@jupyter-widgets/jupyterlab-manager", "jupyter-matplotlib"):
         line = next((ln for ln in listing.splitlines() if extension in ln), "")
         assert "enabled" in line and "OK" in line, f"{extension} missing or broken:\n{listing}"
+
+
+def test_make_mutation_runs_each_mutated_module_s_own_tests():
+    # mutmut runs only the selected test files on a mutant: a module whose own test file
+    # is left out would have its mutants survive for want of a test.
+    mutmut = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["mutmut"]
+    selected = set(mutmut["pytest_add_cli_args_test_selection"])
+    assert all((ROOT / path).is_file() for path in selected)
+    for module in mutmut["only_mutate"]:
+        own = f"tests/test_{Path(module).stem}.py"
+        assert not (ROOT / own).is_file() or own in selected, f"{own} tests {module}"

@@ -392,3 +392,35 @@ def test_weight_gradients_come_with_the_backward_view_only():
     assert backward.weight_per_seed.shape == (2, 6) and backward.weight_theory.shape == (6,)
     assert np.isnan(backward.weight_per_seed[:, 0]).all()  # layer 0 has no weights
     assert (backward.weight_per_seed[:, 1:] > 0).all()
+
+
+@pytest.mark.parametrize("fan_var", [0.5, 1.0, 3.0])
+@pytest.mark.parametrize("activation, slope_square", [("linear", 1.0), ("relu", 0.5)])
+def test_weight_gradient_theory_is_flat_where_the_slope_square_is_constant(
+    activation, slope_square, fan_var
+):
+    # m_l = (c s)^l forward, g_l = (c s)^(L - l) backward, with c = fan_var and s = E[phi'^2]
+    # (phi(z)^2 averages to s z^2 for both): every layer's weight gradient is
+    # s * g_l * m_{l-1} = s (c s)^(L - 1), the same at every depth.
+    n_layers = 5
+    out = prop.weight_gradient_theory(activation, fan_var, n_layers)
+    assert math.isnan(out[0]) and out.shape == (n_layers + 1,)
+    expected = slope_square * (fan_var * slope_square) ** (n_layers - 1)
+    np.testing.assert_allclose(out[1:], expected, rtol=1e-12)
+
+
+@pytest.mark.parametrize("fan_var", [0.7, 1.0, 2.5])
+def test_weight_gradient_theory_for_tanh_is_the_slope_square_at_each_layer_s_variance(fan_var):
+    # E[tanh'(z)^2], z ~ N(0, q_l), q_l = fan_var * m_{l-1}, by a fine trapezoid rule here
+    # (the library uses Gauss-Legendre panels), times g_l * m_{l-1}.
+    n_layers = 4
+    m = prop.mean_field("tanh", fan_var, n_layers)
+    g = prop.mean_field("tanh", fan_var, n_layers, "backward")
+    z = np.linspace(-12.0, 12.0, 200_001)
+    density = np.exp(-z * z / 2) / math.sqrt(2 * math.pi)
+    for layer, value in enumerate(prop.weight_gradient_theory("tanh", fan_var, n_layers)):
+        if layer == 0:
+            continue
+        slope = 1 - np.tanh(math.sqrt(fan_var * m[layer - 1]) * z) ** 2
+        slope_square = np.trapezoid(slope**2 * density, z)
+        assert math.isclose(value, slope_square * g[layer] * m[layer - 1], rel_tol=1e-9)

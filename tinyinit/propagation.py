@@ -125,22 +125,6 @@ def _scaled(units: Sequence[np.ndarray], scale: float) -> list[np.ndarray]:
         return [scale * np.asarray(unit, np.float64) for unit in units]
 
 
-def forward_pass(units: Sequence[np.ndarray], scale: float, activation: Phi, h, slopes=None):
-    """([mean_square(h_l) for l >= 1], h_L) with W_l = scale * units[l-1]; phi'(z_l) to `slopes`."""
-    act = as_activation(activation)
-    hs, zs = forward_values(_scaled(units, scale), act, h)
-    if slopes is not None:
-        with np.errstate(all="ignore"):
-            slopes.extend(act.dphi(z) for z in zs)
-    return [mean_square(h) for h in hs[1:]], hs[-1]
-
-
-def backward_pass(units: Sequence[np.ndarray], scale: float, slopes, g) -> list[float]:
-    """The mean squares of dloss/dh_{L-1}, ..., dloss/dh_0, from dloss/dh_L = g down."""
-    gs, _ = backward_values(_scaled(units, scale), slopes, g)
-    return [mean_square(g) for g in gs[-2::-1]]
-
-
 def propagate(
     units: Sequence[np.ndarray],
     scale: float,

@@ -22,6 +22,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .activations import activation
+from .checks import one_of
 from .distributions import normal, uniforms
 from .gains import single_layer_gain
 from .init import calculate_gain, kaiming_std, uniform_bound, xavier_bound, xavier_std
@@ -86,8 +87,8 @@ class Scheme:
     title: str = ""
 
     def __post_init__(self):
-        if self.kind not in KINDS or self.fan not in FANS:
-            raise ValueError(f"kind must be in {KINDS} and fan in {FANS}; got {self!r}")
+        one_of("kind", self.kind, KINDS)
+        one_of("fan", self.fan, FANS)
         if not self.title:
             object.__setattr__(self, "title", self.label)  # frozen: set once, here
 
