@@ -27,9 +27,10 @@ control's time is also given as a ratio to it: "x floor" divides the median
 wall time by the floor's, "cpu/floor" the median CPU time by the floor's CPU time.
 
 The encoder row compares, in the same run and on the explorer's own picture,
-compressing the PNG's rows on one thread (what `tinyinit.transport.fast_png`
-does) with compressing their two halves at once on two threads (zlib releases
-the GIL), as a ratio of medians, taken alternately so that both see the same load.
+compressing the PNG's rows with `tinyinit.transport.DEFLATE` (zlib-ng, what
+`fast_png` does) against the standard library's zlib at level 1, on one thread
+and with the two halves at once on two threads (zlib releases the GIL; what the
+encoder once did), as medians taken in turn so that all see the same load.
 
 BLAS threads: the products are small (256 x 256 by 256 x 16); on a machine whose
 cores are busy, OpenBLAS's threads wait for each other and a move can take ten
@@ -119,12 +120,14 @@ def draw_floor(n: int = 30) -> tuple[float, float]:
     return tuple(statistics.median(t[k] for t in times) * 1e3 for k in (0, 1))
 
 
-def encoder_ratio(pixels, n: int = 60) -> tuple[float, float]:
-    """(one thread's median ms, two threads' / one thread's) to compress the PNG's rows."""
+def encoders(pixels, n: int = 60) -> dict[str, float]:
+    """Median ms to compress the PNG's rows: the encoder's own and two it replaced."""
     import zlib
     from concurrent.futures import ThreadPoolExecutor
 
     import numpy as np
+
+    from tinyinit import transport
 
     rows, columns, _ = pixels.shape
     lines = np.zeros((rows, 1 + 4 * columns), np.uint8)
@@ -140,20 +143,22 @@ def encoder_ratio(pixels, n: int = 60) -> tuple[float, float]:
 
     with ThreadPoolExecutor(max_workers=1) as helper:
 
-        def two():
+        def zlib_two_threads():
             pending = helper.submit(part, data[:half], False)
             part(data[half:], True)
             pending.result()
 
-        def one():
+        def zlib_one_thread():
             zlib.compress(data, 1)
 
-        times = {one: [], two: []}
-        for k in range(n):  # alternately, so that both see the same load
-            for encode in (one, two) if k % 2 else (two, one):
+        def own():
+            transport.DEFLATE.compress(data, transport.DEFLATE_LEVEL)
+
+        times = {own: [], zlib_one_thread: [], zlib_two_threads: []}
+        for k in range(n):  # in turn, so that all see the same load
+            for encode in list(times)[k % 3 :] + list(times)[: k % 3]:
                 times[encode].append(timed(encode)[0])
-    single = statistics.median(times[one])
-    return single * 1e3, statistics.median(times[two]) / single
+    return {encode.__name__: statistics.median(t) * 1e3 for encode, t in times.items()}
 
 
 def bench_control(ex, widget, values, n: int) -> dict[str, float]:
@@ -255,6 +260,7 @@ def main() -> None:
     import numpy as np
 
     matplotlib.use("module://ipympl.backend_nbagg")  # the browser's canvas, without a browser
+    from tinyinit import transport
     from tinyinit.explorer import DepthExplorer
     from tinyinit.fastpath import UnitWeights
 
@@ -297,7 +303,7 @@ def main() -> None:
     floors.append(draw_floor())
     floor, cpu_floor = (min(f[k] for f in floors) for k in (0, 1))
     picture = np.asarray(ex.figure.canvas.get_renderer().buffer_rgba()).copy()
-    encode_ms, encode_ratio = encoder_ratio(picture)
+    encode = encoders(picture)
     print(f"\nOne move, end to end ({args.moves} moves per row, milliseconds):")
     head = f"  {'control':<12}{'view':<10}{'median':>8}{'x floor':>8}{'p90':>8}{'cpu':>8}"
     print(
@@ -316,9 +322,12 @@ def main() -> None:
         f"  {'floor':<22}{floor:8.1f}{1:8.1f}{'':>8}{cpu_floor:8.1f}  (one line, no text: "
         f"matplotlib's least; before the moves {floors[0][0]:.1f}, after {floors[1][0]:.1f})"
     )
+    own = f"{transport.DEFLATE.__name__} level {transport.DEFLATE_LEVEL}"
     print(
-        f"  encoder: the picture's rows on one thread {encode_ms:.2f} ms; "
-        f"on two threads at once / one thread: {encode_ratio:.2f}"
+        f"  encoder: the picture's rows by {own} {encode['own']:.2f} ms; by zlib level 1 on "
+        f"one thread {encode['zlib_one_thread']:.2f} ms, on two threads at once "
+        f"{encode['zlib_two_threads']:.2f} ms (own / zlib one thread: "
+        f"{encode['own'] / encode['zlib_one_thread']:.2f})"
     )
     print("\nPer view, the slowest control's median (wall) against its target:")
     for view, (_, _, target) in VIEWS.items():

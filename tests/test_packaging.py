@@ -26,8 +26,9 @@ ROOT = Path(__file__).resolve().parent.parent
 PROJECT = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
 CORE = PROJECT["dependencies"]
 EXTRAS = PROJECT["optional-dependencies"]
-# Runtime dependencies that conda-forge does not package under their PyPI name.
-PYPI_ONLY = {"fontawesomefree"}
+# Runtime dependencies that conda-forge does not package under their PyPI name
+# (conda-forge's zlib-ng is the C library; the Python binding is another name).
+PYPI_ONLY = {"fontawesomefree", "zlib-ng"}
 # What the core install must not bring in, however deep.
 NOT_IN_CORE = {"ipywidgets", "ipympl", "ipython", "ipykernel", "jupyterlab", "voila", "notebook"}
 

@@ -20,6 +20,7 @@ matplotlib.use("Agg")
 import ipywidgets as widgets  # noqa: E402
 import numpy as np  # noqa: E402
 import pytest  # noqa: E402
+from matplotlib.backends.backend_agg import FigureCanvasAgg  # noqa: E402
 from matplotlib.backends.backend_webagg_core import (  # noqa: E402
     FigureCanvasWebAggCore,
     FigureManagerWebAgg,
@@ -149,6 +150,28 @@ def test_a_figure_sized_png_reads_back_as_the_same_pixels():
     pixels[100:200] = 255  # a flat band, as most of a figure is
     picture = Image.open(io.BytesIO(transport.fast_png(pixels)))
     assert picture.mode == "RGBA" and picture.size == (750, 460)
+    np.testing.assert_array_equal(np.asarray(picture), pixels)
+
+
+def test_the_lab_extra_brings_the_fast_compressor():
+    assert transport.DEFLATE.__name__ == "zlib_ng.zlib_ng" and transport.DEFLATE_LEVEL == 2
+
+
+@pytest.mark.parametrize("compressor, level", [("zlib_ng", 2), ("zlib", 1)])
+def test_either_compressor_makes_the_same_pixels(monkeypatch, compressor, level):
+    import zlib
+
+    from zlib_ng import zlib_ng
+
+    monkeypatch.setattr(transport, "DEFLATE", zlib_ng if compressor == "zlib_ng" else zlib)
+    monkeypatch.setattr(transport, "DEFLATE_LEVEL", level)
+    figure = Figure(figsize=(7.5, 4.6), dpi=100)
+    figure.subplots().plot([0, 1, 2], [1, 3, 2])
+    canvas = FigureCanvasAgg(figure)
+    canvas.draw()
+    pixels = np.asarray(canvas.buffer_rgba())
+    picture = Image.open(io.BytesIO(transport.fast_png(pixels)))
+    assert picture.mode == "RGBA"
     np.testing.assert_array_equal(np.asarray(picture), pixels)
 
 

@@ -412,10 +412,9 @@ class UnitWeights:
         The newest pass (the one just asked for) always stays.
         """
         memo = self.forward_memo
-        while len(memo) > 1 and (
-            len(memo) > self.memo_size or sum(t.nbytes for t in memo.values()) > self.memo_bytes
-        ):
-            del memo[next(iter(memo))]
+        kept = sum(trace.nbytes for trace in memo.values())
+        while len(memo) > 1 and (len(memo) > self.memo_size or kept > self.memo_bytes):
+            kept -= memo.pop(next(iter(memo))).nbytes
 
     def _evict(self) -> None:
         """Drop the oldest stacks of unit matrices beyond max_bytes; the newest always stays."""
