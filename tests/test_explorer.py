@@ -255,6 +255,9 @@ def test_displays_as_its_layout(ex):
     bundle = ex._repr_mimebundle_()
     assert "application/vnd.jupyter.widget-view+json" in bundle
     assert bundle["application/vnd.jupyter.widget-view+json"]["model_id"] == ex.app.model_id
+    # The text a notebook stores beside it names no object's address, which would change
+    # at every run (make notebooks would rewrite the file for nothing).
+    assert " at 0x" not in bundle["text/plain"] and "Accessible()" in bundle["text/plain"]
 
 
 def test_explorer_accepts_every_initializer_and_activation():

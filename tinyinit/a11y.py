@@ -35,6 +35,11 @@ class Accessible(anywidget.AnyWidget):
         super().__init__(**kwargs)
         self.layout.display = "none"  # nothing to see; its module works on the page
 
+    def __repr__(self) -> str:
+        # Without an object's address: a notebook's stored text of the app stays the same
+        # from one run to the next.
+        return "Accessible()"
+
 
 def live(widget):
     """Mark `widget` (an HTML or Label widget) as a polite live region; returns it."""
