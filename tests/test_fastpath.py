@@ -105,12 +105,12 @@ def test_a_gain_slider_on_a_homogeneous_stack_rescales_and_stays_equal(stop, gai
 
 def test_the_theory_is_kept_per_cache_not_in_a_module_global():
     one, other = UnitWeights(), UnitWeights()
-    r = one.simulate("tanh", n_layers=3, width=8, seeds=1)
+    r = simulate("tanh", n_layers=3, width=8, seeds=1, cache=one)
     assert one.theory_memo and not other.theory_memo
-    again = one.simulate("tanh", n_layers=3, width=8, seeds=1)
+    again = simulate("tanh", n_layers=3, width=8, seeds=1, cache=one)
     assert again.theory is r.theory  # kept
     np.testing.assert_array_equal(r.theory, prop.mean_field("tanh", 8 * r.std**2, 3))
-    back = one.simulate("tanh", n_layers=3, width=8, seeds=1, direction="backward")
+    back = simulate("tanh", n_layers=3, width=8, seeds=1, direction="backward", cache=one)
     fan_var = 8 * back.std**2
     np.testing.assert_array_equal(back.theory, prop.mean_field("tanh", fan_var, 3, "backward"))
     expected = prop.weight_gradient_theory("tanh", fan_var, 3)

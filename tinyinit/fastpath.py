@@ -356,13 +356,14 @@ class UnitWeights:
     The last theories are kept too (`theory`). An explorer owns one, and asks it
     for `simulate`'s results.
 
+    >>> from tinyinit.propagation import simulate
     >>> cache = UnitWeights()
-    >>> r = cache.simulate("tanh", "xavier_normal", gain=1.0, n_layers=5, width=16, seeds=1)
+    >>> r = simulate("relu", "xavier_normal", n_layers=5, width=16, seeds=1, cache=cache)
     >>> cache.draws                                   # layers 1 .. 5 of seed 0
     5
-    >>> r = cache.simulate("tanh", "xavier_normal", gain=1.5, n_layers=5, width=16, seeds=1)
-    >>> cache.draws                                   # another gain: rescaled, nothing drawn
-    5
+    >>> r = simulate("relu", "xavier_normal", gain=1.5, n_layers=5, width=16, seeds=1, cache=cache)
+    >>> cache.draws, cache.rescales                   # another gain: rescaled, nothing drawn
+    (5, 1)
     >>> len(cache.get("normal", 16, seed=0, n_layers=8)), cache.draws   # deeper: 3 more
     (8, 8)
     """
@@ -445,20 +446,14 @@ class UnitWeights:
         return self.theory_memo[key]
 
     def simulate(
-        self,
-        activation: str = "relu",
-        initializer: str = "xavier_uniform",
-        *,
-        gain: float = 1.0,
-        std: float = 0.02,
-        n_layers: int = 20,
-        width: int = 256,
-        seeds: int | Sequence[int] = 3,
-        batch: int = 32,
-        direction: str = "forward",
-        sample_layers: Sequence[int] = (),
-    ) -> DepthResult:
-        """propagation.simulate's result, from what this cache keeps (see the module docstring)."""
+        self, activation, initializer, *, gain, std, n_layers, width, seeds, batch, direction,
+        sample_layers,
+    ) -> DepthResult:  # fmt: skip
+        """propagation.simulate's result, from what this cache keeps (see the module docstring).
+
+        `propagation.simulate(..., cache=this)` calls it, and gives every argument: the
+        defaults are simulate's.
+        """
         seeds = tuple(range(seeds)) if isinstance(seeds, int) else tuple(seeds)
         if direction not in DIRECTIONS:
             raise ValueError(f"direction must be 'forward' or 'backward', got {direction!r}")
