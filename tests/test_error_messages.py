@@ -211,3 +211,24 @@ def test_accepted_edges_of_the_new_initializers():
     assert not ti.orthogonal_init((3, 3), 0, rng).any()
     assert ti.uniform_init((2,), np.float32(-1), 1, rng).dtype == np.float32
     assert ti.constant_init((2,), np.float64(3.4e38)).max() > 3e38
+
+
+@pytest.mark.parametrize(
+    "call, message",
+    [
+        (lambda rng: uniform_float32(rng, -1, 0.0, 1.0), "n must be a non-negative integer, got -1"),
+        (lambda rng: scaled_normal_float32(rng, -1, 1.0), "n must be a non-negative integer, got -1"),
+        (lambda rng: ti.trunc_normal_init((4, 3), -1.0, rng),
+         "std must be a finite real number >= 0, got -1.0"),
+        (lambda rng: ti.orthogonal_init((4, 3), -1.0, rng),
+         "gain must be a finite real number >= 0, got -1.0"),
+        (lambda rng: ti.sparse_init((4, 3), 0.5, -1.0, rng),
+         "std must be a finite real number >= 0, got -1.0"),
+    ],
+)  # fmt: skip
+def test_a_negative_count_gain_or_std_is_refused_with_its_bound(call, message):
+    rng = PCG32(0)
+    with pytest.raises(ValueError) as refusal:
+        call(rng)
+    assert str(refusal.value) == message
+    assert rng == PCG32(0)  # nothing drawn

@@ -27,6 +27,15 @@ from numbers import Real
 import numpy as np
 
 
+def is_integer(value) -> bool:
+    """Whether value is an integer, Python's or numpy's, and not a bool (True is not a count).
+
+    >>> is_integer(3), is_integer(np.int8(3)), is_integer(True), is_integer(3.0)
+    (True, True, False, False)
+    """
+    return isinstance(value, (int, np.integer)) and not isinstance(value, bool)
+
+
 def integer(name: str, value, *, minimum: int | None = None) -> int:
     """value as an int, if it is an integer (Python's or numpy's, not a bool) >= minimum.
 
@@ -45,8 +54,7 @@ def integer(name: str, value, *, minimum: int | None = None) -> int:
     ...
     ValueError: seed must be an integer, got 1.0
     """
-    is_integer = isinstance(value, (int, np.integer)) and not isinstance(value, bool)
-    if not is_integer or (minimum is not None and value < minimum):
+    if not is_integer(value) or (minimum is not None and value < minimum):
         if minimum is None:
             accepted = "an integer"
         elif minimum == 0:

@@ -25,7 +25,7 @@ from numbers import Real
 
 import numpy as np
 
-from .checks import integer, number, one_of
+from .checks import integer, is_integer, number, one_of
 from .distributions import (
     _check_rng,
     normal,
@@ -59,16 +59,15 @@ DEFAULT_LEAKY_RELU_SLOPE = 0.01
 
 
 def _shape(shape, *, min_dims: int = 0) -> tuple[int, ...]:
-    if isinstance(shape, (int, np.integer)) and not isinstance(shape, bool):
+    if is_integer(shape):
         shape = (shape,)
     try:
         dims = tuple(shape)
     except TypeError:
-        raise ValueError(f"shape must be a tuple of non-negative integers, got {shape!r}") from None
-    try:
-        dims = tuple(integer("shape", d, minimum=0) for d in dims)
-    except ValueError:
-        raise ValueError(f"shape must be a tuple of non-negative integers, got {shape!r}") from None
+        dims = None
+    if dims is None or not all(is_integer(d) and d >= 0 for d in dims):
+        raise ValueError(f"shape must be a tuple of non-negative integers, got {shape!r}")
+    dims = tuple(int(d) for d in dims)
     if len(dims) < min_dims:
         raise ValueError(
             f"shape {dims!r} has {len(dims)} dimension(s); fans need at least 2, "
