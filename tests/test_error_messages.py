@@ -216,8 +216,10 @@ def test_accepted_edges_of_the_new_initializers():
 @pytest.mark.parametrize(
     "call, message",
     [
-        (lambda rng: uniform_float32(rng, -1, 0.0, 1.0), "n must be a non-negative integer, got -1"),
-        (lambda rng: scaled_normal_float32(rng, -1, 1.0), "n must be a non-negative integer, got -1"),
+        (lambda rng: uniform_float32(rng, -1, 0.0, 1.0),
+         "n must be a non-negative integer, got -1"),
+        (lambda rng: scaled_normal_float32(rng, -1, 1.0),
+         "n must be a non-negative integer, got -1"),
         (lambda rng: ti.trunc_normal_init((4, 3), -1.0, rng),
          "std must be a finite real number >= 0, got -1.0"),
         (lambda rng: ti.orthogonal_init((4, 3), -1.0, rng),

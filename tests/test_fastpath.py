@@ -506,6 +506,27 @@ def test_the_forward_memo_keeps_memo_size_passes_and_memo_bytes_bytes():
     cache.memo_bytes = 0
     cache.trim_memo()  # over budget, but the newest pass always stays
     assert list(cache.forward_memo) == [("normal", 0.2, ACTIVATIONS["tanh"], 8, 0, 4)]
+    cache.memo_bytes = 1 << 30
+    for std in (0.3, 0.4, 0.5):
+        simulate("tanh", "normal", std=std, cache=cache, **settings)
+    cache.memo_bytes = 2 * one
+    cache.trim_memo()  # four passes, room for two: the two oldest go at once
+    assert [key[1] for key in cache.forward_memo] == [0.4, 0.5]
+
+
+def test_the_theory_is_kept_once_per_setting_and_at_most_eight_memo_sizes_of_it():
+    cache = UnitWeights(memo_size=2)
+    first = cache.theory(ACTIVATIONS["tanh"], 1.0, 4, "backward")
+    assert cache.theory(ACTIVATIONS["tanh"], 1.0, 4, "backward") is first  # kept, not recomputed
+    forward, weights = cache.theory(ACTIVATIONS["tanh"], 1.0, 4, "forward")
+    assert weights is None
+    np.testing.assert_array_equal(forward, prop.mean_field("tanh", 1.0, 4))
+    np.testing.assert_array_equal(first[0], prop.mean_field("tanh", 1.0, 4, "backward"))
+    np.testing.assert_array_equal(first[1], prop.weight_gradient_theory("tanh", 1.0, 4))
+    for n_layers in range(5, 30):
+        cache.theory(ACTIVATIONS["relu"], 2.0, n_layers, "forward")
+    assert len(cache.theory_memo) == 16
+    assert next(reversed(cache.theory_memo)) == (ACTIVATIONS["relu"], 2.0, 29, "forward")
 
 
 def test_a_shallower_stack_from_a_deeper_kept_pass_has_its_own_layers_and_samples():

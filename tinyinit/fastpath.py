@@ -378,7 +378,7 @@ class UnitWeights:
         self.forward_memo: OrderedDict = OrderedDict()
         self.backward_memo: OrderedDict = OrderedDict()  # Backward passes, by settings
         self._batches: OrderedDict[tuple[int, int, int, int], np.ndarray] = OrderedDict()
-        self.theory_memo: OrderedDict = OrderedDict()  # mean_field's arrays, by their inputs
+        self.theory_memo: OrderedDict = OrderedDict()  # theory's answers, by their inputs
 
     def get(self, kind: str, width: int, seed: int, n_layers: int) -> list[np.ndarray]:
         """Layers 1 .. n_layers of (kind, width, seed) in float32, drawing only the missing ones."""
@@ -424,22 +424,13 @@ class UnitWeights:
 
     def theory(self, act: Activation, fan_var: float, n_layers: int, direction: str):
         """(mean_field(...), weight_gradient_theory(...) backward else None), kept by inputs."""
-        curve = self._kept(
-            ("mean_field", act, fan_var, n_layers, direction),
-            lambda: mean_field(act, fan_var, n_layers, direction),
-        )
-        if direction == "forward":
-            return curve, None
-        forward, _ = self.theory(act, fan_var, n_layers, "forward")
-        weights = self._kept(
-            ("weights", act, fan_var, n_layers),
-            lambda: weight_gradient_theory(act, fan_var, n_layers, (forward, curve)),
-        )
-        return curve, weights
-
-    def _kept(self, key: tuple, compute):
+        key = (act, fan_var, n_layers, direction)
         if key not in self.theory_memo:
-            self.theory_memo[key] = compute()
+            curve, weights = mean_field(act, fan_var, n_layers, direction), None
+            if direction == "backward":
+                forward, _ = self.theory(act, fan_var, n_layers, "forward")
+                weights = weight_gradient_theory(act, fan_var, n_layers, (forward, curve))
+            self.theory_memo[key] = curve, weights
         self.theory_memo.move_to_end(key)
         while len(self.theory_memo) > 8 * self.memo_size:
             self.theory_memo.popitem(last=False)
