@@ -83,8 +83,17 @@ def test_every_kept_or_rescaled_result_equals_the_plain_simulate(walk):
     """
     cache = UnitWeights()
     for stop in walk + walk[:2]:  # and back to where the walk began: kept passes
-        assert_same_result(cache.simulate(**stop), simulate(**stop))
         assert_same_result(simulate(**stop, cache=cache), simulate(**stop))
+
+
+@pytest.mark.parametrize("direction", ["forward", "backward"])
+def test_seeds_given_as_a_sequence_go_through_the_cache_as_through_simulate(direction):
+    settings = dict(n_layers=4, width=8, batch=2, direction=direction, sample_layers=(0, 2))
+    cache = UnitWeights()
+    for seeds in [(3, 1), [5], range(2, 4)]:
+        fast = simulate("tanh", "xavier_normal", seeds=seeds, cache=cache, **settings)
+        assert_same_result(fast, simulate("tanh", "xavier_normal", seeds=seeds, **settings))
+        assert fast.seeds == tuple(seeds)
 
 
 @settings(max_examples=20, deadline=None)
@@ -92,10 +101,10 @@ def test_every_kept_or_rescaled_result_equals_the_plain_simulate(walk):
 def test_a_gain_slider_on_a_homogeneous_stack_rescales_and_stays_equal(stop, gains):
     stop = {**stop, "activation": "relu", "initializer": "kaiming_fan_in"}
     cache = UnitWeights()
-    cache.simulate(**stop)
+    simulate(**stop, cache=cache)
     for gain in gains:
         assert_same_result(
-            cache.simulate(**{**stop, "gain": gain}), simulate(**{**stop, "gain": gain})
+            simulate(**{**stop, "gain": gain}, cache=cache), simulate(**{**stop, "gain": gain})
         )
     # Each seed's pass at a gain not seen yet is a rescale of a kept one, never a rerun:
     # its forward pass, and backward its backward pass too.

@@ -75,7 +75,7 @@ from .plots import (
     settings_title,
     weight_labels,
 )
-from .propagation import DepthResult, mean_field, suggested_gain
+from .propagation import DepthResult, mean_field, simulate, suggested_gain
 from .residual import ResidualStack, block_variances, out_scale
 from .stack import SCHEMES, scheme
 from .transport import BrowserChanges, keep_picture_for_static_pages
@@ -688,11 +688,11 @@ class DepthExplorer(Explorer):
     def _simulate(self, histograms: bool = False) -> DepthResult:
         """simulate(...) for the current controls (with the histogram view's layers)."""
         layers = histogram_layers(self.depth.value, self.direction.value) if histograms else ()
-        return self.cache.simulate(
+        return simulate(
             self.activation.value, self.initializer.value,
             gain=self.gain.value, std=self.std.value, n_layers=self.depth.value,
             width=self.width.value, seeds=self.seeds.value, batch=self.batch,
-            direction=self.direction.value, sample_layers=layers,
+            direction=self.direction.value, sample_layers=layers, cache=self.cache,
         )  # fmt: skip
 
     def update(self, change=None) -> None:

@@ -45,7 +45,6 @@ import numpy as np
 from .activations import Activation, as_activation
 from .depth_result import DepthResult
 from .propagation import (
-    DIRECTIONS,
     mean_field,
     mean_square,
     per_sample_weight_square,
@@ -443,11 +442,8 @@ class UnitWeights:
         """propagation.simulate's result, from what this cache keeps (see the module docstring).
 
         `propagation.simulate(..., cache=this)` calls it, and gives every argument: the
-        defaults are simulate's.
+        defaults are simulate's, seeds the tuple of them, the direction one it checked.
         """
-        seeds = tuple(range(seeds)) if isinstance(seeds, int) else tuple(seeds)
-        if direction not in DIRECTIONS:
-            raise ValueError(f"direction must be 'forward' or 'backward', got {direction!r}")
         kind, scale = unit_scale(initializer, width, width, gain, std)
         std_w = weight_std(initializer, width, width, gain, std)
         act = as_activation(activation)

@@ -224,14 +224,14 @@ def simulate(
     >>> r.per_seed.shape, round(r.theory_end, 12)    # Kaiming keeps relu's signal
     ((1, 6), 1.0)
     """
+    seeds = tuple(range(seeds)) if isinstance(seeds, int) else tuple(seeds)
+    if direction not in DIRECTIONS:
+        raise ValueError(f"direction must be 'forward' or 'backward', got {direction!r}")
     if cache is not None:
         return cache.simulate(
             activation, initializer, gain=gain, std=std, n_layers=n_layers, width=width,
             seeds=seeds, batch=batch, direction=direction, sample_layers=sample_layers,
         )  # fmt: skip
-    seeds = tuple(range(seeds)) if isinstance(seeds, int) else tuple(seeds)
-    if direction not in DIRECTIONS:
-        raise ValueError(f"direction must be 'forward' or 'backward', got {direction!r}")
     act = as_activation(activation)
     std_w = weight_std(initializer, width, width, gain, std)
     sample_layers = tuple(layer for layer in sample_layers if 0 <= layer <= n_layers)
