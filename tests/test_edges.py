@@ -16,12 +16,15 @@ import reference_pcg32 as ref
 
 import tinyinit as ti
 from tinyinit import PCG32
+from tinyinit.activations import ACTIVATIONS
+from tinyinit.fastpath import UnitWeights
 from tinyinit.gaussian import gaussian_expectation
 from tinyinit.pcg32 import TABLE_SIZE
 from tinyinit.propagation import (
     mean_field,
     mean_square,
     propagate,
+    simulate,
     unit_scale,
     weight_gradient_theory,
     weight_std,
@@ -117,6 +120,24 @@ def test_propagate_computes_in_float64_whatever_the_unit_matrices_dtype():
     x = np.ones((3, 2))
     first, last = propagate([unit], 1e39, "linear", x)
     assert first == 1.0 and math.isclose(last, 1e78, rel_tol=1e-15)
+
+
+@pytest.mark.usefixtures("warnings_are_errors")
+@pytest.mark.parametrize("direction", ["forward", "backward"])
+@pytest.mark.parametrize(
+    "extreme",
+    [dict(initializer="normal", std=1e300), dict(initializer="normal", std=1e-300),
+     dict(initializer="kaiming_fan_in", gain=1e300)],
+)  # fmt: skip
+def test_simulate_at_an_extreme_std_or_gain_shows_overflow_and_raises_nothing(direction, extreme):
+    # What a slider at its end asks: std**2 alone is past float64 here (Python raises
+    # OverflowError for 1e300**2), and gelu's and silu's phi' warn on inf unless silenced.
+    settings = dict(n_layers=3, width=8, seeds=1, batch=2, direction=direction, **extreme)
+    for name in ACTIVATIONS:
+        plain = simulate(name, **settings)
+        assert not np.isnan(plain.per_seed).any() and not np.isnan(plain.theory).any()
+        fast = simulate(name, **settings, cache=UnitWeights())
+        np.testing.assert_array_equal(fast.theory, plain.theory)
 
 
 @pytest.mark.usefixtures("warnings_are_errors")

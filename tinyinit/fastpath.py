@@ -45,6 +45,7 @@ import numpy as np
 from .activations import Activation, as_activation
 from .depth_result import DepthResult
 from .propagation import (
+    fan_var,
     mean_field,
     mean_square,
     per_sample_weight_square,
@@ -461,7 +462,7 @@ class UnitWeights:
             weight_rows.append(back.weight)
             for layer in sample_layers:
                 kept[layer].append(back.kept[layer])
-        theory, weight_theory = self.theory(act, width * std_w**2, n_layers, direction)
+        theory, weight_theory = self.theory(act, fan_var(width, std_w), n_layers, direction)
         weights = np.array(weight_rows) if direction == "backward" else None
         samples = {k: np.concatenate([a.ravel() for a in kept[k]]) for k in sample_layers}
         return DepthResult(
