@@ -45,7 +45,7 @@ import numpy as np
 from .activations import Activation, as_activation
 from .depth_result import DepthResult
 from .propagation import (
-    fan_var,
+    fan_var_of,
     mean_field,
     mean_square,
     per_sample_weight_square,
@@ -462,7 +462,7 @@ class UnitWeights:
             weight_rows.append(back.weight)
             for layer in sample_layers:
                 kept[layer].append(back.kept[layer])
-        theory, weight_theory = self.theory(act, fan_var(width, std_w), n_layers, direction)
+        theory, weight_theory = self.theory(act, fan_var_of(width, std_w), n_layers, direction)
         weights = np.array(weight_rows) if direction == "backward" else None
         samples = {k: np.concatenate([a.ravel() for a in kept[k]]) for k in sample_layers}
         return DepthResult(

@@ -153,12 +153,12 @@ def propagate(
 DIRECTIONS = ("forward", "backward")
 
 
-def fan_var(width: int, std: float) -> float:
-    """n * std**2 for a square layer of n = width inputs: Var(z) = fan_var * E[h**2].
+def fan_var_of(width: int, std: float) -> float:
+    """fan_var = n * std**2 for a square layer of n = width inputs: Var(z) = fan_var * E[h**2].
 
     inf where it is beyond float64 (std**2 would raise OverflowError).
 
-    >>> fan_var(256, 2**0.5 / 16), fan_var(8, 1e300)
+    >>> fan_var_of(256, 2**0.5 / 16), fan_var_of(8, 1e300)
     (2.0000000000000004, inf)
     """
     return width * std * std
@@ -261,12 +261,12 @@ def simulate(
         rows.append([mean_square(v) for v in values])
         for layer in sample_layers:
             kept[layer].append(values[layer])
-    c = fan_var(width, std_w)
-    theory = mean_field(act, c, n_layers, direction)
+    fan_var = fan_var_of(width, std_w)
+    theory = mean_field(act, fan_var, n_layers, direction)
     weights = weight_theory = None
     if direction == "backward":
         weights = np.array(weight_rows)
-        weight_theory = weight_gradient_theory(act, c, n_layers)
+        weight_theory = weight_gradient_theory(act, fan_var, n_layers)
     samples = {layer: np.concatenate([a.ravel() for a in kept[layer]]) for layer in sample_layers}
     return DepthResult(
         activation, initializer, float(gain), std_w, width, n_layers, seeds, batch, direction,
