@@ -125,14 +125,9 @@ def encoders(pixels, n: int = 60) -> dict[str, float]:
     import zlib
     from concurrent.futures import ThreadPoolExecutor
 
-    import numpy as np
-
     from tinyinit import transport
 
-    rows, columns, _ = pixels.shape
-    lines = np.zeros((rows, 1 + 4 * columns), np.uint8)
-    lines[:, 1:] = pixels.reshape(rows, 4 * columns)
-    data = memoryview(lines).cast("B")
+    data = memoryview(transport.png_rows(pixels)).cast("B")
     half = len(data) // 2
 
     def part(chunk, last):

@@ -132,7 +132,7 @@ def keep_picture_for_static_pages(canvas, figure) -> bool:
 
 # The compressor of the picture's rows: zlib-ng (a package of the lab and present extras)
 # makes the same zlib format as the standard library's zlib, and at its level 2 a figure's
-# rows take a quarter of the time of zlib's level 1 and come out a fifth smaller
+# rows take a third of the time of zlib's level 1 and come out a fifth smaller
 # (benchmarks/bench_explorer.py measures both). Without it, the standard library's: the
 # same pixels, about 1.5 ms more a move.
 try:
@@ -143,12 +143,21 @@ except ImportError:  # a core install with a web canvas (webagg): the same pictu
     DEFLATE, DEFLATE_LEVEL = zlib, 1
 
 
+def png_rows(pixels: np.ndarray) -> np.ndarray:
+    """A PNG's rows for RGBA pixels (rows, columns, 4 uint8): each a filter byte, 0 for
+    none, then its pixels; what the compressor reads."""
+    rows, columns, _ = pixels.shape
+    lines = np.empty((rows, 1 + 4 * columns), np.uint8)
+    lines[:, 0] = 0
+    lines[:, 1:] = pixels.reshape(rows, 4 * columns)
+    return lines
+
+
 def fast_png(pixels: np.ndarray) -> bytes:
     """RGBA pixels (rows, columns, 4 uint8) as a PNG: rows unfiltered, deflated fast.
 
     A PNG is a signature and chunks (length, kind, data, CRC): the header (size,
-    8 bits per channel, RGBA), the rows compressed (each row a filter byte, 0
-    for none, then its pixels), the end. The compressor is `DEFLATE`.
+    8 bits per channel, RGBA), the rows (`png_rows`) compressed by `DEFLATE`, the end.
 
     >>> pixels = np.zeros((2, 3, 4), np.uint8); pixels[1, 2] = (255, 0, 0, 255)
     >>> import io; from PIL import Image
@@ -156,9 +165,6 @@ def fast_png(pixels: np.ndarray) -> bytes:
     True
     """
     rows, columns, _ = pixels.shape
-    lines = np.empty((rows, 1 + 4 * columns), np.uint8)  # each line: filter type 0, then RGBA
-    lines[:, 0] = 0
-    lines[:, 1:] = pixels.reshape(rows, 4 * columns)
 
     def chunk(kind: bytes, data: bytes) -> bytes:
         size, crc = struct.pack(">I", len(data)), struct.pack(">I", zlib.crc32(kind + data))
@@ -168,7 +174,7 @@ def fast_png(pixels: np.ndarray) -> bytes:
     return (
         b"\x89PNG\r\n\x1a\n"
         + chunk(b"IHDR", header)
-        + chunk(b"IDAT", DEFLATE.compress(lines, DEFLATE_LEVEL))
+        + chunk(b"IDAT", DEFLATE.compress(png_rows(pixels), DEFLATE_LEVEL))
         + chunk(b"IEND", b"")
     )
 
