@@ -10,7 +10,7 @@ AXE_JS  := build/site-js/node_modules/axe-core/axe.min.js
 
 NBVAL := --nbval --nbval-current-env --nbval-sanitize-with tests/nbval_sanitize.cfg
 
-.PHONY: lab test unit notebooks bench bench-classroom lint clean site present student student-lab mutation
+.PHONY: lab test unit notebooks bench bench-classroom lint clean site present student student-lab check mutation
 
 # One stamp per set of pyproject.toml, redone when it changes: .core is `pip install tinyinit`
 # (the initializers, the numerics, the figures), .lab, .present and .test add that extra.
@@ -30,8 +30,15 @@ $(STAMPS): $(VENV)/.%: pyproject.toml
 # Jupyter refuses to run as root unless told; containers and fresh VMs often are root.
 ALLOW_ROOT := $(if $(filter 0,$(shell id -u)),--allow-root)
 
+# JupyterLab runs in the folder it serves, so that a terminal opened in it starts there, with
+# this environment's Python first on PATH (scripts/jupyter_server_config.py): the README's
+# `python -m tinyinit check my_init.py` works in it as written. LAB_ARGS adds options.
+LAB_ARGS ?=
+JUPYTER_LAB = $(abspath $(VENV))/bin/jupyter lab --config=$(abspath scripts/jupyter_server_config.py) \
+	--port=$(PORT) $(ALLOW_ROOT) $(LAB_ARGS)
+
 lab: $(VENV)/.lab
-	$(VENV)/bin/jupyter lab --notebook-dir=notebooks --port=$(PORT) $(ALLOW_ROOT)
+	cd notebooks && $(JUPYTER_LAB)
 
 # Everything: lint, unit and property tests, doctests, strict nbval on every
 # notebook, and the browser tests (skipped, with a note, where Chromium is absent).
@@ -72,14 +79,20 @@ site: $(VENV)/.test $(SITE_JS)
 # answers to predictions cleared, the teacher's own notes left out, and my_init.py stubbed.
 # It never writes over a student's work in student/ (FORCE=1 does); `make student-lab` opens
 # the edition there, making it first if there is none.
-MAKE_STUDENT := $(PY) scripts/make_student.py --output student $(if $(FORCE),--force)
+# STUDENT=... writes and opens the edition elsewhere. `make check` runs the module card's
+# tests on its my_init.py, as `python -m tinyinit check my_init.py` does in the edition's folder.
+STUDENT ?= student
+MAKE_STUDENT := $(PY) scripts/make_student.py --output $(STUDENT) $(if $(FORCE),--force)
 student: $(VENV)/.lab
 	$(MAKE_STUDENT)
-	@echo "Open it with: make student-lab   (JupyterLab on student/)"
+	@echo "Open it with: make student-lab   (JupyterLab on $(STUDENT)/)"
 
 student-lab: $(VENV)/.lab
-	test -d student || $(MAKE_STUDENT)
-	$(VENV)/bin/jupyter lab --notebook-dir=student --port=$(PORT) $(ALLOW_ROOT)
+	test -d $(STUDENT) || $(MAKE_STUDENT)
+	cd $(STUDENT) && $(JUPYTER_LAB)
+
+check: $(VENV)/.core
+	$(PY) -m tinyinit check $(STUDENT)/my_init.py
 
 bench: $(VENV)/.test
 	$(PY) benchmarks/bench_init.py

@@ -1,31 +1,40 @@
 """my_init.py: the seven initializers of module card M07.3, written by you.
 
-The notebooks ask for them one at a time, as each idea arrives. Each docstring says what
-to write. A weight has torch's layout, shape (out, in, *kernel); it is a new float32
-array, filled in row-major (C) order with exactly one draw per element from the
-generator `rng` you are given (a tinyinit.PCG32): uniforms from rng.uniform(), one call
-per element, and normals from normal(rng, n), one call for the whole weight. Nothing
-else is drawn. Bad arguments raise ValueError, before anything is drawn.
+The notebooks ask for them one at a time, as each idea arrives, and then run their
+experiments with them: what you write here draws the curves of 02, 03 and 04. Each
+docstring gives the contract (what comes in, what goes out, what raises) and where the
+formula is derived; the formula is yours to write.
 
-Check your functions against the card's eleven tests, from a terminal next to this file:
+What every initializer shares (the card, section 2.4): a weight has torch's layout, shape
+(out, in, *kernel); it is a new float32 array of exactly that shape, filled in row-major
+(C) order with exactly one draw per element from the generator `rng` you are given (a
+tinyinit.PCG32), and nothing else is drawn. Uniforms come from rng.uniform() (or
+uniforms(rng, n), the same numbers in one call), normals from normal(rng, n), one call for
+the whole weight. Compute in float64 and cast to float32 once, at the end. Bad arguments
+raise ValueError, before anything is drawn, with a message that names the argument.
+
+From tinyinit, use only the generator and its draws (PCG32, uniforms, normal): the checker
+refuses a function of tinyinit's handed in as yours. Check your file against the card's
+eleven tests, from a terminal in this folder:
 
     python -m tinyinit check my_init.py
 
-or from a notebook: `from tinyinit.catalog import check_init` and `check_init("my_init.py")`.
+or from a notebook: `from tinyinit.checker import check_init` and `check_init("my_init.py")`.
 """
 
 import math
 
 import numpy as np
 
-from tinyinit import PCG32, normal
+from tinyinit import PCG32, normal, uniforms
 
 
 def fans(shape: tuple[int, ...]) -> tuple[int, int]:
-    """(fan_in, fan_out) of a weight of shape (out, in, *kernel).
+    """(fan_in, fan_out) of a weight of shape (out, in, *kernel), torch's layout.
 
-    fan_in = in * r and fan_out = out * r, with r the product of the kernel sizes
-    (r = 1 for a Linear weight): fans((4, 3)) is (3, 4), fans((8, 4, 3, 3)) is (36, 72).
+    fan_in counts the inputs that feed one output, fan_out the outputs one input feeds,
+    each position of a kernel included (card section 2.3; notebook 01, section 6).
+    fans((4, 3)) is (3, 4); fans((8, 4, 3, 3)) is (36, 72).
     ValueError for a shape of fewer than 2 dimensions, or with a fan of 0.
     """
     ### BEGIN SOLUTION
@@ -40,13 +49,12 @@ def fans(shape: tuple[int, ...]) -> tuple[int, int]:
 
 
 def calculate_gain(nonlinearity: str, param: float | None = None) -> float:
-    """The gain g of an activation, torch's table (std = g / sqrt(fan)).
+    """The gain g of an activation (std = g / sqrt(fan)), from torch's table.
 
-    g = 1 for "linear", "conv1d", "conv2d", "conv3d", "conv_transpose1d",
-    "conv_transpose2d", "conv_transpose3d" and "sigmoid"; sqrt(2) for "relu"; 3/4 for
-    "selu"; 5/3 for "tanh"; sqrt(2 / (1 + s**2)) for "leaky_relu", with negative slope
-    s = param (0.01 when param is None). ValueError for any other name, and for a
-    leaky_relu param that is not a number (True is not a number here).
+    The table is the card's section 2.3, quoted in notebook 01, section 6: the names it
+    knows ("linear", the convolutions, "sigmoid", "tanh", "relu", "leaky_relu", "selu")
+    and their gains. For "leaky_relu", param is the negative slope (0.01 when None).
+    ValueError for a name the table does not know.
     """
     ### BEGIN SOLUTION
     table = {
@@ -74,29 +82,28 @@ def calculate_gain(nonlinearity: str, param: float | None = None) -> float:
 
 
 def xavier_uniform(shape, gain: float, rng: PCG32) -> np.ndarray:
-    """Glorot and Bengio's uniform: W ~ U(-a, a), a = gain * sqrt(6 / (fan_in + fan_out)).
+    """Glorot and Bengio's uniform initializer: W ~ U(-a, a), float32 of `shape`.
 
-    U(-a, a) has variance a**2 / 3 = gain**2 * 2 / (fan_in + fan_out). Element k, in
-    row-major order, is -a + 2a * u_k with u_k the k-th rng.uniform(), computed in
-    float64; the array is float32, of exactly `shape`. ValueError for a shape without
-    fans or a negative gain.
+    a is the bound whose uniform has Xavier's variance times gain**2 (notebook 01,
+    sections 4 and 5). Element k, in row-major order, comes from the k-th uniform of rng.
+    ValueError for a shape without fans or a negative gain.
     """
     ### BEGIN SOLUTION
     fan_in, fan_out = fans(shape)
     if gain < 0:
         raise ValueError(f"gain must be >= 0, got {gain}")
     a = gain * math.sqrt(6 / (fan_in + fan_out))
-    values = [-a + 2 * a * rng.uniform() for _ in range(math.prod(shape))]
-    return np.array(values).astype(np.float32).reshape(shape)
+    u = uniforms(rng, math.prod(shape))
+    return (-a + 2 * a * u).astype(np.float32).reshape(shape)
     ### END SOLUTION
 
 
 def xavier_normal(shape, gain: float, rng: PCG32) -> np.ndarray:
-    """Glorot and Bengio's normal: W ~ N(0, std**2), std = gain * sqrt(2 / (fan_in + fan_out)).
+    """Glorot and Bengio's normal initializer: W ~ N(0, std**2), float32 of `shape`.
 
-    The weights are std * normal(rng, n), n = prod(shape), computed in float64, then
-    float32 of exactly `shape` (normal k to element k, row-major). ValueError for a
-    shape without fans or a negative gain.
+    std is Xavier's (notebook 01, section 4) times gain. Element k, in row-major order,
+    comes from the k-th normal of rng. ValueError for a shape without fans or a negative
+    gain.
     """
     ### BEGIN SOLUTION
     fan_in, fan_out = fans(shape)
@@ -108,13 +115,13 @@ def xavier_normal(shape, gain: float, rng: PCG32) -> np.ndarray:
 
 
 def kaiming_normal(shape, fan_mode: str, nonlinearity: str, rng: PCG32) -> np.ndarray:
-    """He et al.'s normal: W ~ N(0, std**2), std = gain / sqrt(fan).
+    """He et al.'s normal initializer: W ~ N(0, std**2), float32 of `shape`.
 
-    gain = calculate_gain(nonlinearity), sqrt(2) for "relu"; fan is fan_in when
-    fan_mode is "fan_in" (keeps the forward signal), fan_out when it is "fan_out" (keeps
-    the gradients). The weights are std * normal(rng, n), n = prod(shape), then float32
-    of exactly `shape`, row-major. ValueError for a shape without fans, a fan_mode
-    other than those two, or an unknown nonlinearity.
+    std keeps the signal's size through a layer of `nonlinearity` (notebook 01, section
+    5, with your calculate_gain), counting the fan that fan_mode names: "fan_in" keeps
+    the forward signal, "fan_out" the gradients. Element k, in row-major order, comes
+    from the k-th normal of rng. ValueError for a shape without fans, a fan_mode other
+    than those two, or a nonlinearity your calculate_gain does not know.
     """
     ### BEGIN SOLUTION
     fan_in, fan_out = fans(shape)
@@ -128,10 +135,10 @@ def kaiming_normal(shape, fan_mode: str, nonlinearity: str, rng: PCG32) -> np.nd
 
 
 def normal_init(shape, std: float, rng: PCG32) -> np.ndarray:
-    """W ~ N(0, std**2) for any shape, 1-D and empty ones included (no fans needed).
+    """W ~ N(0, std**2), float32 of any `shape`, 1-D and empty ones included (no fans).
 
-    The weights are std * normal(rng, n), n = prod(shape), then float32 of exactly
-    `shape`, row-major. ValueError for a negative std or a negative dimension.
+    Element k, in row-major order, comes from the k-th normal of rng. ValueError for a
+    negative std or a negative dimension.
     """
     ### BEGIN SOLUTION
     if std < 0:
@@ -145,8 +152,8 @@ def normal_init(shape, std: float, rng: PCG32) -> np.ndarray:
 def scaled_residual_std(base_std: float, n_layers: int) -> float:
     """GPT-2's std for the two output projections of each of n_layers blocks.
 
-    Each block adds two outputs to the residual stream, 2L in all, so
-    s = base_std / sqrt(2 * n_layers) keeps their total variance 2L s**2 = base_std**2.
+    The std s for which everything the blocks add to the residual stream adds up to
+    base_std**2, whatever n_layers is (card section 2.5; notebook 04, section 5).
     ValueError for n_layers < 1 or a negative base_std.
     """
     ### BEGIN SOLUTION

@@ -23,10 +23,14 @@ What a student must not read before answering is taken out too:
   which would show the answer's value) are cleared, and so are those of the cells that
   answer a prediction: cells tagged `measured` (a measurement printed right after its
   question) and cells that call `.reveal(`. The stored widget models only those outputs
-  showed go too, so the answer is not left in the notebook's widget state.
+  showed go too, so the answer is not left in the notebook's widget state;
+* the outputs of every cell that runs the student's my_init.py are cleared: what they
+  stored is what the teacher's solutions did, not what the student's stubs do. Those are
+  the cells tagged `yours` (an experiment drawn with the student's functions) and the
+  cells that call `check_init(` or `yours(` or import my_init.
 
-Every other cell is kept with its stored outputs, so a student reads the plots before
-running anything.
+Every other cell is kept with its stored outputs, so a student reads the plots that do not
+depend on their file before running anything.
 
 An exercise is an answer cell followed by its check: the next code cell, which
 runs `with Check("Exercise N"):` from tinyinit.quiz.
@@ -53,6 +57,8 @@ CHECK_NAME = re.compile(r"""\bCheck\(\s*["']([^"']+)["']""")
 TEACHER_TAG = "teacher"  # a cell only the teacher's copy keeps
 MEASURED_TAG = "measured"  # a cell whose output answers a prediction
 REVEAL_CALL = re.compile(r"\.reveal\(")
+YOURS_TAG = "yours"  # a cell whose output comes from the student's my_init.py
+RUNS_MY_INIT = re.compile(r"\bcheck_init\(|\byours\(|\bimport my_init\b|\bfrom my_init import\b")
 WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
 WIDGET_STATE = "application/vnd.jupyter.widget-state+json"
 MODEL_REF = re.compile(r"IPY_MODEL_([0-9a-f]{32})")
@@ -152,6 +158,14 @@ def answers_a_prediction(cell) -> bool:
     )
 
 
+def runs_my_init(cell) -> bool:
+    """A code cell whose output comes from the student's my_init.py: tagged `yours`, or
+    calling the checker (`check_init(`, `yours(`) or importing the file."""
+    return cell.cell_type == "code" and (
+        YOURS_TAG in tags(cell) or bool(RUNS_MY_INIT.search(cell.source))
+    )
+
+
 def _widget_models(outputs, state: dict) -> set[str]:
     """The widget models these outputs show, and every model they refer to."""
     views = [o["data"][WIDGET_VIEW] for o in outputs if WIDGET_VIEW in o.get("data", {})]
@@ -180,7 +194,8 @@ def student_notebook(nb):
         if has_solution(cell):
             stub = CODE_STUB if cell.cell_type == "code" else MARKDOWN_STUB
             cell.source = fill_solutions(cell.source, stub)
-        if cell.cell_type == "code" and (i in exercise_cells or answers_a_prediction(cell)):
+        cleared_cell = i in exercise_cells or answers_a_prediction(cell) or runs_my_init(cell)
+        if cell.cell_type == "code" and cleared_cell:
             cleared += cell.outputs
             cell.outputs = []
             cell.execution_count = None

@@ -161,15 +161,23 @@ def test_presentation_controls_all_have_tooltips(apps):
 
 
 def test_readme_launch_links_point_at_files_that_exist():
+    import os
     import re
     from pathlib import Path
 
     root = Path(__file__).resolve().parent.parent
     readme = (root / "README.md").read_text(encoding="utf-8")
-    badge = re.search(r"\[!\[Binder\]\([^)]*\)\]\((https://mybinder\.org/v2/gh/[^)]+)\)", readme)
+    badge = re.search(
+        r"\[!\[Binder[^]]*\]\([^)]*\)\]\((https://mybinder\.org/v2/gh/[^)]+)\)", readme
+    )
     assert badge, "no Binder badge in README.md"
-    assert badge.group(1).endswith("?urlpath=lab/tree/notebooks")
-    assert (root / "notebooks").is_dir() and (root / "environment.yml").is_file()
+    # the students' badge opens the edition that postBuild writes on Binder
+    assert badge.group(1).endswith("?urlpath=lab/tree/student/01_variance_of_a_sum.ipynb")
+    assert (root / "notebooks" / "01_variance_of_a_sum.ipynb").is_file()
+    assert (root / "environment.yml").is_file()
+    post_build = (root / "postBuild").read_text(encoding="utf-8")
+    assert "scripts/make_student.py --output student" in post_build
+    assert os.access(root / "postBuild", os.X_OK)
     for path in re.findall(r"voila/render/(?:tinyinit/)?([\w/]+\.ipynb)", readme):
         assert (root / path).is_file(), f"README opens {path}, which does not exist"
 

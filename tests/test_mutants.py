@@ -1,26 +1,23 @@
 """Each pitfall of module card M07.3 is caught by the catalog test the card names.
 
-tests/mutants/sNN.py is the whole API with one pitfall wrong; the catalog's checks
-(tinyinit/catalog.py) run on it as on tinyinit.init. A catalog that passed a mutant
-would not protect anyone from that mistake.
+A mutant (tests/mutants) is the teacher's my_init.py with one pitfall made in it; the
+catalog's checks (tinyinit/catalog.py) run on it as on tinyinit.init. A catalog that passed
+a mutant would not protect anyone from that mistake.
 """
 
 from __future__ import annotations
 
-import importlib
-import importlib.util
 import inspect
-from pathlib import Path
 
+import mutants
 import numpy as np
 import pytest
-from mutants import MUTANTS, _scaffold
+from mutants import EDITS, MUTANTS
 
 import tinyinit.init as impl
 from tinyinit import PCG32
 from tinyinit.catalog import CHECKS, NAMES
-
-MUTANTS_DIR = Path(__file__).parent / "mutants"
+from tinyinit.pitfalls import FUNCTIONS
 
 # The card's section 5, "Caught by": the catalog test, and how its failure reads.
 CAUGHT_BY = {
@@ -38,7 +35,7 @@ CAUGHT_BY = {
 
 
 def mutant(name: str):
-    return importlib.import_module(f"mutants.{name}")
+    return mutants.load(name)
 
 
 @pytest.mark.parametrize(
@@ -55,25 +52,24 @@ def test_every_catalog_check_passes_on_the_real_implementation(test):
     CHECKS[test](impl)
 
 
-# The scaffold is every mutant minus its pitfall: if it passes the whole catalog, a
-# mutant fails only because of the one piece it overrides.
-CORRECT = _scaffold.Initializers()
+# The teacher's my_init.py is every mutant minus its pitfall: if it passes the whole
+# catalog, a mutant fails only because of the lines it changes.
+TEACHER = mutants.load_teacher()
 
 
 @pytest.mark.parametrize("test", NAMES)
-def test_every_catalog_check_passes_on_the_scaffold(test):
-    CHECKS[test](CORRECT)
+def test_every_catalog_check_passes_on_the_teachers_my_init(test):
+    CHECKS[test](TEACHER)
 
 
 def test_every_pitfall_of_the_card_has_a_mutant():
-    files = {p.stem for p in MUTANTS_DIR.glob("s*.py")}
-    assert files == set(MUTANTS) == set(CAUGHT_BY)
+    assert set(MUTANTS) == set(EDITS) == set(CAUGHT_BY)
 
 
 @pytest.mark.parametrize("name", sorted(MUTANTS))
 def test_a_mutant_exposes_the_whole_api_and_names_its_pitfall(name):
     module = mutant(name)
-    for function in _scaffold.API:
+    for function in FUNCTIONS:
         assert callable(getattr(module, function)), f"{name} has no {function}"
         assert getattr(module, function).__name__ == function
     doc = inspect.getdoc(module)
@@ -82,22 +78,13 @@ def test_a_mutant_exposes_the_whole_api_and_names_its_pitfall(name):
     assert all(test in doc for test in CAUGHT_BY[name])
 
 
-def behaviour(module) -> tuple:
-    return (
-        module.fans((5, 3, 3)),
-        module.calculate_gain("relu"),
-        module.scaled_residual_std(0.02, 12),
-        module.xavier_uniform((5, 3, 3), 1.0, PCG32(7)).tobytes(),
-        module.kaiming_normal((5, 3, 3), "fan_in", "relu", PCG32(7)).tobytes(),
-    )
-
-
 @pytest.mark.parametrize("name", sorted(MUTANTS))
-def test_a_mutant_loads_by_file_path_and_behaves_the_same(name):
-    spec = importlib.util.spec_from_file_location(f"loose_{name}", MUTANTS_DIR / f"{name}.py")
-    loose = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(loose)
-    assert behaviour(loose) == behaviour(mutant(name))
+def test_a_mutant_differs_from_the_teachers_file_only_in_its_edits(name):
+    teacher = mutants.MY_INIT.read_text().splitlines()
+    mutated = mutants.source(name).splitlines()[-len(teacher) :]  # after the mutant's docstring
+    changed = [(a, b) for a, b in zip(teacher, mutated) if a != b]
+    assert changed
+    assert all(any(old in a for old, _, _ in EDITS[name][3]) for a, _ in changed)
 
 
 def test_s13_ignores_the_generator_it_is_given():

@@ -2,14 +2,14 @@
 
 from __future__ import annotations
 
-import importlib
 import math
 
+import mutants
 import numpy as np
 import pytest
+from mutants import MUTANTS
 
 import tinyinit
-from tests.mutants import MUTANTS
 from tinyinit import normal
 from tinyinit.pitfalls import FUNCTIONS, PITFALLS, Diagnosis, check_initializer, check_module
 
@@ -122,7 +122,7 @@ def test_every_mutant_is_expected():
 @pytest.mark.parametrize("name", sorted(EXPECTED))
 def test_the_checker_names_each_mutants_pitfall(name):
     pitfall, affected = EXPECTED[name]
-    report = check_module(importlib.import_module(f"tests.mutants.{name}"))
+    report = check_module(mutants.load(name))
     assert set(report) == set(FUNCTIONS)
     flagged = {kind for kind, d in report.items() if not d.ok}
     assert flagged == affected, report

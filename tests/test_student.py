@@ -13,6 +13,7 @@ stored output that answers a prediction, and `my_init.py` with its solutions stu
 from __future__ import annotations
 
 import ast
+import json
 import re
 import shutil
 import subprocess
@@ -20,8 +21,10 @@ import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import mutants
 import nbformat
 import pytest
+from mutants import MUTANTS
 from nbclient import NotebookClient
 from scripts_loader import load_script
 
@@ -202,7 +205,9 @@ def test_make_student_lab_opens_jupyterlab_on_the_student_edition():
         timeout=60,
     )
     assert dry.returncode == 0, dry.stderr
-    assert re.search(r"jupyter lab --notebook-dir=student\b", dry.stdout), dry.stdout
+    assert re.search(
+        r"cd student && \S+/jupyter lab --config=\S+jupyter_server_config.py", dry.stdout
+    ), dry.stdout
     # it makes the edition only where there is none: a second call keeps the student's work
     assert re.search(r"test -d student \|\|", dry.stdout), dry.stdout
 
@@ -311,11 +316,12 @@ def test_only_the_exercise_and_answering_cells_change_and_lose_their_outputs(stu
     assert len(out.cells) == len(kept)
     for i, after in zip(kept, out.cells, strict=True):
         before = nb.cells[i]
-        if i in exercise_cells or ms.answers_a_prediction(before):
+        cleared = ms.answers_a_prediction(before) or ms.runs_my_init(before)
+        if i in exercise_cells or cleared:
             assert after.outputs == [], f"{stem} cell {i}: outputs kept"
         if i not in exercise_cells:
             assert after.source == before.source, f"{stem} cell {i} changed"
-            if not ms.answers_a_prediction(before):
+            if not cleared:
                 assert after == before, f"{stem} cell {i} changed"
     student_index = {i: j for j, i in enumerate(kept)}
     for e in found:
@@ -558,3 +564,121 @@ def test_the_edition_is_never_written_over_a_students_work(tmp_path):
     assert ms.main(["--output", str(out)]) == 1
     ms.make_student(NOTEBOOKS, out, force=True)
     assert "return (3, 4)" not in mine.read_text()
+
+
+# --- the student's functions drive the core path ---------------------------------------------
+
+# The notebooks whose experiments are drawn with the student's my_init.py (cells tagged
+# `yours`), and the my_init.py each is run with: the teacher's ("right") and the card's
+# pitfalls (tests/mutants). 03's stacks take every pitfall; 04's training, slower, those that
+# show in it (a fan swap in its 64 -> 10 layer, ReLU's gain) and two that must not.
+DRIVEN = {
+    "03_signal_through_depth": ("right", *sorted(MUTANTS)),
+    "04_does_it_train": ("right", "s01", "s05", "s02", "s08"),
+}
+
+
+@pytest.fixture(scope="module")
+def experiments(tmp_path_factory) -> dict[str, dict[str, str]]:
+    """stem -> variant -> what the student edition's experiment cells printed, run with the
+    teacher's my_init.py ("right") and with each card pitfall made in it (tests/mutants).
+
+    One kernel per notebook: its first code cell (the imports), then for each variant the
+    cells tagged `yours`, which read my_init.py anew each time they run."""
+    folder = tmp_path_factory.mktemp("edition")
+    ms.make_student(NOTEBOOKS, folder)
+    printed: dict[str, dict[str, str]] = {}
+    for stem, variants in DRIVEN.items():
+        nb = nbformat.read(folder / f"{stem}.ipynb", as_version=4)
+        code = [(j, c) for j, c in enumerate(nb.cells) if c.cell_type == "code"]
+        driven = [(j, c) for j, c in code if ms.YOURS_TAG in ms.tags(c)]
+        assert driven, f"{stem}: no experiment runs the student's functions"
+        client = NotebookClient(
+            nb, timeout=600, kernel_name="python3", resources={"metadata": {"path": str(folder)}}
+        )
+        printed[stem] = {}
+        with client.setup_kernel():
+            client.execute_cell(code[0][1], code[0][0])
+            for variant in variants:
+                source = MY_INIT.read_text() if variant == "right" else mutants.source(variant)
+                (folder / "my_init.py").write_text(source)
+                outputs = []
+                for j, cell in driven:
+                    client.execute_cell(cell, j)  # raises on an error: no pitfall crashes it
+                    outputs += cell.outputs
+                printed[stem][variant] = text_of(outputs)
+    return printed
+
+
+def exponent(text: str, name: str) -> float:
+    return float(re.search(rf"{name}\s+m_20 = 2\^(-?[\d.]+)", text).group(1))
+
+
+def accuracy(text: str, name: str) -> int:
+    return int(re.search(rf"test accuracy: .*{name} (\d+)%", text).group(1))
+
+
+def test_the_experiments_are_drawn_with_the_students_functions_and_say_so(experiments):
+    for stem in DRIVEN:
+        right = experiments[stem]["right"]
+        assert "Drawn with your xavier_normal, kaiming_normal" in right, right
+        assert "✓ test_relu_signal_survives_20_layers passed" in right
+
+
+def test_a_relu_gain_of_2_shows_in_the_kaiming_curve_and_training(experiments):
+    right, wrong = experiments["03_signal_through_depth"]["right"], None
+    wrong = experiments["03_signal_through_depth"]["s05"]
+    assert abs(exponent(right, "Kaiming")) < 1 and exponent(wrong, "Kaiming") > 15  # about 2^20
+    assert exponent(wrong, "Xavier") == exponent(right, "Xavier")  # Xavier has no gain table
+    assert "pitfall s05" in wrong and "✗ test_relu_signal_survives_20_layers failed" in wrong
+    assert "bit for bit: False" in wrong and "bit for bit: True" in right
+    tanh = [line for line in right.splitlines() if line.startswith("gain ")]
+    assert tanh and all(line in wrong for line in tanh)  # tanh's gain is not ReLU's
+    trained = experiments["04_does_it_train"]
+    assert accuracy(trained["right"], "Kaiming") > 50 > accuracy(trained["s05"], "Kaiming") + 30
+
+
+def test_a_fan_swap_shows_in_the_non_square_layer_only(experiments):
+    square = experiments["03_signal_through_depth"]
+    assert square["s01"].split("Card tests")[1] != square["right"].split("Card tests")[1]
+    for name in ("Xavier", "Kaiming"):  # 20 square layers: a swap changes nothing
+        assert exponent(square["s01"], name) == exponent(square["right"], name)
+    trained = experiments["04_does_it_train"]  # its 64 -> 10 output layer is not square
+    assert accuracy(trained["s01"], "Xavier") == accuracy(trained["right"], "Xavier")  # symmetric
+    assert trained["s01"].split("test accuracy:")[1] != trained["right"].split("test accuracy:")[1]
+
+
+@pytest.mark.parametrize("name", ["s02", "s03", "s08"])
+def test_a_pitfall_these_experiments_do_not_use_changes_none_of_their_numbers(experiments, name):
+    """Linear layers have no kernel, the stacks are normal not uniform, and no residual here."""
+    for stem in DRIVEN:
+        if name not in experiments[stem]:
+            continue
+        numbers = re.compile(r"m_20 = .*|g_0 = .*|test accuracy: .*")
+        assert numbers.findall(experiments[stem][name]) == numbers.findall(
+            experiments[stem]["right"]
+        ), f"{stem} {name}"
+
+
+def test_a_column_major_fill_or_a_fresh_generator_changes_the_weights_not_the_statistics(
+    experiments,
+):
+    right = experiments["03_signal_through_depth"]["right"]
+    for name in ("s09", "s13"):
+        wrong = experiments["03_signal_through_depth"][name]
+        assert "bit for bit: False" in wrong
+        for stack in ("Xavier", "Kaiming"):
+            assert exponent(wrong, stack) != exponent(right, stack)
+            assert abs(exponent(wrong, stack) - exponent(right, stack)) < 2.5
+
+
+def test_the_student_editions_core_notebooks_store_no_verdict_on_the_students_file(student):
+    for stem in STEMS[:4]:
+        nb = nbformat.read(student / f"{stem}.ipynb", as_version=4)
+        for j, cell in enumerate(nb.cells):
+            text = json.dumps(cell.get("outputs", []), ensure_ascii=False)
+            assert not re.search(r"\d+ of \d+ tests? passed|✓ passed|Drawn with|✓ test_", text), (
+                f"{stem} cell {j} stores a result of the teacher's my_init.py"
+            )
+            if ms.runs_my_init(cell):
+                assert cell.outputs == [] and cell.execution_count is None, f"{stem} cell {j}"

@@ -375,28 +375,32 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def add_check_command(commands) -> None:
-    from .catalog import DEFAULT_TIMEOUT, NAMES
+    from .catalog import NAMES
+    from .checker import DEFAULT_TIMEOUT, MAX_TIMEOUT
 
     check = commands.add_parser(
         "check",
         help="run the module card's eleven tests on your my_init.py (exit 0 when all pass)",
         description="Run the module card's test catalog (M07.3, section 4) on the seven\n"
         "functions of your file. Each test prints passed, failed (what it measured, a hint,\n"
-        "the card's pitfall), not written yet, error (your line) or timed out.\n"
-        "Exit status: 0 when every test run passed, 1 when one did not, 2 for bad arguments.",
+        "the card's pitfall), not written yet, error (your line) or timed out. Your file runs\n"
+        "in a process of its own that only answers calls; the tests and the verdict run here.\n"
+        "Exit status: 0 when every test run passed, 1 when one did not, 2 when the file\n"
+        "cannot be read (missing, a folder, not UTF-8) or an option is wrong.",
         epilog="examples:\n"
         "  python -m tinyinit check my_init.py\n"
         "  python -m tinyinit check my_init.py --test test_fans_and_gains_match_torch\n"
         "\nthe card's tests, in its order:\n  " + "\n  ".join(NAMES),
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
+    # A wrong file or option is one line, not the usage text: the student reads one thing.
+    check.error = lambda message: check.exit(2, f"{check.prog}: error: {message}\n")
     check.set_defaults(run=check_command, subparser=check)
     check.add_argument(
         "path",
         nargs="?",
         default="my_init.py",
         metavar="FILE",
-        type=_student_file,
         help="the Python file holding your seven functions (default: %(default)s)",
     )
     check.add_argument(
@@ -411,17 +415,9 @@ def add_check_command(commands) -> None:
         "--timeout",
         type=_seconds,
         default=DEFAULT_TIMEOUT,
-        help="seconds one test may take before it is stopped (default: %(default)g)",
+        help=f"seconds one test may take before it is stopped, at most {MAX_TIMEOUT:g} "
+        "(default: %(default)g)",
     )
-
-
-def _student_file(text: str):
-    from .catalog import student_file
-
-    try:
-        return student_file(text)
-    except (OSError, ValueError) as error:
-        raise argparse.ArgumentTypeError(str(error).removeprefix("path ")) from None
 
 
 def _test_name(text: str) -> str:
@@ -435,19 +431,30 @@ def _test_name(text: str) -> str:
 
 
 def _seconds(text: str) -> float:
+    from .checker import checked_timeout
+
     try:
-        value = float(text)
+        return checked_timeout(float(text))
     except ValueError:
-        value = math.nan
-    if not (math.isfinite(value) and value > 0):
-        raise argparse.ArgumentTypeError(f"must be a number of seconds > 0; got {text!r}")
-    return value
+        raise argparse.ArgumentTypeError(
+            f"{text!r} is not a number of seconds > 0 and <= {_max_timeout():g}"
+        ) from None
+
+
+def _max_timeout() -> float:
+    from .checker import MAX_TIMEOUT
+
+    return MAX_TIMEOUT
 
 
 def check_command(args, parser, stderr: TextIO) -> int:
-    from .catalog import check_init
+    from .checker import UnreadableFile, check_init
 
-    report = check_init(args.path, tests=args.tests, timeout=args.timeout)
+    try:
+        report = check_init(args.path, tests=args.tests, timeout=args.timeout)
+    except UnreadableFile as error:
+        stderr.write(f"{parser.prog}: error: {error}\n")
+        return 2
     text = str(report) + "\n"
     encoding = getattr(sys.stdout, "encoding", None) or "utf-8"
     sys.stdout.write(text.encode(encoding, "replace").decode(encoding))  # a console without ✓

@@ -39,7 +39,7 @@ numpy, run anew on every call; the live explorer's faster way to the same number
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 import numpy as np
 
@@ -51,6 +51,7 @@ from .gaussian import (
     mean_field_forward,
     slope_mean_square,
 )
+from .pcg32 import PCG32
 
 # The stack's weights and batches (the names not used here: where callers have always found them).
 from .stack import (  # noqa: F401
@@ -221,13 +222,18 @@ def simulate(
     direction: str = "forward",
     cache=None,
     sample_layers: Sequence[int] = (),
+    draw: Callable | None = None,
 ) -> DepthResult:
     """Push a unit batch through `n_layers` layers for each seed; measure and predict.
 
     seeds: a count n (seeds 0 .. n-1) or the seeds themselves. Each seed has its
     own weights (PCG32(seed), stream 54), inputs and upstream gradient (streams
     1 and 2). sample_layers: layers whose values to keep in `samples` (for
-    histograms); those beyond n_layers are left out. cache: a
+    histograms); those beyond n_layers are left out. draw: a function
+    draw(shape, rng) -> weights that draws the initializer's weights instead of
+    tinyinit (a student's own, `tinyinit.yours.Yours.draw`), layer after layer from
+    PCG32(seed) as a model is initialized; the theory stays the initializer's, so a
+    mistake in draw shows as a gap between the two. cache: a
     `tinyinit.fastpath.UnitWeights` that keeps what it computed for the next call
     (the explorer's); the numbers are these, to float32's rounding.
 
@@ -238,7 +244,7 @@ def simulate(
     seeds = tuple(range(seeds)) if isinstance(seeds, int) else tuple(seeds)
     if direction not in DIRECTIONS:
         raise ValueError(f"direction must be 'forward' or 'backward', got {direction!r}")
-    if cache is not None:
+    if cache is not None and draw is None:
         return cache.simulate(
             activation, initializer, gain=gain, std=std, n_layers=n_layers, width=width,
             seeds=seeds, batch=batch, direction=direction, sample_layers=sample_layers,
@@ -249,7 +255,11 @@ def simulate(
     rows, weight_rows, kept = [], [], {layer: [] for layer in sample_layers}
     for seed in seeds:
         layers = range(1, n_layers + 1)
-        weights = [layer_weights(initializer, width, k, seed, gain, std) for k in layers]
+        if draw is None:
+            weights = [layer_weights(initializer, width, k, seed, gain, std) for k in layers]
+        else:
+            rng = PCG32(seed)
+            weights = [np.asarray(draw((width, width), rng), dtype=np.float64) for _ in layers]
         hs, zs = forward_values(weights, act, unit_batch(width, batch, seed, INPUT_STREAM))
         values = hs
         if direction == "backward":
