@@ -682,3 +682,17 @@ def test_the_student_editions_core_notebooks_store_no_verdict_on_the_students_fi
             )
             if ms.runs_my_init(cell):
                 assert cell.outputs == [] and cell.execution_count is None, f"{stem} cell {j}"
+
+
+@pytest.mark.parametrize("stem", STEMS)
+def test_no_check_cell_shows_a_line_of_its_exercises_solution(stem):
+    """A student reads the check cell before trying: a line of the answer there is a copy."""
+    nb = teacher(stem)
+    for e in ms.exercises(nb):
+        check = nb.cells[e.check].source
+        shown = [
+            line.strip()
+            for line in ms.solution_lines(nb.cells[e.answer].source)
+            if len(line.strip()) > 8 and not line.strip().startswith("#") and line.strip() in check
+        ]
+        assert not shown, f"{stem} {e.name}: its check cell shows {shown}"
