@@ -300,6 +300,23 @@ def torch_default_init(shape, rng) -> np.ndarray:
     return kaiming_uniform(shape, "fan_in", "leaky_relu", rng, param=TORCH_DEFAULT_SLOPE)
 
 
+def torch_default_bias(shape, fan_in: int, rng) -> np.ndarray:
+    """An untouched torch nn.Linear or nn.Conv bias: U(-1/sqrt(fan_in), 1/sqrt(fan_in)).
+
+    fan_in is its layer's weight's (`fans(weight_shape)[0]`); torch draws the bias right after
+    the weight, from the same generator (`tinyinit.training.init_params(..., init_bias=)` does
+    too). The variance 1 / (3 fan_in) is added to every pre-activation, for every input alike.
+
+    >>> from tinyinit import PCG32
+    >>> b = torch_default_bias((4,), 3, PCG32(0))
+    >>> b[0], float(np.abs(b).max()) <= 1 / 3**0.5
+    (np.float32(-0.25367352), True)
+    """
+    fan_in = integer("fan_in", fan_in, minimum=0)
+    bound = 1.0 / math.sqrt(fan_in) if fan_in > 0 else 0.0  # torch's rule, fan_in 0 included
+    return uniform_init(shape, -bound, bound, rng)
+
+
 def uniform_init(shape, low: float, high: float, rng) -> np.ndarray:
     """W ~ U(low, high): element k is low + (high - low) * u_k, for any shape.
 
