@@ -248,10 +248,13 @@ def normal_init(shape, std: float, rng, *, mean: float = 0.0) -> np.ndarray:
 
 
 def scaled_residual_std(base_std: float, n_layers: int) -> float:
-    """GPT-2's std for the output projections of L blocks: base_std / sqrt(2L).
+    """The std for the output projections of L blocks: base_std / sqrt(2L).
 
     Each block adds two outputs (attention, MLP) to the residual stream, 2L in
     all; with this std their variances add up to base_std**2 whatever L is.
+    GPT-2's paper scales by 1/sqrt(N), N "the number of residual layers" (its
+    released code scales nothing); N = 2L is nanoGPT's, Hugging Face's and
+    Megatron-LM's reading, and the module card's.
 
     >>> scaled_residual_std(0.02, 12)
     0.004082482904638631
