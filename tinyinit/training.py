@@ -17,9 +17,18 @@ Backprop, by the chain rule, from the top down:
 and a backward one (dz_l, the gradient coming down to it): an init that shrinks
 either one shrinks every weight gradient.
 
+With `norm="batch"` or `"layer"` every hidden layer normalizes its affine output
+before the activation (`tinyinit.normalization`, whose gamma and beta train too):
+
+    a_l = h_{l-1} W_l^T + b_l,    z_l = gamma_l * standardize(a_l) + beta_l,    h_l = phi(z_l)
+
+so z_l is always what phi reads, and backprop passes dloss/dz_l through the
+normalization's backward to dloss/da_l before dW_l = da_l^T h_{l-1}.
+
 Around it: SGD and Adam steps (one formula each, shared with `tinyinit.mup`),
-minibatches drawn from a PCG32, a training loop that records per-layer
-statistics at every step, and the handwritten digits that scikit-learn ships.
+minibatches drawn from a PCG32, one training step (`train_step`, what a live view
+calls) and a training loop over it that records per-layer statistics at every
+step, and the handwritten digits that scikit-learn ships.
 
 >>> from tinyinit import PCG32, kaiming_normal
 >>> kaiming = lambda shape, rng: kaiming_normal(shape, "fan_in", "relu", rng)
@@ -40,15 +49,28 @@ import numpy as np
 from threadpoolctl import threadpool_limits
 
 from ._extras import extra
-from .activations import SATURATED_SLOPE, Activation
+from .activations import Activation
 from .activations import activation as _activation_named
 from .checks import integer, number, one_of
+from .diagnostics import dead_fraction, saturated_fraction
+from .normalization import (
+    NORMS,
+    Norm,
+    NormCache,
+    batch_norm_eval,
+    init_norm,
+    norm_backward,
+    norm_forward,
+    running_statistics,
+)
 from .pcg32 import PCG32
 
 __all__ = [
     "AdamState",
     "Digits",
     "Forward",
+    "Step",
+    "TrainState",
     "TrainingRun",
     "accuracy",
     "adam_init",
@@ -62,7 +84,9 @@ __all__ = [
     "loss_and_gradients",
     "minibatch_indices",
     "sgd_step",
+    "start_training",
     "train",
+    "train_step",
 ]
 
 Params = list[tuple[np.ndarray, np.ndarray]]
@@ -127,6 +151,26 @@ def _activation(name: str) -> Activation:
     return _activation_named(name)
 
 
+def _as_norm(norm, params) -> Norm | None:
+    """norm as a Norm for these params: None, a kind of NORMS (fresh layers) or a Norm."""
+    widths = [W.shape[0] for W, _ in params[:-1]]
+    if norm is None or isinstance(norm, str):
+        return init_norm("none" if norm is None else norm, widths, params[0][0].dtype)
+    if not isinstance(norm, Norm):
+        raise ValueError(
+            f"norm must be one of {', '.join(NORMS)} or a Norm, got {type(norm).__name__}"
+        )
+    one_of("norm.kind", norm.kind, NORMS[1:])
+    shapes = [np.shape(g) for g in norm.gamma]
+    running = len(norm.running_mean) if norm.kind == "batch" else len(widths)
+    if shapes != [(n,) for n in widths] or len(norm.beta) != len(widths) or running != len(widths):
+        raise ValueError(
+            f"norm has gamma of shapes {shapes}; this network's hidden layers need one "
+            f"(gamma, beta) pair (and BatchNorm's running statistics) of widths {widths}"
+        )
+    return norm
+
+
 # --- the network ------------------------------------------------------------------------
 
 
@@ -136,11 +180,14 @@ def init_params(
     rng: PCG32,
     *,
     dtype=np.float64,
+    init_bias: Callable[[tuple[int], int, PCG32], np.ndarray] | None = None,
 ) -> Params:
     """An MLP with layer sizes [d_in, n_1, ..., d_out]: weights from init_weight, biases 0.
 
     Layer l gets W_l = init_weight((sizes[l], sizes[l-1]), rng), drawn in layer
-    order from the one generator, and b_l = 0; both are cast to dtype.
+    order from the one generator, and b_l = 0; both are cast to dtype. With
+    init_bias, b_l = init_bias((sizes[l],), sizes[l-1], rng) (its shape and its
+    layer's fan_in), drawn right after W_l, as torch's nn.Linear draws its own.
 
     >>> from tinyinit import PCG32, normal_init
     >>> params = init_params([3, 2], lambda s, r: normal_init(s, 1.0, r), PCG32(0))
@@ -158,53 +205,86 @@ def init_params(
         W = np.asarray(init_weight((fan_out, fan_in), rng), dtype=dtype)
         if W.shape != (fan_out, fan_in):
             raise ValueError(f"init_weight returned shape {W.shape} for shape {(fan_out, fan_in)}")
-        params.append((W, np.zeros(fan_out, dtype=dtype)))
+        if init_bias is None:
+            b = np.zeros(fan_out, dtype=dtype)
+        else:
+            b = np.asarray(init_bias((fan_out,), fan_in, rng), dtype=dtype)
+            if b.shape != (fan_out,):
+                raise ValueError(f"init_bias returned shape {b.shape} for shape {(fan_out,)}")
+        params.append((W, b))
     return params
 
 
 class Forward(NamedTuple):
     """What a forward pass leaves for backprop: logits (B, d_out), z_1..z_{L-1}, h_0..h_{L-1}.
 
+    norms: with normalization, each hidden layer's NormCache (None in BatchNorm's evaluation).
+
     >>> Forward(np.zeros((1, 2)), [], [np.ones((1, 2))]).logits.shape
     (1, 2)
     """
 
     logits: np.ndarray
-    z: list[np.ndarray]  # pre-activations of the hidden layers, z[l-1] = z_l
+    z: list[np.ndarray]  # what phi reads in the hidden layers, z[l-1] = z_l
     h: list[np.ndarray]  # inputs of the layers, h[l] = h_l, h[0] = x
+    norms: Sequence[NormCache | None] = ()
 
 
 def _affine(h: np.ndarray, W: np.ndarray, b: np.ndarray | None) -> np.ndarray:
     return h @ W.T if b is None else h @ W.T + b
 
 
-def forward_layers(params, x: np.ndarray, act: Activation) -> Forward:
+def forward_layers(
+    params, x: np.ndarray, act: Activation, norm: Norm | None = None, *, training: bool = True
+) -> Forward:
     """The forward pass of `forward`, unchecked: z_l = h_{l-1} W_l^T + b_l, h_l = phi(z_l).
 
     params: (W, b) pairs, b None for a layer without bias (tinyinit.mup's);
-    act: an Activation. Returns Forward(logits, z, h) as `forward` does.
+    act: an Activation; norm: None or a Norm, applied to each hidden layer's
+    affine output (BatchNorm with the batch's statistics if training, else with
+    its running ones). Returns Forward(logits, z, h, norms) as `forward` does.
 
     >>> from tinyinit.activations import activation
     >>> forward_layers([(np.eye(2), None)], np.array([[1.0, -1.0]]), activation("relu")).logits
     array([[ 1., -1.]])
     """
-    z, h = [], [x]
-    for W, b in params[:-1]:
-        z.append(_affine(h[-1], W, b))
+    z, h, caches = [], [x], []
+    for l, (W, b) in enumerate(params[:-1]):
+        a = _affine(h[-1], W, b)
+        if norm is not None:
+            a, cache = _normalize(norm, l, a, training)
+            caches.append(cache)
+        z.append(a)
         # Some activations compute in float64 (gelu's erf): keep the network's dtype.
-        h.append(act.phi(z[-1]).astype(z[-1].dtype, copy=False))
+        h.append(act.phi(a).astype(a.dtype, copy=False))
     W, b = params[-1]
-    return Forward(_affine(h[-1], W, b), z, h)
+    return Forward(_affine(h[-1], W, b), z, h, caches)
+
+
+def _normalize(norm: Norm, l: int, a: np.ndarray, training: bool):
+    """Hidden layer l+1's normalization of its affine output a: (z, its NormCache or None)."""
+    gamma, beta = norm.gamma[l], norm.beta[l]
+    if norm.kind == "batch" and not training:
+        mean, var = norm.running_mean[l], norm.running_var[l]
+        return batch_norm_eval(a, gamma, beta, mean, var).astype(a.dtype, copy=False), None
+    z, cache = norm_forward(norm.kind, a, gamma, beta)
+    return z.astype(a.dtype, copy=False), cache
 
 
 def backward_layers(
-    weights: Sequence[np.ndarray], h: Sequence[np.ndarray], dz: np.ndarray, slopes
+    weights: Sequence[np.ndarray],
+    h: Sequence[np.ndarray],
+    dz: np.ndarray,
+    slopes,
+    through: Callable[[int, np.ndarray], np.ndarray] | None = None,
 ) -> tuple[list[np.ndarray], list[np.ndarray]]:
     """Backprop from dz = dloss/dz_L down: ([dW_1 .. dW_L], [dz_1 .. dz_L]).
 
     dW_l = dz_l^T h_{l-1},  dz_{l-1} = (dz_l W_l) * phi'(z_{l-1}); h = [h_0 .. h_{L-1}]
     as Forward holds them, slopes[l-1] = phi'(z_l) for the hidden layers.
-    A bias's gradient is db_l = dz_l summed over the batch.
+    A bias's gradient is db_l = dz_l summed over the batch. through(l - 1, d), if
+    given, takes d = dloss/dz_l, at what phi reads, to the gradient at layer l's
+    affine output (a normalization's backward); dzs then holds the latter.
 
     >>> dW, dz = backward_layers([np.array([[2.0]])], [np.array([[3.0]])], np.array([[1.0]]), [])
     >>> dW, dz
@@ -216,14 +296,26 @@ def backward_layers(
         dzs[l], weight_grads[l] = dz, dz.T @ h[l]
         if l:
             dz = (dz @ weights[l]) * slopes[l - 1]
+            if through is not None:
+                dz = through(l - 1, dz)
     return weight_grads, dzs
 
 
-def forward(params: Params, x: np.ndarray, activation: str) -> Forward:
+def forward(
+    params: Params,
+    x: np.ndarray,
+    activation: str,
+    *,
+    norm: Norm | str | None = None,
+    training: bool = False,
+) -> Forward:
     """Run the MLP on a batch x (B, d_in): z_l = h_{l-1} W_l^T + b_l, h_l = phi(z_l).
 
     Returns Forward(logits, z, h): the logits (B, d_out), the hidden
     pre-activations z_1..z_{L-1} and the layer inputs h_0 = x, h_1..h_{L-1}.
+    norm: None, "batch" or "layer" (fresh layers: gamma 1, beta 0) or a Norm (a
+    trained one, TrainingRun.norm). BatchNorm uses its running statistics, as in
+    evaluation, unless training=True: then the batch's own, as in training.
 
     >>> W1, W2 = np.array([[1.0, -1.0], [2.0, 0.0]]), np.array([[1.0, 1.0]])
     >>> out = forward([(W1, np.zeros(2)), (W2, np.zeros(1))], np.array([[1.0, 2.0]]), "relu")
@@ -232,11 +324,12 @@ def forward(params: Params, x: np.ndarray, activation: str) -> Forward:
     """
     act = _activation(activation)
     _check_params(params)
+    norm = _as_norm(norm, params)
     x = np.asarray(x)
     d_in = params[0][0].shape[1]
     if x.ndim != 2 or x.shape[1] != d_in:
         raise ValueError(f"x must have shape (batch, {d_in}) for this network, got {x.shape}")
-    return forward_layers(params, x, act)
+    return forward_layers(params, x, act, norm, training=training)
 
 
 def cross_entropy(logits: np.ndarray, labels: np.ndarray) -> tuple[float, np.ndarray]:
@@ -259,25 +352,45 @@ def cross_entropy(logits: np.ndarray, labels: np.ndarray) -> tuple[float, np.nda
     return float(loss), dz / len(labels)
 
 
-def _backprop(params: Params, x, labels, act: Activation):
-    """Loss, grads, the forward pass and phi'(z_l) of every hidden layer (the loop's statistics)."""
-    fwd = forward_layers(params, x, act)
+def _backprop(params: Params, x, labels, act: Activation, norm: Norm | None = None):
+    """Loss, grads, the forward pass and phi'(z_l) of every hidden layer (the loop's statistics).
+
+    grads: (dW, db) per layer, then with norm (dgamma, dbeta) per hidden layer; the forward
+    pass is training's (BatchNorm on the batch's statistics).
+    """
+    fwd = forward_layers(params, x, act, norm, training=True)
     loss, dz = cross_entropy(fwd.logits, labels)
     # phi' of a float32 z may come back float64 (a Python constant, gelu's erf).
     dphis = [act.dphi(z).astype(dz.dtype, copy=False) for z in fwd.z]
-    weight_grads, dzs = backward_layers([W for W, _ in params], fwd.h, dz, dphis)
-    grads = [(dW, d.sum(axis=0)) for dW, d in zip(weight_grads, dzs)]
+    norm_grads = [None] * len(fwd.norms)
+
+    def through_norm(l, dz_l):
+        da_l, dgamma, dbeta = norm_backward(norm.kind, dz_l, norm.gamma[l], fwd.norms[l])
+        norm_grads[l] = (dgamma, dbeta)
+        return da_l
+
+    weights = [W for W, _ in params]
+    through = None if norm is None else through_norm
+    weight_grads, dzs = backward_layers(weights, fwd.h, dz, dphis, through)
+    grads = [(dW, d.sum(axis=0)) for dW, d in zip(weight_grads, dzs)] + norm_grads
     return loss, grads, fwd, dphis
 
 
 def loss_and_gradients(
-    params: Params, x: np.ndarray, labels: np.ndarray, activation: str
+    params: Params,
+    x: np.ndarray,
+    labels: np.ndarray,
+    activation: str,
+    *,
+    norm: Norm | str | None = None,
 ) -> tuple[float, Params]:
     """The loss of the MLP on (x, labels) and its gradient with respect to every parameter.
 
     Forward as in `forward`, loss as in `cross_entropy`, then backprop (module
     docstring): dW_l = dz_l^T h_{l-1}, db_l = sum_i dz_l[i], dz_{l-1} = (dz_l W_l) * phi'(z_{l-1}).
-    grads is a list of (dW, db) with the shapes and dtype of params.
+    grads is a list of (dW, db) with the shapes and dtype of params; with norm
+    ("batch", "layer" or a Norm, as in training: BatchNorm on the batch's
+    statistics), followed by one (dgamma, dbeta) per hidden layer.
 
     >>> W1, W2 = np.array([[1.0, -1.0], [2.0, 0.0]]), np.array([[1.0, 1.0], [0.0, 0.0]])
     >>> params = [(W1, np.zeros(2)), (W2, np.zeros(2))]
@@ -287,20 +400,28 @@ def loss_and_gradients(
     """
     act = _activation(activation)
     _check_params(params)
+    norm = _as_norm(norm, params)
     _check_batch(params, x, labels)
-    loss, grads, _, _ = _backprop(params, np.asarray(x), np.asarray(labels), act)
+    loss, grads, _, _ = _backprop(params, np.asarray(x), np.asarray(labels), act, norm)
     return loss, grads
 
 
-def accuracy(params: Params, x: np.ndarray, labels: np.ndarray, activation: str) -> float:
-    """The fraction of rows of x whose largest logit is at their label.
+def accuracy(
+    params: Params,
+    x: np.ndarray,
+    labels: np.ndarray,
+    activation: str,
+    *,
+    norm: Norm | str | None = None,
+) -> float:
+    """The fraction of rows of x whose largest logit is at their label (norm in evaluation).
 
     >>> params = [(np.eye(2), np.zeros(2))]
     >>> x = np.array([[1.0, 0.0], [0.0, 1.0], [2.0, 1.0]])
     >>> accuracy(params, x, np.array([0, 1, 1]), "linear")
     0.6666666666666666
     """
-    logits = forward(params, x, activation).logits
+    logits = forward(params, x, activation, norm=norm).logits
     _check_batch(params, x, labels)
     return float(np.mean(logits.argmax(axis=1) == np.asarray(labels)))
 
@@ -414,6 +535,8 @@ class TrainingRun:
     dead[t, l-1]             fraction of units of layer l saturated on the whole minibatch
     grad_norm[t, l-1]        ||dL/dW_l|| (Frobenius), all layers l = 1..L
     update_ratio[t, l-1]     ||Delta W_l|| / ||W_l||, the step's change against the weight
+    norm                     the trained normalization layers (None without): pass it to
+                             `accuracy` and `forward` with the params
 
     A run whose loss stops being finite stops there: later rows are NaN and
     `diverged_at` is that step (None if it never diverged).
@@ -435,6 +558,46 @@ class TrainingRun:
     grad_norm: np.ndarray
     update_ratio: np.ndarray
     diverged_at: int | None
+    norm: Norm | None = None
+
+
+class TrainState(NamedTuple):
+    """Where training stands: the params, their normalization layers (None without), the
+    optimizer ("sgd" or "adam") and Adam's running averages (None for SGD).
+
+    >>> from tinyinit import PCG32, kaiming_normal
+    >>> kaiming = lambda shape, rng: kaiming_normal(shape, "fan_in", "relu", rng)
+    >>> params = init_params([4, 3, 2], kaiming, PCG32(0))
+    >>> state = start_training(params, optimizer="adam", norm="batch")
+    >>> state.norm.kind, state.adam.step, len(state.adam.m)      # W, b of 2 layers; gamma, beta
+    ('batch', 0, 6)
+    """
+
+    params: Params
+    norm: Norm | None
+    optimizer: str
+    adam: AdamState | None
+
+
+class Step(NamedTuple):
+    """What one training step saw, before its update.
+
+    loss          the minibatch's loss
+    forward       its forward pass (as in training: BatchNorm on the batch's statistics)
+    slopes        phi'(z_l) for the hidden layers l = 1..L-1
+    grads         (dW, db) per layer, then with normalization (dgamma, dbeta) per hidden layer
+    update_ratio  ||Delta W_l|| / ||W_l|| per layer (NaN where W_l = 0; all NaN when the loss
+                  was not finite and nothing was updated)
+
+    >>> Step(2.3, None, [], [], np.zeros(1)).loss
+    2.3
+    """
+
+    loss: float
+    forward: Forward
+    slopes: list[np.ndarray]
+    grads: Params
+    update_ratio: np.ndarray
 
 
 def _flat(params: Params) -> list[np.ndarray]:
@@ -445,8 +608,92 @@ def _unflat(arrays: list[np.ndarray]) -> Params:
     return [(arrays[i], arrays[i + 1]) for i in range(0, len(arrays), 2)]
 
 
+def _arrays(params: Params, norm: Norm | None) -> list[np.ndarray]:
+    """Everything the optimizer moves: W_1, b_1, .., W_L, b_L, then gamma_1, beta_1, .."""
+    return _flat(params) + ([] if norm is None else _flat(list(zip(norm.gamma, norm.beta))))
+
+
 def _norm(a: np.ndarray) -> float:
     return float(np.linalg.norm(a.astype(np.float64, copy=False)))
+
+
+def start_training(
+    params: Params, *, optimizer: str = "sgd", norm: Norm | str | None = None
+) -> TrainState:
+    """The state before the first step: the params given, fresh normalization layers for
+    norm="batch" or "layer" (or the Norm given, to continue), and Adam's zero moments.
+
+    >>> params = [(np.eye(2), np.zeros(2)), (np.ones((3, 2)), np.zeros(3))]
+    >>> state = start_training(params, norm="layer")
+    >>> state.optimizer, state.adam, state.norm.gamma
+    ('sgd', None, [array([1., 1.])])
+    """
+    _check_params(params)
+    one_of("optimizer", optimizer, OPTIMIZERS)
+    norm = _as_norm(norm, params)
+    adam = adam_init(_arrays(params, norm)) if optimizer == "adam" else None
+    return TrainState(list(params), norm, optimizer, adam)
+
+
+def train_step(
+    state: TrainState, x: np.ndarray, labels: np.ndarray, activation: str, *, lr: float
+) -> tuple[TrainState, Step]:
+    """One step of the state's optimizer on the minibatch (x, labels): (new state, what it saw).
+
+    Every array the optimizer moves gets the learning rate lr: the weights, the biases and
+    the normalization's gamma and beta; BatchNorm's running statistics move toward this
+    batch's (`tinyinit.normalization.running_statistics`). A step whose loss is not finite
+    changes nothing (the state comes back as it was). Nothing given is modified. `train` is
+    a loop over this step; a live view calls it once a frame (inside
+    threadpoolctl.threadpool_limits(1), as `train` does: these matrices are small).
+
+    >>> from tinyinit import PCG32, kaiming_normal
+    >>> x, y = np.eye(4), np.array([0, 1, 0, 1])
+    >>> kaiming = lambda shape, rng: kaiming_normal(shape, "fan_in", "relu", rng)
+    >>> state = start_training(init_params([4, 8, 2], kaiming, PCG32(0)), norm="layer")
+    >>> for _ in range(3):
+    ...     state, step = train_step(state, x, y, "relu", lr=0.5)
+    ...     print(round(step.loss, 4), step.update_ratio.round(3))
+    0.6003 [0.076 0.101]
+    0.3418 [0.076 0.107]
+    0.1652 [0.032 0.052]
+    """
+    if not isinstance(state, TrainState):
+        raise ValueError(f"state must be a TrainState (start_training), got {type(state).__name__}")
+    act = _activation(activation)
+    _check_batch(state.params, x, labels)
+    if state.norm is not None and state.norm.kind == "batch" and len(x) < 2:
+        raise ValueError(f"BatchNorm trains on batches of 2 or more examples, got {len(x)}")
+    return _step(state, np.asarray(x), np.asarray(labels), act, _positive("lr", lr))
+
+
+def _step(state: TrainState, x, labels, act: Activation, lr: float) -> tuple[TrainState, Step]:
+    """train_step, unchecked."""
+    params, norm = state.params, state.norm
+    loss, grads, fwd, dphis = _backprop(params, x, labels, act, norm)
+    n_layers = len(params)
+    if not math.isfinite(loss):
+        return state, Step(loss, fwd, dphis, grads, np.full(n_layers, np.nan))
+    arrays = _arrays(params, norm)
+    lrs = [lr] * len(arrays)
+    if state.optimizer == "sgd":
+        new, adam = sgd_step(arrays, _flat(grads), lrs), None
+    else:
+        new, adam = adam_step(arrays, _flat(grads), state.adam, lrs)
+    ratio = np.full(n_layers, np.nan)
+    for l in range(n_layers):
+        size = _norm(arrays[2 * l])
+        if size > 0:
+            ratio[l] = _norm(new[2 * l] - arrays[2 * l]) / size
+    if norm is not None:
+        trained = _unflat(new[2 * n_layers :])
+        running = norm.running_mean, norm.running_var
+        if norm.kind == "batch":
+            moved = [running_statistics(m, v, c) for m, v, c in zip(*running, fwd.norms)]
+            running = [m for m, _ in moved], [v for _, v in moved]
+        norm = Norm(norm.kind, [g for g, _ in trained], [b for _, b in trained], *running)
+    new_state = TrainState(_unflat(new[: 2 * n_layers]), norm, state.optimizer, adam)
+    return new_state, Step(loss, fwd, dphis, grads, ratio)
 
 
 def train(
@@ -460,12 +707,15 @@ def train(
     steps: int,
     batch_size: int = 64,
     seed: int = 0,
+    norm: Norm | str | None = None,
 ) -> TrainingRun:
     """Train the MLP for `steps` minibatch steps of SGD or Adam, recording every layer.
 
     Minibatches come from minibatch_indices(len(x), batch_size, steps,
     PCG32(seed)), so a seed fixes the run bit for bit on one machine. The
-    params given are not modified. See TrainingRun for what is recorded.
+    params given are not modified. norm: None, "batch" or "layer" (fresh layers
+    after every hidden layer's affine map) or a Norm to continue from; its
+    gamma and beta train with the weights. See TrainingRun for what is recorded.
 
     >>> from tinyinit import PCG32, xavier_normal
     >>> x, y = np.eye(4), np.array([0, 1, 0, 1])
@@ -473,13 +723,18 @@ def train(
     >>> run = train(params, x, y, "tanh", lr=0.5, steps=50, batch_size=2, seed=1)
     >>> round(float(run.losses[0]), 3), accuracy(run.params, x, y, "tanh")
     (0.526, 1.0)
+    >>> run = train(params, x, y, "tanh", lr=0.5, steps=50, batch_size=2, seed=1, norm="batch")
+    >>> accuracy(run.params, x, y, "tanh", norm=run.norm), run.norm.running_mean[0].shape
+    (1.0, (8,))
     """
     act = _activation(activation)
     _check_params(params)
     _check_batch(params, x, labels)
-    one_of("optimizer", optimizer, OPTIMIZERS)
+    state = start_training(params, optimizer=optimizer, norm=norm)
     lr = _positive("lr", lr)
     steps = _count("steps", steps)
+    if state.norm is not None and state.norm.kind == "batch" and batch_size == 1:
+        raise ValueError("batch_size must be >= 2 for BatchNorm (a batch of one has no variance)")
     batches = minibatch_indices(len(x), batch_size, steps, PCG32(seed))
     x, labels = np.asarray(x), np.asarray(labels)
 
@@ -487,41 +742,28 @@ def train(
     losses = np.full(steps, np.nan)
     hidden = np.full((3, steps, n_layers - 1), np.nan)  # mean_square, saturated, dead
     per_layer = np.full((2, steps, n_layers), np.nan)  # grad_norm, update_ratio
-    arrays = _flat(params)
-    lrs = [lr] * len(arrays)
-    state = adam_init(arrays) if optimizer == "adam" else None
     stats = (losses, hidden, per_layer)
     # Matrices this small run faster on one BLAS thread; on a busy machine two threads that
     # wait for each other made a width-128 run about 15 times slower (measured).
     with threadpool_limits(limits=1, user_api="blas"):
-        diverged_at = _run(arrays, x, labels, act, batches, optimizer, lrs, state, stats)
-    return TrainingRun(_unflat(arrays), losses, *hidden, *per_layer, diverged_at)
+        state, diverged_at = _run(state, x, labels, act, batches, lr, stats)
+    return TrainingRun(state.params, losses, *hidden, *per_layer, diverged_at, state.norm)
 
 
-def _run(arrays, x, labels, act, batches, optimizer, lrs, state, stats) -> int | None:
-    """The loop of `train`: updates `arrays` in place (the list, not the arrays) and `stats`."""
+def _run(state: TrainState, x, labels, act, batches, lr, stats):
+    """The loop of `train`: steps the state and fills `stats`; (final state, diverged_at)."""
     losses, hidden, per_layer = stats
-    n_layers = len(arrays) // 2
+    n_layers = len(state.params)
     for t, rows in enumerate(batches):
-        loss, grads, fwd, dphis = _backprop(_unflat(arrays), x[rows], labels[rows], act)
-        if not math.isfinite(loss):
-            return t
-        losses[t] = loss
-        for l, (dphi, h) in enumerate(zip(dphis, fwd.h[1:])):
-            shut = dphi < SATURATED_SLOPE
-            hidden[:, t, l] = np.mean(h * h), np.mean(shut), np.mean(shut.all(axis=0))
-        flat_grads = _flat(grads)
-        if optimizer == "sgd":
-            new = sgd_step(arrays, flat_grads, lrs)
-        else:
-            new, state = adam_step(arrays, flat_grads, state, lrs)
-        for l in range(n_layers):
-            old_W, new_W = arrays[2 * l], new[2 * l]
-            size = _norm(old_W)
-            per_layer[0, t, l] = _norm(flat_grads[2 * l])
-            per_layer[1, t, l] = _norm(new_W - old_W) / size if size > 0 else np.nan
-        arrays[:] = new
-    return None
+        state, step = _step(state, x[rows], labels[rows], act, lr)
+        if not math.isfinite(step.loss):
+            return state, t
+        losses[t] = step.loss
+        for l, (dphi, h) in enumerate(zip(step.slopes, step.forward.h[1:])):
+            hidden[:, t, l] = np.mean(h * h), saturated_fraction(dphi), dead_fraction(dphi)
+        per_layer[0, t] = [_norm(dW) for dW, _ in step.grads[:n_layers]]
+        per_layer[1, t] = step.update_ratio
+    return state, None
 
 
 # --- data -------------------------------------------------------------------------------
