@@ -20,13 +20,22 @@ weights.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 
 import numpy as np
 
 from .quiz import check, check_value
 
-__all__ = ["mean_squares_loop", "variance_of_a_sum"]
+__all__ = [
+    "adam_first_step",
+    "kaiming_uniform_by_hand",
+    "learning_rate_for_the_ratio",
+    "mean_squares_loop",
+    "truncation_sigma",
+    "variance_of_a_sum",
+    "zero_output_layer",
+]
 
 
 def variance_of_a_sum(var_z, relu_ms) -> None:
@@ -106,3 +115,211 @@ def mean_squares_loop(mean_squares: Callable) -> np.ndarray:
     check(not np.allclose(got, np.sqrt(right)), "a mean square, not its root: np.mean(h**2)")
     check(np.allclose(got, right), f"expected {np.round(right, 3)}, got {np.round(got, 3)}")
     return got
+
+
+# --- notebook 08: init and learning rate --------------------------------------------------
+
+
+def adam_first_step(answer_2) -> float:
+    """Notebook 08, exercise 2: how far Adam's first step (eta = 1e-3) moves z = sum_j w_j h_j
+    of a width-4096 layer with inputs h_j = |g_j|. Returns the measured move.
+
+    >>> round(adam_first_step(1e-3 * 4096 * (2 / math.pi) ** 0.5), 3)
+    answer 3.268, measured 3.272
+    3.272
+    """
+    from .distributions import normal
+    from .mup import adam_init, adam_step
+    from .pcg32 import PCG32
+
+    formula = "|dz| = eta * sum |h_j| = eta * n * E|h|, E|h| = sqrt(2 / pi)"
+    check_value(
+        "answer_2",
+        answer_2,
+        1e-3 * 4096 * math.sqrt(2 / math.pi),
+        tol=0.1,
+        wrong={
+            1e-3 * 4096: ("The inputs are |g|, of mean E|g| = sqrt(2/pi), not 1.", formula),
+            1e-3 * 64 * math.sqrt(2 / math.pi): (
+                "sqrt(n) is init's random-sign sum; the step's n moves all point with h_j.",
+                formula,
+            ),
+            1e-3: ("eta is one weight's move; z sums n of them, each times h_j.", formula),
+        },
+        hint=(
+            "Adam's first step moves each weight by eta with the sign of its gradient, all in "
+            "step with h_j.",
+            formula,
+        ),
+    )
+    h = np.abs(normal(PCG32(1), 4096))
+    w = normal(PCG32(2), 4096) / 64
+    measured = float(abs((adam_step([w], [h], adam_init([w]), [1e-3])[0][0] - w) @ h))
+    print(f"answer {answer_2:.3f}, measured {measured:.3f}")
+    check(abs(answer_2 / measured - 1) < 0.03, "the measured step is printed above")
+    return measured
+
+
+def zero_output_layer(after_one_step, answer_3) -> None:
+    """Notebook 08, exercise 3: rms(y) after one Adam step from a zero output layer under
+    muP, at widths 64, 256 and 1024, and its max/min over the widths.
+
+    >>> zero_output_layer([0.193, 0.2, 0.216], 0.216 / 0.193)
+    rms(y) after one step: [0.193 0.2   0.216]  max/min = 1.119
+    """
+    print("rms(y) after one step:", np.round(after_one_step, 3), f" max/min = {answer_3:.3f}")
+    check(
+        len(after_one_step) == 3 and min(after_one_step) > 0,
+        "after_one_step holds rms(y) after one step for the widths 64, 256 and 1024 "
+        "(a zero output layer gives y = 0 before the step, not after it)",
+    )
+    runs = (
+        "weights = init_mlp(16, width, 4, 2, 'mup', PCG32(0)); weights[-1] = 0; "
+        "train_regression(..., 'adam', 1)"
+    )
+    check_value(
+        "after_one_step[0]",
+        after_one_step[0],
+        0.193,
+        tol=0.02,
+        wrong={
+            0.586: (
+                "That is the run with its random output layer: set weights[-1] to zeros first.",
+                runs,
+            )
+        },
+        hint=("At width 64 muP is SP: one Adam step from a zero output layer, eta = 0.01.", runs),
+    )
+    rates = "layer_learning_rates(0.01, 2, 'mup', 'adam', width=width, base_width=64)"
+    check_value(
+        "answer_3",
+        answer_3,
+        1.12,
+        tol=0.03,
+        wrong={
+            15.16: (
+                "Under SP's learning rates rms(y) grows with width: use muP's of section 4.",
+                rates,
+            )
+        },
+        hint=(
+            "max(after_one_step) / min(after_one_step), with muP's init and learning rates.",
+            rates,
+        ),
+    )
+
+
+# --- notebook 09: pitfalls lab ------------------------------------------------------------
+
+
+def kaiming_uniform_by_hand(my_kaiming_uniform: Callable) -> None:
+    """Notebook 09, exercise 1: my_kaiming_uniform(shape, fan_mode, nonlinearity, rng) against
+    tinyinit's kaiming_uniform, on the convolution (8, 4, 3, 3) and two more calls.
+
+    >>> from tinyinit import kaiming_uniform
+    >>> kaiming_uniform_by_hand(kaiming_uniform)
+    """
+    from .init import kaiming_uniform
+    from .pcg32 import PCG32
+
+    conv = (8, 4, 3, 3)  # Conv2d(4 -> 8, 3x3): fan_in 4 * 9 = 36, fan_out 8 * 9 = 72
+    mine = np.asarray(my_kaiming_uniform(conv, "fan_in", "relu", PCG32(0)))
+    ref = kaiming_uniform(conv, "fan_in", "relu", PCG32(0))
+    check(mine.shape == conv, f"my_kaiming_uniform{conv} must have shape {conv}, got {mine.shape}")
+    ratio = mine.astype(np.float64) / ref
+    draw = "element k is -a + 2a * u[k], u = uniforms(rng, math.prod(shape)), reshaped row-major"
+    check(
+        np.allclose(ratio, ratio.mean(), rtol=1e-4),
+        f"the weights are not the reference's times one factor: {draw}",
+    )
+    bound = "a = sqrt(3) * calculate_gain(nonlinearity) / sqrt(fan), fans(shape) for the fans"
+    check_value(
+        "the bound of my_kaiming_uniform over the reference's",
+        float(ratio.mean()),
+        1.0,
+        tol=0.02,
+        wrong={
+            3.0: ("The kernel is forgotten: each output sums 4 * 3 * 3 = 36 terms, not 4.", bound),
+            1 / math.sqrt(3): ("That bound is the std: U(-a, a) has variance a^2 / 3.", bound),
+            math.sqrt(36 / 72): ("fan_out is used where fan_mode asks for fan_in.", bound),
+            math.sqrt(2): ("ReLU's gain is sqrt(2); 2 is its variance factor (section 4).", bound),
+        },
+        hint=("The bound is sqrt(3) times Kaiming's std.", bound),
+    )
+    check(mine.dtype == np.float32, f"the weights must be float32, got {mine.dtype}")
+    for shape, mode in (((8, 4, 3, 3), "fan_out"), ((5, 3), "fan_in")):
+        same = np.array_equal(
+            my_kaiming_uniform(shape, mode, "tanh", PCG32(1)),
+            kaiming_uniform(shape, mode, "tanh", PCG32(1)),
+        )
+        check(
+            same,
+            f"my_kaiming_uniform({shape}, {mode!r}, 'tanh', ...) differs from the reference: "
+            + bound,
+        )
+
+
+def truncation_sigma(trunc_sigma) -> float:
+    """Notebook 09, exercise 3: the sigma whose normal, truncated at +-2 sigma, has std 0.02.
+    Returns the std of a fresh draw with it.
+
+    >>> round(truncation_sigma(0.02274), 3)
+    trunc_sigma = 0.02274: a fresh draw of 100,000 has std 0.02007
+    0.02
+    """
+    from .init import trunc_normal_init
+    from .pcg32 import PCG32
+
+    phi2 = math.exp(-2) / math.sqrt(2 * math.pi)
+    keeps = math.sqrt(1 - 4 * phi2 / math.erf(math.sqrt(2)))  # std / sigma at +-2 sigma
+    formula = f"the std keeps a fraction {keeps:.3f} of sigma: trunc_sigma = 0.02 / {keeps:.3f}"
+    check_value(
+        "trunc_sigma",
+        trunc_sigma,
+        0.02 / keeps,
+        tol=3e-4,
+        wrong={
+            0.02: (
+                "Cutting the tails at +-2 sigma lowers the std: pass a larger sigma. "
+                "(torch's default cutoffs, +-2 in absolute units, cut nothing.)",
+                formula,
+            ),
+            0.02 * keeps: (
+                "That is the std you would get from sigma = 0.02: divide by the fraction kept, "
+                "not multiply.",
+                formula,
+            ),
+        },
+        hint=("Measure std / s for cutoffs a = -2 s, b = 2 s, then divide 0.02 by it.", formula),
+    )
+    s = trunc_sigma
+    std = float(trunc_normal_init((100_000,), s, PCG32(1), a=-2 * s, b=2 * s).std())
+    print(f"trunc_sigma = {trunc_sigma:.5f}: a fresh draw of 100,000 has std {std:.5f}")
+    check(abs(std - 0.02) < 3e-4, "a fresh draw should have std 0.02")
+    return std
+
+
+# --- notebook 13: when initialization stops mattering -----------------------------------------
+
+
+def learning_rate_for_the_ratio(lr_3, weight_norm: float, grad_norm: float) -> None:
+    """Notebook 13, exercise 3: the learning rate whose first SGD step moves a layer by the
+    update-to-data ratio UPDATE_RATIO (1e-3), given ||W|| and ||dL/dW|| at step 0.
+
+    >>> learning_rate_for_the_ratio(0.5, 8.0, 0.016)
+    """
+    from .diagnostics import UPDATE_RATIO
+
+    right = UPDATE_RATIO * weight_norm / grad_norm
+    formula = "ratio = lr * ||dL/dW|| / ||W||, so lr = 1e-3 * ||W|| / ||dL/dW||"
+    check_value(
+        "lr_3",
+        float(lr_3),
+        right,
+        tol=0.01 * right,
+        wrong={
+            UPDATE_RATIO * grad_norm / weight_norm: ("The norms are the wrong way round.", formula),
+            UPDATE_RATIO: ("1e-3 is the ratio, not the learning rate.", formula),
+        },
+        hint=("Solve the ratio's formula for lr.", formula),
+    )
