@@ -398,7 +398,7 @@ def test_extra_rewords_only_a_missing_module(broken):
         assert message == "the explorer needs comm: pip install 'tinyinit[lab]'"
     else:  # installed but broken: its own error, not a wrong hint
         assert message == "cannot import name 'Widget' from 'ipywidgets'"
-    with pytest.raises(ValueError, match="extra must be one of lab, present; got 'labs'"):
+    with pytest.raises(ValueError, match="extra must be one of lab, present, got 'labs'"):
         with extra("labs", "the explorer"):
             pass
 

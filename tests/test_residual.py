@@ -82,7 +82,7 @@ def test_post_ln_renormalizes_the_stream_so_it_never_grows(stack):
 
 
 def test_stream_variances_rejects_an_unknown_norm(stack):
-    accepted = "norm must be one of pre, post, none; got 'pre_ln'"
+    accepted = "norm must be one of pre, post, none, got 'pre_ln'"
     with pytest.raises(ValueError, match=accepted):
         stream_variances(stack, 1, norm="pre_ln")
 

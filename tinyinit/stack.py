@@ -162,13 +162,8 @@ INITIALIZERS = {key: row.label for key, row in SCHEMES.items()}
 
 
 def scheme(initializer: str) -> Scheme:
-    """The row of SCHEMES for `initializer`; a ValueError naming the keys for any other."""
-    try:
-        return SCHEMES[initializer]
-    except (KeyError, TypeError):
-        raise ValueError(
-            f"initializer must be one of {', '.join(SCHEMES)}; got {initializer!r}"
-        ) from None
+    """The row of SCHEMES for `initializer`; an error naming the keys for any other."""
+    return SCHEMES[one_of("initializer", initializer, SCHEMES)]
 
 
 def weight_std(initializer: str, fan_in: int, fan_out: int, gain: float = 1.0, std: float = 0.02):
@@ -215,14 +210,13 @@ def unit_matrix(kind: str, width: int, layer: int, seed: int) -> np.ndarray:
     worth of draws; jump-ahead gets there without drawing them. Row-major: row i
     holds the weights of output unit i (torch's (out, in) layout).
     """
+    one_of("kind", kind, KINDS)
     rng = PCG32(seed).advance((layer - 1) * words_per_layer(kind, width))
     n = width * width
     if kind == "uniform":
         # 2u - 1 is exact in float64 (u has 53 bits, a multiple of 2**-53 in [0, 1)).
         return (2.0 * uniforms(rng, n) - 1.0).reshape(width, width)
-    if kind == "normal":
-        return normal(rng, n).reshape(width, width)
-    raise ValueError(f"kind must be one of {', '.join(KINDS)}; got {kind!r}")
+    return normal(rng, n).reshape(width, width)
 
 
 def layer_weights(
