@@ -13,7 +13,8 @@ import pytest
 
 from tinyinit.activations import ACTIVATIONS
 from tinyinit.cli import build_parser, depth_figure, simulate_with_progress
-from tinyinit.propagation import INITIALIZERS, simulate
+from tinyinit.propagation import simulate
+from tinyinit.stack import INITIALIZERS
 
 # Small networks: the file format is under test here, not the physics.
 QUICK = ["--depth", "6", "--width", "32", "--seeds", "3"]

@@ -13,6 +13,7 @@ import warnings
 import numpy as np
 import pytest
 import reference_pcg32 as ref
+from plain_propagation import propagate
 
 import tinyinit as ti
 from tinyinit import PCG32
@@ -20,15 +21,9 @@ from tinyinit.activations import ACTIVATIONS
 from tinyinit.fastpath import UnitWeights
 from tinyinit.gaussian import gaussian_expectation
 from tinyinit.pcg32 import TABLE_SIZE
-from tinyinit.propagation import (
-    mean_field,
-    mean_square,
-    propagate,
-    simulate,
-    unit_scale,
-    weight_gradient_theory,
-    weight_std,
-)
+from tinyinit.propagation import mean_field, simulate, weight_gradient_theory
+from tinyinit.stack import unit_scale, weight_std
+from tinyinit.variance import mean_square
 
 # --- the generator -------------------------------------------------------------------------
 
@@ -180,7 +175,8 @@ def test_constant_init_refuses_a_value_beyond_float32_without_a_warning():
 
 def test_layer_weights_are_the_spec_formula_in_float64_with_the_default_std():
     from tinyinit.fastpath import UnitWeights
-    from tinyinit.propagation import layer_weights, simulate
+    from tinyinit.propagation import simulate
+    from tinyinit.stack import layer_weights
 
     width, seed = 5, 3
     scalar = ref.PCG32(seed)

@@ -526,7 +526,7 @@ def test_weight_gradient_is_delta_times_h_per_sample():
 
     In float64 here; the simulation's products are float32 (1e-7 relative per layer).
     """
-    from tinyinit.propagation import GRADIENT_STREAM, INPUT_STREAM, layer_weights, unit_batch
+    from tinyinit.stack import GRADIENT_STREAM, INPUT_STREAM, layer_weights, unit_batch
 
     width, depth, seed = 16, 3, 1
     r = simulate("tanh", "xavier_normal", gain=1.3, n_layers=depth, width=width, seeds=[seed],

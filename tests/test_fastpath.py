@@ -16,12 +16,16 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from plain_propagation import propagate
 
 from tinyinit import fastpath as fp
 from tinyinit import propagation as prop
+from tinyinit import stack
 from tinyinit.activations import ACTIVATIONS
 from tinyinit.fastpath import UnitWeights
-from tinyinit.propagation import propagate, simulate, unit_batch, unit_matrix
+from tinyinit.propagation import simulate
+from tinyinit.stack import unit_batch, unit_matrix
+from tinyinit.variance import mean_square
 
 # The fast path's products are float32: each entry of W h is rounded to about width x 6e-8
 # of the sum of its terms' sizes, over 2 x n_layers products backward, more where a sum
@@ -59,7 +63,7 @@ def assert_same_result(fast, plain):
 SETTINGS = st.fixed_dictionaries(
     {
         "activation": st.sampled_from(["relu", "leaky_relu", "linear", "tanh", "gelu", "selu"]),
-        "initializer": st.sampled_from(list(prop.INITIALIZERS)),
+        "initializer": st.sampled_from(list(stack.INITIALIZERS)),
         "gain": st.floats(0.6, 1.8),
         "std": st.floats(0.05, 0.4),
         "n_layers": st.integers(1, 10),
@@ -129,14 +133,14 @@ def test_the_theory_is_kept_per_cache_not_in_a_module_global():
 @pytest.mark.parametrize("scale", [2.0**-1060, 1e-300, 1e-30, 1.0, 1e30, 1e300, 2.0**1020])
 def test_float32_products_keep_24_bits_at_any_scale(scale):
     unit = unit_matrix("normal", 32, 1, seed=3)
-    h = unit_batch(32, 8, seed=3, stream=prop.INPUT_STREAM) * scale
+    h = unit_batch(32, 8, seed=3, stream=stack.INPUT_STREAM) * scale
     with np.errstate(all="ignore"):
         # In long double where the machine has one (x86: to 1e4932), so that no partial
         # sum overflows: a product is inf where its value is beyond float64, no sooner.
         wide = unit.astype(np.longdouble) @ h.astype(np.longdouble)
         exact = wide.astype(np.float64)
         fast = fp.product(unit.astype(np.float32), h)
-        hinted = fp.product(unit.astype(np.float32), h, 1.0, prop.mean_square(h))
+        hinted = fp.product(unit.astype(np.float32), h, 1.0, mean_square(h))
         size = (np.abs(unit).astype(np.longdouble) @ np.abs(h)).astype(np.float64)
     assert fast.dtype == np.float64
     np.testing.assert_array_equal(np.isfinite(fast), np.isfinite(exact))
@@ -160,16 +164,16 @@ def test_float32_products_pass_zeros_inf_and_nan_through():
 @pytest.mark.parametrize("size", [1e-3, 0.5, 1.0, 3.0, 1e3])
 def test_a_float32_unit_multiplies_in_float32_at_any_size_of_h(size):
     unit = unit_matrix("normal", 16, 1, seed=3).astype(np.float32)
-    h = unit_batch(16, 4, seed=3, stream=prop.INPUT_STREAM) * size
+    h = unit_batch(16, 4, seed=3, stream=stack.INPUT_STREAM) * size
     # h's rescaling by a power of 2 is exact: the float32 product of h itself, bit for bit
     expected = (unit @ h.astype(np.float32)).astype(np.float64)
     assert fp.product(unit, h).tolist() == expected.tolist()
-    assert fp.product(unit, h, 1.0, prop.mean_square(h)).tolist() == expected.tolist()
+    assert fp.product(unit, h, 1.0, mean_square(h)).tolist() == expected.tolist()
 
 
 def test_a_float32_product_beyond_float64s_powers_of_2_is_still_in_float32():
     unit = unit_matrix("normal", 16, 1, seed=3).astype(np.float32)
-    h = unit_batch(16, 4, seed=3, stream=prop.INPUT_STREAM)
+    h = unit_batch(16, 4, seed=3, stream=stack.INPUT_STREAM)
     # 2**1006 and 2**-1000 are taken in exact steps; the result is 32 times the float32 product
     expected = (32.0 * (unit @ h.astype(np.float32)).astype(np.float64)).tolist()
     assert fp.product(unit, h * 2.0**1005, 2.0**-1000).tolist() == expected
@@ -190,9 +194,9 @@ def test_a_float32_product_is_sized_by_the_largest_entry_even_a_negative_one():
 def test_simulation_agrees_with_float64_products():
     """The cache's float32 units and products against float64 ones, layer by layer."""
     width, depth, seed = 64, 12, 2
-    x = unit_batch(width, 16, seed, prop.INPUT_STREAM)
+    x = unit_batch(width, 16, seed, stack.INPUT_STREAM)
     for activation_name in ("relu", "tanh", "gelu"):
-        kind, scale = prop.unit_scale("kaiming_fan_in", width, width, 1.7)
+        kind, scale = stack.unit_scale("kaiming_fan_in", width, width, 1.7)
         units = [unit_matrix(kind, width, k, seed) for k in range(1, depth + 1)]
         exact = propagate(units, scale, activation_name, x)
         r = simulate(activation_name, "kaiming_fan_in", gain=1.7, n_layers=depth, width=width,
@@ -248,13 +252,13 @@ def test_cache_drops_least_recently_used_entries_beyond_its_budget():
 
 def test_cache_keeps_the_last_memo_size_input_batches():
     cache = UnitWeights(memo_size=2)
-    first = cache.batch(8, 4, 0, prop.INPUT_STREAM)
-    other = cache.batch(8, 4, 1, prop.INPUT_STREAM)
-    assert other.tolist() == unit_batch(8, 4, 1, prop.INPUT_STREAM).tolist() != first.tolist()
-    assert cache.batch(8, 4, 0, prop.INPUT_STREAM) is first  # two fit
+    first = cache.batch(8, 4, 0, stack.INPUT_STREAM)
+    other = cache.batch(8, 4, 1, stack.INPUT_STREAM)
+    assert other.tolist() == unit_batch(8, 4, 1, stack.INPUT_STREAM).tolist() != first.tolist()
+    assert cache.batch(8, 4, 0, stack.INPUT_STREAM) is first  # two fit
     cache.memo_size = 1
-    assert cache.batch(8, 4, 2, prop.INPUT_STREAM).tolist() == unit_batch(8, 4, 2, 1).tolist()
-    assert cache.batch(8, 4, 0, prop.INPUT_STREAM) is not first  # dropped, drawn again
+    assert cache.batch(8, 4, 2, stack.INPUT_STREAM).tolist() == unit_batch(8, 4, 2, 1).tolist()
+    assert cache.batch(8, 4, 0, stack.INPUT_STREAM) is not first  # dropped, drawn again
 
 
 @pytest.mark.parametrize("activation_name", ["relu", "leaky_relu", "linear"])
@@ -297,7 +301,7 @@ def test_a_smooth_stack_or_one_near_float64s_ends_is_run_again():
 
 
 def test_a_rescale_goes_by_the_ratio_of_the_scales_within_the_range():
-    x = unit_batch(8, 4, 0, prop.INPUT_STREAM)
+    x = unit_batch(8, 4, 0, stack.INPUT_STREAM)
     trace = fp.Trace(x, ACTIVATIONS["linear"], 1e10)
     trace.extend([np.eye(8)] * 12)  # m_l = 1e20 ** l, up to 1e240
     assert trace.rescaled(1e10).squares == trace.squares  # a ratio of 1
@@ -312,7 +316,7 @@ def test_a_rescale_goes_by_the_ratio_of_the_scales_within_the_range():
 
 
 def test_a_rescaled_pass_scales_its_arrays_only_when_asked_and_from_the_computed_pass():
-    x = unit_batch(8, 4, 0, prop.INPUT_STREAM)
+    x = unit_batch(8, 4, 0, stack.INPUT_STREAM)
     units = [unit_matrix("normal", 8, layer, 0) for layer in (1, 2, 3)]
     computed = fp.Trace(x, ACTIVATIONS["relu"], 2.0)
     computed.extend(units)
@@ -353,7 +357,7 @@ def test_a_rescale_overflows_as_a_direct_pass_does_without_a_warning():
 
 
 def test_no_rescale_from_or_to_a_zero_scale_or_through_a_layer_of_zeros():
-    x = unit_batch(8, 4, 0, prop.INPUT_STREAM)
+    x = unit_batch(8, 4, 0, stack.INPUT_STREAM)
     trace = fp.Trace(x, ACTIVATIONS["relu"], 1.0)
     trace.extend([np.eye(8)] * 2)
     assert trace.rescaled(0.0) is None
@@ -461,7 +465,7 @@ def test_slopes_at_huge_z_come_without_a_warning_and_are_counted_once():
 
 def test_backward_trace_gives_one_weight_per_layer_and_keeps_only_what_is_asked():
     width, scale = 6, 0.5
-    x, g = (unit_batch(width, 3, seed, prop.INPUT_STREAM) for seed in (0, 1))
+    x, g = (unit_batch(width, 3, seed, stack.INPUT_STREAM) for seed in (0, 1))
     units = [unit_matrix("normal", width, k, 0) for k in (1, 2, 3)]
     trace = fp.Trace(x, ACTIVATIONS["tanh"], scale)
     trace.extend(units)
@@ -475,7 +479,7 @@ def test_backward_trace_gives_one_weight_per_layer_and_keeps_only_what_is_asked(
     )
     _, _, kept = fp.backward_trace(units, trace, 3, g, keep=(0, 3))
     assert sorted(kept) == [0, 3] and kept[3] is g
-    assert prop.mean_square(kept[0]) == gradient[0]
+    assert mean_square(kept[0]) == gradient[0]
 
 
 def test_a_kept_pass_that_overflows_stays_silent():
@@ -544,7 +548,7 @@ def test_a_shallower_stack_from_a_deeper_kept_pass_has_its_own_layers_and_sample
     r = simulate("tanh", "xavier_normal", n_layers=3, width=8, seeds=1, batch=4, cache=cache,
                  sample_layers=(0, 3, 5))  # fmt: skip
     assert r.per_seed.shape == (1, 4) and sorted(r.samples) == [0, 3]
-    x = unit_batch(8, 4, r.seeds[0], prop.INPUT_STREAM)
+    x = unit_batch(8, 4, r.seeds[0], stack.INPUT_STREAM)
     assert r.samples[0].tolist() == x.ravel().tolist()  # layer 0: the input itself
 
 
@@ -560,7 +564,7 @@ def test_a_new_gain_on_a_kept_homogeneous_stack_is_rescaled_at_once():
 
 @pytest.mark.parametrize("name", list(ACTIVATIONS))
 def test_a_pass_counts_its_bytes_as_the_sum_of_its_arrays(name):
-    x = unit_batch(6, 3, 0, prop.INPUT_STREAM)
+    x = unit_batch(6, 3, 0, stack.INPUT_STREAM)
     units = [unit_matrix("normal", 6, layer, 0).astype(np.float32) for layer in (1, 2)]
     trace = fp.Trace(x, ACTIVATIONS[name], 0.5)
     trace.extend(units)

@@ -41,7 +41,7 @@ def test_show_refuses_an_empty_or_placeholder_alt(alt):
 
 def test_every_initializer_has_one_okabe_ito_colour_and_families_share_theirs():
     from tinyinit.plots import INITIALIZER_COLORS, OKABE_ITO, initializer_color
-    from tinyinit.propagation import INITIALIZERS
+    from tinyinit.stack import INITIALIZERS
 
     offered = list(INITIALIZERS)  # every initializer the explorer offers has a colour
     assert set(INITIALIZER_COLORS.values()) <= set(OKABE_ITO.values())

@@ -8,6 +8,7 @@ import warnings
 
 import numpy as np
 import pytest
+from plain_propagation import propagate
 
 from tinyinit import (
     PCG32,
@@ -22,14 +23,17 @@ from tinyinit import propagation as prop
 from tinyinit.activations import ACTIVATIONS, LEAKY_RELU_SLOPE
 from tinyinit.distributions import normal
 from tinyinit.gaussian import gaussian_expectation
-from tinyinit.propagation import (
+from tinyinit.propagation import mean_field, simulate
+from tinyinit.stack import (
+    GRADIENT_STREAM,
+    INPUT_STREAM,
     layer_weights,
-    mean_field,
-    propagate,
-    simulate,
+    suggested_gain,
     unit_batch,
     unit_matrix,
+    unit_scale,
 )
+from tinyinit.variance import mean_square
 
 RELU_GAIN = math.sqrt(2.0)
 
@@ -180,7 +184,7 @@ def test_backward_xavier_relu_gradient_halves_per_layer():
 
 
 def test_layer_zero_is_the_unit_input():
-    x = unit_batch(64, 8, 3, prop.INPUT_STREAM)
+    x = unit_batch(64, 8, 3, INPUT_STREAM)
     assert x.shape == (64, 8)
     assert np.mean(x * x) == pytest.approx(1.0, rel=1e-14)
     r = simulate("tanh", "xavier_normal", n_layers=3, width=64, seeds=2)
@@ -275,14 +279,14 @@ def test_layer_weights_at_full_width():
 
 def test_simulation_multiplies_by_exactly_those_weights():
     width, depth, seed, gain = 32, 4, 5, 1.3
-    x = unit_batch(width, 8, seed, prop.INPUT_STREAM)
+    x = unit_batch(width, 8, seed, INPUT_STREAM)
     for initializer in ("xavier_uniform", "kaiming_fan_in"):
         weights = [layer_weights(initializer, width, k, seed, gain=gain) for k in range(1, 5)]
         h, expected = x, [1.0]
         for w in weights:
             h = np.tanh(w @ h)
             expected.append(np.mean(h * h))
-        kind, scale = prop.unit_scale(initializer, width, width, gain)
+        kind, scale = unit_scale(initializer, width, width, gain)
         units = [unit_matrix(kind, width, k, seed) for k in range(1, depth + 1)]
         measured = propagate(units, scale, "tanh", x)
         np.testing.assert_allclose(measured, expected, rtol=1e-12)
@@ -298,20 +302,20 @@ def test_rejects_unknown_names():
 
 
 def test_suggested_gain_is_torchs_where_it_has_one_else_the_one_layer_gain():
-    assert prop.suggested_gain("relu") == (RELU_GAIN, "calculate_gain")
-    assert prop.suggested_gain("leaky_relu") == (calculate_gain("leaky_relu"), "calculate_gain")
-    gain, source = prop.suggested_gain("gelu")  # torch has no gain for gelu
+    assert suggested_gain("relu") == (RELU_GAIN, "calculate_gain")
+    assert suggested_gain("leaky_relu") == (calculate_gain("leaky_relu"), "calculate_gain")
+    gain, source = suggested_gain("gelu")  # torch has no gain for gelu
     assert source == "quadrature"
     # one gelu layer at this gain keeps a unit signal's mean square at 1
     assert math.isclose(gain**2 * gaussian_expectation(square("gelu"), 1.0), 1.0, rel_tol=1e-12)
     with pytest.raises(ValueError, match="^activation must be one of"):
-        prop.suggested_gain("swish")
+        suggested_gain("swish")
 
 
 def test_propagate_with_an_upstream_gradient_gives_both_directions_as_by_hand():
     width, seed, scale = 6, 4, 0.7
-    x = unit_batch(width, 5, seed, prop.INPUT_STREAM)
-    g = unit_batch(width, 5, seed + 1, prop.INPUT_STREAM)
+    x = unit_batch(width, 5, seed, INPUT_STREAM)
+    g = unit_batch(width, 5, seed + 1, INPUT_STREAM)
     units = [unit_matrix("normal", width, k, seed) for k in (1, 2, 3)]
     hs, zs = [x], []
     for unit in units:
@@ -323,7 +327,7 @@ def test_propagate_with_an_upstream_gradient_gives_both_directions_as_by_hand():
     forward, backward = propagate(units, scale, "tanh", x, upstream=g)
     np.testing.assert_allclose(forward, [np.mean(h * h) for h in hs], rtol=1e-12)
     np.testing.assert_allclose(backward, [np.mean(d * d) for d in grads[::-1]], rtol=1e-12)
-    assert backward[-1] == prop.mean_square(g) and backward[0] != backward[-1]
+    assert backward[-1] == mean_square(g) and backward[0] != backward[-1]
 
 
 def test_the_statistics_over_seeds_are_computed_once_and_read_only():
@@ -375,9 +379,9 @@ def test_simulate_by_default_is_xavier_relu_20_layers_of_256_3_seeds_of_32():
 
 
 def test_unit_batch_draws_its_own_stream_and_is_read_only():
-    x = unit_batch(8, 4, seed=3, stream=prop.INPUT_STREAM)
-    g = unit_batch(8, 4, seed=3, stream=prop.GRADIENT_STREAM)
-    raw = normal(PCG32(3, prop.INPUT_STREAM), 32).reshape(8, 4)
+    x = unit_batch(8, 4, seed=3, stream=INPUT_STREAM)
+    g = unit_batch(8, 4, seed=3, stream=GRADIENT_STREAM)
+    raw = normal(PCG32(3, INPUT_STREAM), 32).reshape(8, 4)
     np.testing.assert_array_equal(x, raw / math.sqrt(np.mean(raw * raw)))
     assert not np.array_equal(x, g)  # inputs and upstream gradients never share numbers
     assert not x.flags.writeable and not g.flags.writeable  # a cache hands out the same array

@@ -30,8 +30,6 @@ from typing import NamedTuple
 
 import numpy as np
 
-from .init import DEFAULT_LEAKY_RELU_SLOPE as LEAKY_RELU_SLOPE
-
 __all__ = [
     "ACTIVATIONS",
     "Activation",
@@ -45,6 +43,8 @@ __all__ = [
     "silu_slope",
 ]
 
+# leaky_relu's negative slope when none is given: torch's, in nn.LeakyReLU and calculate_gain.
+LEAKY_RELU_SLOPE = 0.01
 # Klambauer et al. (2017), "Self-Normalizing Neural Networks", the exact constants.
 SELU_ALPHA = 1.6732632423543772848170429916717
 SELU_SCALE = 1.0507009873554804934193349852946

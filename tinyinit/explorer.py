@@ -55,6 +55,7 @@ from matplotlib.colors import to_hex, to_rgba
 
 from ._extras import extra
 from .activations import ACTIVATIONS, SATURATED_SLOPE, TANH_SATURATED
+from .depth_result import DepthResult
 from .fastpath import UnitWeights
 from .gaussian import q_map_slope
 from .plots import (
@@ -75,9 +76,9 @@ from .plots import (
     settings_title,
     weight_labels,
 )
-from .propagation import DepthResult, mean_field, simulate, suggested_gain
+from .propagation import mean_field, simulate
 from .residual import ResidualStack, block_variances, out_scale
-from .stack import SCHEMES, scheme
+from .stack import SCHEMES, scheme, suggested_gain
 from .transport import BrowserChanges, keep_picture_for_static_pages
 from .variance import root_mean_square
 

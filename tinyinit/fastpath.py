@@ -44,14 +44,9 @@ import numpy as np
 
 from .activations import Activation, as_activation
 from .depth_result import DepthResult
-from .propagation import (
-    fan_var_of,
-    mean_field,
-    mean_square,
-    per_sample_weight_square,
-    weight_gradient_theory,
-)
+from .propagation import fan_var_of, mean_field, per_sample_weight_square, weight_gradient_theory
 from .stack import GRADIENT_STREAM, INPUT_STREAM, unit_batch, unit_matrix, unit_scale, weight_std
+from .variance import mean_square
 
 # --- multiplying ----------------------------------------------------------------------------
 

@@ -132,7 +132,7 @@ def activation_mean_square(phi: Phi, q: float = 1.0, *, param: float | None = No
 
     phi: a name of tinyinit.activations.ACTIVATIONS, a callable or an Activation;
     param: leaky_relu's slope. (The mean square of an array is
-    tinyinit.propagation.mean_square.)
+    tinyinit.variance.mean_square.)
 
     >>> round(activation_mean_square("relu", 3.0), 12)   # relu keeps half of E[z**2] = q
     1.5

@@ -25,6 +25,7 @@ from numbers import Real
 
 import numpy as np
 
+from .activations import LEAKY_RELU_SLOPE, normal_cdf
 from .checks import integer, is_integer, number, one_of
 from .distributions import (
     _check_rng,
@@ -52,7 +53,6 @@ GAINS = {
 }
 NONLINEARITIES = tuple(GAINS)
 FAN_MODES = ("fan_in", "fan_out")
-DEFAULT_LEAKY_RELU_SLOPE = 0.01
 
 
 # --- argument checks: say what was wrong, the value, and what is accepted -------
@@ -114,7 +114,7 @@ def calculate_gain(nonlinearity: str, param: float | None = None) -> float:
     """
     if one_of("nonlinearity", nonlinearity, NONLINEARITIES) != "leaky_relu":
         return GAINS[nonlinearity]
-    slope = DEFAULT_LEAKY_RELU_SLOPE if param is None else param
+    slope = LEAKY_RELU_SLOPE if param is None else param
     number("param (the leaky_relu negative slope)", slope)  # kept as given: a float32 stays one
     return math.sqrt(2.0 / (1 + slope**2))
 
@@ -356,13 +356,6 @@ def ones_init(shape) -> np.ndarray:
 MIN_TRUNC_ACCEPTANCE = 1e-3
 
 
-def _normal_cdf(x: float) -> float:
-    """Phi(x), the standard normal CDF: tinyinit.activations.normal_cdf, for one float."""
-    from .activations import normal_cdf  # imported here: activations imports this module
-
-    return float(normal_cdf(x))
-
-
 def trunc_normal_init(
     shape, std: float, rng, *, mean: float = 0.0, a: float = -2.0, b: float = 2.0
 ) -> np.ndarray:
@@ -386,7 +379,7 @@ def trunc_normal_init(
     mean, a, b = number("mean", mean), number("a", a), number("b", b)
     if not a < b:
         raise ValueError(f"a must be < b (the cutoffs of [a, b]), got a={a!r} and b={b!r}")
-    chance = _normal_cdf((b - mean) / std) - _normal_cdf((a - mean) / std)
+    chance = float(normal_cdf((b - mean) / std) - normal_cdf((a - mean) / std))
     if not chance >= MIN_TRUNC_ACCEPTANCE:
         raise ValueError(
             f"a and b must leave N(mean, std**2) a chance >= {MIN_TRUNC_ACCEPTANCE} of "

@@ -32,7 +32,7 @@ from matplotlib.patches import Polygon
 
 from ._extras import extra
 from .activations import TANH_SATURATED
-from .propagation import DepthResult
+from .depth_result import DepthResult
 from .residual import ResidualStack, block_variances
 from .stack import SCHEMES
 from .transport import BlitPlot
@@ -529,6 +529,8 @@ class HistogramPlot(BlitPlot):
         for ax in self.axes[1:]:  # shared axes: the numbers once, on the first panel
             ax.tick_params(labelbottom=False, labelleft=False)
         self.axes[0].set_ylabel("fraction of values", fontsize=9)
+        # The title's Text, made once and kept: the figure's own is a private attribute.
+        self.title = self.figure.suptitle("", fontsize=10)
         self.decorated = decorated
         for note in self.notes:
             note.set_visible(decorated)
@@ -581,14 +583,14 @@ class HistogramPlot(BlitPlot):
         what = f"{kind} {QUANTITIES[result.direction][1]}"
         self.axes[0].set_xlabel(f"value of the {what}", fontsize=9, loc="left")
         if self.decorated:
-            self.figure.suptitle(settings_title(result), fontsize=10)
+            self.title.set_text(settings_title(result))
         if draw:
             self._show()
 
     def _frame_state(self) -> tuple:
         ax = self.axes[0]
         shown = tuple(a.get_visible() for a in self.axes)
-        texts = (ax.get_xlabel(), self.figure._suptitle.get_text() if self.figure._suptitle else "")
+        texts = (ax.get_xlabel(), self.title.get_text())
         return ax.get_xlim(), ax.get_ylim(), shown, texts, tuple(self.figure.bbox.bounds)
 
 

@@ -51,31 +51,10 @@ from .gaussian import (
     mean_field_forward,
     slope_mean_square,
 )
-
-# The stack's weights and batches (the names not used here: where callers have always found them).
-from .stack import (  # noqa: F401
-    GRADIENT_STREAM,
-    INITIALIZERS,
-    INPUT_STREAM,
-    KINDS,
-    layer_weights,
-    suggested_gain,
-    unit_batch,
-    unit_matrix,
-    unit_scale,
-    weight_std,
-    words_per_layer,
-)
+from .stack import GRADIENT_STREAM, INPUT_STREAM, layer_weights, unit_batch, weight_std
+from .variance import mean_square
 
 # --- measuring ---------------------------------------------------------------------------
-
-
-def mean_square(a: np.ndarray) -> float:
-    """mean(a**2); inf when it is beyond float64 or a holds inf or nan (overflowed)."""
-    flat = np.ravel(a)
-    with np.errstate(all="ignore"):
-        m = float(np.dot(flat, flat)) / flat.size
-    return math.inf if math.isnan(m) else m
 
 
 def per_sample_weight_square(delta: np.ndarray, h: np.ndarray) -> float:
@@ -118,34 +97,6 @@ def backward_values(weights: Sequence[np.ndarray], slopes, g: np.ndarray):
             deltas.insert(0, slope * gs[0])
             gs.insert(0, w.T @ deltas[0])
     return gs, deltas
-
-
-def _scaled(units: Sequence[np.ndarray], scale: float) -> list[np.ndarray]:
-    with np.errstate(all="ignore"):
-        return [scale * np.asarray(unit, np.float64) for unit in units]
-
-
-def propagate(
-    units: Sequence[np.ndarray],
-    scale: float,
-    activation: Phi,
-    x: np.ndarray,
-    upstream: np.ndarray | None = None,
-):
-    """Mean square per layer through the stack with weights W_l = scale * units[l-1].
-
-    Forward: [m_0, ..., m_L], m_l = mean_square(h_l), h_0 = x. With `upstream`
-    (the gradient dloss/dh_L) returns (forward, backward), backward =
-    [g_0, ..., g_L], g_l the mean square of dloss/dh_l. Overflow gives inf,
-    underflow 0; nothing raises and no warning escapes.
-    """
-    act, weights = as_activation(activation), _scaled(units, scale)
-    hs, zs = forward_values(weights, act, x)
-    if upstream is None:
-        return [mean_square(h) for h in hs]
-    with np.errstate(all="ignore"):
-        gs, _ = backward_values(weights, [act.dphi(z) for z in zs], upstream)
-    return [mean_square(h) for h in hs], [mean_square(g) for g in gs]
 
 
 # --- theory: the mean-field recursion (tinyinit.gaussian) -----------------------------------

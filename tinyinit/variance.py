@@ -38,7 +38,6 @@ from .init import (
     xavier_std,
 )
 from .pcg32 import PCG32
-from .propagation import mean_square
 
 
 class Moments(NamedTuple):
@@ -184,10 +183,24 @@ def mean_square_of(samples: np.ndarray) -> Estimate:
     return Estimate(float(sq.mean()), float(sq.std(ddof=1) / math.sqrt(len(sq))))
 
 
+def mean_square(a: np.ndarray) -> float:
+    """mean(a**2) over every entry: the package's one mean square of an array.
+
+    inf when it is beyond float64 or a holds inf or nan (an overflowed stack), without a warning.
+
+    >>> mean_square(np.array([3.0, -1.0])), mean_square(np.array([1e300, 0.0]))
+    (5.0, inf)
+    """
+    flat = np.ravel(a)
+    with np.errstate(all="ignore"):
+        m = float(np.dot(flat, flat)) / flat.size
+    return math.inf if math.isnan(m) else m
+
+
 def root_mean_square(a: np.ndarray) -> float:
     """sqrt(mean(a**2)), the size of a typical entry; inf beyond float64.
 
-    The square root of tinyinit.propagation.mean_square, the package's one mean square.
+    The square root of `mean_square`.
 
     >>> root_mean_square(np.array([3.0, -3.0]))
     3.0
