@@ -131,10 +131,13 @@ CASES = {
     "unit_scale initializer": (lambda rng: unit_scale("he", 3, 4), "initializer must be one of"),
     "unit_matrix kind": (lambda rng: unit_matrix("gauss", 4, 1, 0), "kind must be one of"),
     "mean_field activation_name": (
-        lambda rng: mean_field("swish", 1.0, 3),
+        lambda rng: mean_field("swish", gain=1.0, n_layers=3),
         "activation must be one of",
     ),
-    "mean_field direction": (lambda rng: mean_field("relu", 1.0, 3, "up"), "direction must be"),
+    "mean_field direction": (
+        lambda rng: mean_field("relu", gain=1.0, n_layers=3, direction="up"),
+        "direction must be",
+    ),
     "simulate direction": (lambda rng: simulate(direction="sideways"), "direction must be"),
     "simulate activation": (lambda rng: simulate("swish", n_layers=1, seeds=1), "activation must"),
     "simulate initializer": (

@@ -202,7 +202,7 @@ def test_explorer_updates_lines_in_place_and_never_rebuilds(stack):
     first = explorer.readout.value
     assert explorer.final_variance == pytest.approx(2.0, rel=0.1)
 
-    explorer.blocks.value = 48
+    explorer.n_layers.value = 48
     explorer.scaling.value = False
     assert explorer.fig is fig and explorer.measured_line is line
     assert len(plt.get_fignums()) == n_figs
@@ -219,10 +219,10 @@ def test_explorer_widgets_have_tooltips_and_css_classes(stack):
 
     explorer = ResidualStreamExplorer(stack)
     assert "tinyinit-residual" in explorer.widget._dom_classes
-    assert "tinyinit-blocks" in explorer.blocks._dom_classes
+    assert "tinyinit-blocks" in explorer.n_layers._dom_classes
     assert "tinyinit-scaling" in explorer.scaling._dom_classes
     assert "tinyinit-readout" in explorer.readout._dom_classes
-    for w in (explorer.blocks, explorer.scaling, explorer.readout):
+    for w in (explorer.n_layers, explorer.scaling, explorer.readout):
         assert w.tooltip
     plt.close(explorer.fig)
 

@@ -162,8 +162,11 @@ def number(
     minimum: float | None = None,
     above: float | None = None,
     maximum: float | None = None,
+    finite: bool = True,
 ) -> float:
     """value as a float, if it is a finite real number (not a bool) >= minimum, > above, <= maximum.
+
+    finite=False lets +-inf through too (never NaN): "a real number ..., inf allowed".
 
     >>> number("gain", 1)
     1.0
@@ -180,14 +183,17 @@ def number(
     ...
     tinyinit.checks.KindError: mean must be a finite real number, got '0'
     """
-    accepted = "a finite real number"
+    accepted = "a finite real number" if finite else "a real number"
     for word, bound in ((">=", minimum), (">", above), ("<=", maximum)):
         if bound is not None:
             accepted += f" {word} {bound}"
+    if not finite:
+        accepted += ", inf allowed"
     if not is_number(value):
         raise _refuse(KindError, name, accepted, value)
     if (
-        not math.isfinite(value)
+        math.isnan(value)
+        or (finite and math.isinf(value))
         or (minimum is not None and value < minimum)
         or (above is not None and value <= above)
         or (maximum is not None and value > maximum)

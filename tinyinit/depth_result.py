@@ -1,22 +1,155 @@
-"""What `tinyinit.propagation.simulate` returns: the mean square per layer, per seed and in theory.
+"""One depth experiment: its settings, checked, and what it returns, the mean square per layer
+per seed and in theory (`DepthResult`).
 
-Also what the plots and readouts ask of it (the median and range over seeds, the
-layer where the signal arrives, where it overflows or underflows), each computed
+`tinyinit.propagation.simulate` runs the experiment plainly, `tinyinit.fastpath.UnitWeights`
+from what it keeps; both check their arguments here (`experiment`) and hand what each seed
+measured (`SeedPass`) to the one place that makes a DepthResult of it (`Experiment.result`).
+
+A DepthResult also answers what the plots and readouts ask of it (the median and range over
+seeds, the layer where the signal arrives, where it overflows or underflows), each computed
 once and read-only.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Sized
 from dataclasses import dataclass
 from functools import cached_property
+from typing import NamedTuple
 
 import numpy as np
+
+from .activations import Activation, as_activation
+from .checks import KindError, integer, integers, is_integer, number, one_of
+from .stack import scheme
+
+__all__ = ["DIRECTIONS", "DepthResult", "Experiment", "SeedPass", "experiment"]
+
+DIRECTIONS = ("forward", "backward")
 
 
 def _read_only(a: np.ndarray) -> np.ndarray:
     a.setflags(write=False)
     return a
+
+
+class SeedPass(NamedTuple):
+    """What one seed's network measured: the mean square per layer l = 0 .. n_layers
+    (`squares`), backward also the weight gradient's (`weight_squares`, nan at layer 0, else
+    None), and the values themselves at the layers asked for (`values`, indexed by layer).
+
+    >>> SeedPass(0, [1.0, 0.5], None, {}).squares
+    [1.0, 0.5]
+    """
+
+    seed: int
+    squares: list[float]
+    weight_squares: list[float] | None
+    values: dict[int, np.ndarray]
+
+
+class Experiment(NamedTuple):
+    """The settings of one depth experiment, checked (`experiment` makes them).
+
+    act is the activation resolved (an Activation), activation as it was given (a name, or
+    your own callable); seeds yields the seeds one at a time, each an integer.
+
+    >>> e = experiment("tanh", "normal", std=0.1, n_layers=2, seeds=[4, 7])
+    >>> e.initializer, e.std, tuple(e.seeds)
+    ('normal', 0.1, (4, 7))
+    """
+
+    act: Activation
+    activation: str | Callable
+    initializer: str
+    gain: float
+    std: float
+    n_layers: int
+    width: int
+    seeds: Iterable[int]
+    batch: int
+    direction: str
+    sample_layers: tuple[int, ...]
+
+    def result(
+        self, weight_std: float, passes: list[SeedPass], theory, weight_theory=None
+    ) -> DepthResult:
+        """The DepthResult of these settings, from each seed's pass and the theory.
+
+        >>> e = experiment("relu", "normal", n_layers=1, width=4, seeds=1, sample_layers=(1,))
+        >>> p = SeedPass(0, [1.0, 0.5], None, {1: np.array([[1.0], [0.0]])})
+        >>> r = e.result(0.02, [p], np.array([1.0, 0.5]))
+        >>> r.seeds, r.per_seed, r.samples
+        ((0,), array([[1. , 0.5]]), {1: array([1., 0.])})
+        """
+        if not passes:
+            raise ValueError("seeds must hold at least one seed, got none")
+        weights = None
+        if self.direction == "backward":
+            weights = np.array([p.weight_squares for p in passes])
+        samples = {
+            layer: np.concatenate([p.values[layer].ravel() for p in passes])
+            for layer in self.sample_layers
+        }
+        return DepthResult(
+            self.activation, self.initializer, self.gain, weight_std, self.width, self.n_layers,
+            tuple(p.seed for p in passes), self.batch, self.direction,
+            np.array([p.squares for p in passes]), theory, weights, weight_theory,
+            samples or None,
+        )  # fmt: skip
+
+
+def _seeds(seeds) -> Iterable[int]:
+    """The seeds to run: 0 .. n-1 for a count n; a sequence's own, checked now; an iterator's
+    one at a time, each checked as it is taken (so that a progress bar wrapping them, as tqdm
+    wraps a loop, moves as each seed is done)."""
+    accepted = "a count >= 1 or the seeds themselves (integers)"
+    if is_integer(seeds):
+        return range(integer("seeds", seeds, minimum=1))
+    if isinstance(seeds, (str, bytes, dict, set)) or not isinstance(seeds, Iterable):
+        raise KindError(f"seeds must be {accepted}, got {seeds!r}")
+    if isinstance(seeds, Sized):
+        taken = integers("seeds", seeds if isinstance(seeds, np.ndarray) else list(seeds))
+        if not taken:
+            raise ValueError(f"seeds must be {accepted}, got {seeds!r}")
+        return taken
+    return (integer("seeds", seed) for seed in seeds)
+
+
+def experiment(
+    activation="relu",
+    initializer: str = "xavier_uniform",
+    *,
+    gain: float = 1.0,
+    std: float = 0.02,
+    n_layers: int = 20,
+    width: int = 256,
+    seeds=3,
+    batch: int = 32,
+    direction: str = "forward",
+    sample_layers=(),
+) -> Experiment:
+    """simulate's arguments, checked: an Experiment, or an error naming the argument.
+
+    >>> experiment("relu", width=0)
+    Traceback (most recent call last):
+    ...
+    ValueError: width must be an integer >= 1, got 0
+    """
+    return Experiment(
+        as_activation(activation),
+        activation,
+        scheme(initializer).key,
+        number("gain", gain, minimum=0),
+        number("std", std, minimum=0),
+        integer("n_layers", n_layers, minimum=1),
+        integer("width", width, minimum=1),
+        _seeds(seeds),
+        integer("batch", batch, minimum=1),
+        one_of("direction", direction, DIRECTIONS),
+        # layers beyond n_layers are left out: a histogram's layers may ask past a short stack
+        tuple(k for k in integers("sample_layers", sample_layers, minimum=0) if k <= n_layers),
+    )
 
 
 @dataclass(frozen=True)
@@ -25,6 +158,8 @@ class DepthResult:
 
     m_l = mean(h_l**2) over the batch and the width units, one row per seed:
     per_seed has shape (n_seeds, n_layers + 1), theory (n_layers + 1,) from mean_field;
+    gain is the initializer's gain as given (unused by "normal"), weight_std the std every
+    weight was drawn with (the std given, for "normal");
     inf marks overflow, 0 underflow. Forward, layer 0 is the input (mean square 1);
     backward, layer n_layers is the upstream gradient (mean square 1) and layer 0
     the gradient at the input.
@@ -47,7 +182,7 @@ class DepthResult:
     activation: str
     initializer: str
     gain: float
-    std: float
+    weight_std: float
     width: int
     n_layers: int
     seeds: tuple[int, ...]

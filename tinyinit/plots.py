@@ -107,8 +107,8 @@ def _initializer_words(result: DepthResult) -> tuple[str, list[str]]:
     """The initializer's name, and the numbers it was given (the one that was set first)."""
     row = SCHEMES[result.initializer]
     if not row.uses_gain:
-        return row.title, [f"std {result.std:.3g}"]
-    return row.title, [f"gain {result.gain:.3g}", f"std {result.std:.3g}"]
+        return row.title, [f"std {result.weight_std:.3g}"]
+    return row.title, [f"gain {result.gain:.3g}", f"std {result.weight_std:.3g}"]
 
 
 def settings_title(result: DepthResult) -> str:
@@ -230,7 +230,9 @@ def layer_span(depth: int) -> int:
 def edge_note(result: DepthResult) -> str:
     """The words for values beyond float64, or "" when every value is drawable."""
     toward = "on" if result.direction == "forward" else "and below"
-    why_zero = "all weights are 0" if result.std == 0 else "underflow: below float64's 1e-323"
+    why_zero = "underflow: below float64's 1e-323"
+    if result.weight_std == 0:
+        why_zero = "all weights are 0"
     parts = []
     if (k := result.overflow_from) is not None:
         parts.append(f"▲ overflow: mean square beyond float64 (inf) from layer {k} {toward}")
