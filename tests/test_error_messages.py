@@ -86,7 +86,7 @@ CASES = {
     "dirac_init groups float": (lambda rng: ti.dirac_init((4, 2, 3), 2.0), "groups must be an"),
     "sparse_init sparsity bool": (
         lambda rng: ti.sparse_init((4, 3), True, 0.1, rng),
-        "sparsity must be a real number in [0, 1], got True",
+        "sparsity must be a finite real number from 0 to 1, got True",
     ),
     "sparse_init sparsity str": (lambda rng: ti.sparse_init((4, 3), "0.5", 0.1, rng), "sparsity"),
     # names
@@ -126,7 +126,7 @@ CASES = {
     "uniforms rng": (lambda rng: uniforms(object(), 2), "rng must be a generator"),
     "normal rng": (lambda rng: normal(None, 2), "rng must be a generator"),
     # propagation
-    "activation name": (lambda rng: activation("swish"), "activation must be one of"),
+    "activation name": (lambda rng: activation("swish"), "phi must be one of"),
     "weight_std initializer": (lambda rng: weight_std("he", 3, 4), "initializer must be one of"),
     "unit_scale initializer": (lambda rng: unit_scale("he", 3, 4), "initializer must be one of"),
     "unit_matrix kind": (lambda rng: unit_matrix("gauss", 4, 1, 0), "kind must be one of"),

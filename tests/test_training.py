@@ -151,7 +151,7 @@ X, Y = np.ones((5, 4)), np.array([0, 1, 1, 0, 1])
         (GOOD, X, Y[:4], "relu", "labels must have shape (5,), one per row of x, got (4,)"),
         (GOOD, X, Y.astype(float), "relu", "labels must be integers, got dtype float64"),
         (GOOD, X, Y, "swish", "activation must be one of linear, relu"),
-        (GOOD, X, Y, None, "activation must be the name of one (a str), got None"),
+        (GOOD, X, Y, None, "activation must be one of linear, relu, leaky_relu, tanh, sigmoid, selu, gelu, silu, or a callable, got None"),  # noqa: E501
     ],
 )
 def test_bad_input_to_loss_and_gradients_names_argument_value_and_what_is_accepted(

@@ -22,15 +22,18 @@ For an argument called `name` given the value v:
   with maximum=M too, "name must be an integer from m to M, got v".
   A bool is refused (True is not a count), a numpy integer accepted.
 * `number(name, v)`: "name must be a finite real number, got v";
-  with minimum=m, "... >= m"; with above=m, "... > m"; with maximum=M, "... <= M".
+  with minimum=m, "... >= m"; with above=m, "... > m"; with maximum=M, "... <= M";
+  with minimum and maximum, "... from m to M".
   A bool, a string and None are of the wrong kind; NaN and the infinities out of range.
 * `one_of(name, v, choices)`: "name must be one of a, b, c, got v", listing every choice
   in its order.
 * `flag(name, v)`: "name must be True or False, got v".
 * `instance(name, v, kinds, what)`: "name must be <what>, got v".
 * `function(name, v)`: "name must be a callable, got v".
+* `generator(name, v)`: "name must be a generator with a uniform() method, ..., got v".
 * `real_array(name, v, ndim=...)`: "name must be <a real array ...>, got <its shape>".
 * `integers(name, v)`: "name must be a sequence of integers, got v".
+* `shape(name, v)`: "name must be a tuple of non-negative integers, got v".
 
 v is shown with repr(), so a string reads 'relu' and a float 1.0; an array by its shape and
 dtype, and a long repr cut short.
@@ -58,6 +61,7 @@ __all__ = [
     "KindError",
     "flag",
     "function",
+    "generator",
     "instance",
     "integer",
     "integers",
@@ -66,6 +70,7 @@ __all__ = [
     "number",
     "one_of",
     "real_array",
+    "shape",
     "shown",
 ]
 
@@ -184,9 +189,12 @@ def number(
     tinyinit.checks.KindError: mean must be a finite real number, got '0'
     """
     accepted = "a finite real number" if finite else "a real number"
-    for word, bound in ((">=", minimum), (">", above), ("<=", maximum)):
-        if bound is not None:
-            accepted += f" {word} {bound}"
+    if minimum is not None and maximum is not None:
+        accepted += f" from {minimum} to {maximum}"
+    else:
+        limits = ((">=", minimum), (">", above), ("<=", maximum))
+        bounds = [f"{word} {bound}" for word, bound in limits if bound is not None]
+        accepted += " " + " and ".join(bounds) if bounds else ""
     if not finite:
         accepted += ", inf allowed"
     if not is_number(value):
@@ -256,6 +264,21 @@ def instance(name: str, value, kinds: type | tuple[type, ...], what: str):
     return value
 
 
+def generator(name: str, value):
+    """value, if it is a random generator: anything with a uniform() method, as a PCG32 has
+    (a course's frozen scalar PCG32 has nothing else).
+
+    >>> generator("rng", None)
+    Traceback (most recent call last):
+    ...
+    tinyinit.checks.KindError: rng must be a generator with a uniform() method, such as tinyinit.PCG32(seed), got None
+    """  # noqa: E501
+    if not callable(getattr(value, "uniform", None)):
+        accepted = "a generator with a uniform() method, such as tinyinit.PCG32(seed)"
+        raise _refuse(KindError, name, accepted, value)
+    return value
+
+
 def function(name: str, value) -> Callable:
     """value, if it can be called.
 
@@ -300,6 +323,32 @@ def real_array(
     if finite and not np.isfinite(array).all():
         raise _refuse(ValueError, name, accepted, array)
     return array
+
+
+def shape(name: str, value) -> tuple[int, ...]:
+    """value as an array shape: an integer, or a tuple, list or 1-D array of them, all >= 0.
+
+    >>> shape("shape", 3), shape("shape", [4, np.int64(3)])
+    ((3,), (4, 3))
+    >>> shape("shape", (4, -3))
+    Traceback (most recent call last):
+    ...
+    ValueError: shape must be a tuple of non-negative integers, got (4, -3)
+    """
+    accepted = "a tuple of non-negative integers"
+    if is_integer(value):
+        dims = (value,)
+    elif isinstance(value, np.ndarray) and value.ndim == 1:
+        dims = tuple(value.tolist())
+    elif isinstance(value, (tuple, list)):
+        dims = tuple(value)
+    else:
+        dims = None
+    if dims is None or not all(is_integer(d) for d in dims):
+        raise _refuse(KindError, name, accepted, value)
+    if any(d < 0 for d in dims):
+        raise _refuse(ValueError, name, accepted, value)
+    return tuple(operator.index(d) for d in dims)
 
 
 def integers(name: str, value, *, minimum: int | None = None) -> tuple[int, ...]:

@@ -20,7 +20,17 @@ from typing import NamedTuple
 import numpy as np
 
 from .activations import Activation, as_activation
-from .checks import KindError, integer, integers, is_integer, number, one_of
+from .checks import (
+    KindError,
+    function,
+    instance,
+    integer,
+    integers,
+    is_integer,
+    number,
+    one_of,
+    real_array,
+)
 from .stack import scheme
 
 __all__ = ["DIRECTIONS", "DepthResult", "Experiment", "SeedPass", "experiment"]
@@ -82,8 +92,11 @@ class Experiment(NamedTuple):
         >>> r.seeds, r.per_seed, r.samples
         ((0,), array([[1. , 0.5]]), {1: array([1., 0.])})
         """
+        instance("passes", passes, list, "a list of SeedPass, one per seed")
         if not passes:
             raise ValueError("seeds must hold at least one seed, got none")
+        for p in passes:
+            instance("passes", p, SeedPass, "a list of SeedPass, one per seed")
         weights = None
         if self.direction == "backward":
             weights = np.array([p.weight_squares for p in passes])
@@ -137,7 +150,7 @@ def experiment(
     ValueError: width must be an integer >= 1, got 0
     """
     return Experiment(
-        as_activation(activation),
+        as_activation(activation, name="activation"),
         activation,
         scheme(initializer).key,
         number("gain", gain, minimum=0),
@@ -225,12 +238,32 @@ class DepthResult:
         return float(self.theory[self.end_layer])
 
     def ratio(self, start: int = 1) -> float:
-        """Median of the per-seed ratios m_L / m_start (forward)."""
+        """Median of the per-seed ratios m_L / m_start (forward).
+
+        >>> from tinyinit.propagation import simulate
+        >>> round(simulate("linear", n_layers=2, width=8, seeds=1).ratio(0), 3)
+        0.869
+        """
+        start = integer("start", start, minimum=0, maximum=self.n_layers)
         with np.errstate(all="ignore"):
             return float(np.median(self.per_seed[:, -1] / self.per_seed[:, start]))
 
     def first_layer(self, values: np.ndarray, where: Callable[[np.ndarray], np.ndarray]):
-        """The first layer, in the direction of travel, where `where(values)` holds."""
+        """The first layer, in the direction of travel, where `where(values)` holds.
+
+        values: one number per layer, 0 .. n_layers; where: a test of one of them.
+
+        >>> from tinyinit.propagation import simulate
+        >>> r = simulate("relu", n_layers=3, width=8, seeds=1)
+        >>> r.first_layer(np.array([1.0, 0.5, 0.0, 0.0]), lambda v: v == 0)
+        2
+        """
+        values = real_array("values", values, ndim=1)
+        if len(values) != self.n_layers + 1:
+            raise ValueError(
+                f"values must hold one number per layer, {self.n_layers + 1}, got {len(values)}"
+            )
+        where = function("where", where)
         order = self.layers if self.direction == "forward" else self.layers[::-1]
         hits = [int(k) for k in order if where(values[k])]
         return hits[0] if hits else None

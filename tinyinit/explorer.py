@@ -83,6 +83,18 @@ from .stack import SCHEMES, scheme, suggested_gain
 from .transport import BrowserChanges, keep_picture_for_static_pages
 from .variance import root_mean_square
 
+__all__ = [
+    "DepthExplorer",
+    "ResidualStreamExplorer",
+    "caption_html",
+    "compare_line",
+    "depth_explorer",
+    "gain_note",
+    "histogram_caption_html",
+    "panel_row_html",
+    "readout_lines",
+]
+
 with extra("lab", "the explorer"):  # the widgets are not in the core install
     import ipywidgets as widgets
 
@@ -168,7 +180,7 @@ def compare_line(result: DepthResult, pinned: DepthResult, number: int) -> str:
     return f"{now} ends 2^{abs(ratio):.1f} {where} {then} at layer {layer}"
 
 
-def gain_note(activation_name: str, gain: float, n_layers: int) -> str:
+def gain_note(activation: str, gain: float, n_layers: int) -> str:
     """The words beside the gain slider: where the suggested gain comes from, and for gelu
     and silu, which torch's table lacks, that it holds one layer and not a deep stack.
 
@@ -184,14 +196,16 @@ def gain_note(activation_name: str, gain: float, n_layers: int) -> str:
 mean square, but is unstable over depth (the q-map's slope there is 1.14 &gt; 1): at gain \
 1.534 the theory gives 16 at layer 20
     """
-    suggested, source = suggested_gain(activation_name)
+    suggested, source = suggested_gain(activation)
+    gain = number("gain", gain, minimum=0)
+    n_layers = integer("n_layers", n_layers, minimum=1)
     if source == "calculate_gain":
-        return f"calculate_gain('{activation_name}') = {suggested:.4g}"
-    slope = q_map_slope(activation_name, suggested, 1.0)
-    end = mean_field(activation_name, gain=gain, n_layers=n_layers)[-1]
+        return f"calculate_gain('{activation}') = {suggested:.4g}"
+    slope = q_map_slope(activation, suggested, 1.0)
+    end = mean_field(activation, gain=gain, n_layers=n_layers)[-1]
     holds = "but is unstable over depth" if slope > 1 else "and holds over depth"
     return (
-        f"{activation_name}: not in torch's table; 1/√E[φ(z)²] by quadrature = "
+        f"{activation}: not in torch's table; 1/√E[φ(z)²] by quadrature = "
         f"{suggested:.4g} keeps <b>one</b> layer's mean square, {holds} "
         f"(the q-map's slope there is {slope:.3g} {'&gt;' if slope > 1 else '≤'} 1): "
         f"at gain {gain:.4g} the theory gives {end:.2g} at layer {n_layers}"

@@ -441,7 +441,7 @@ class UnitWeights:
         >>> forward, weights
         (array([1.  , 0.5 , 0.25]), None)
         """
-        act, gain = as_activation(act), number("gain", gain, minimum=0)
+        act, gain = as_activation(act, name="act"), number("gain", gain, minimum=0)
         n_layers = integer("n_layers", n_layers, minimum=0)
         key = (act, gain, n_layers, one_of("direction", direction, DIRECTIONS))
         if key not in self.theory_memo:

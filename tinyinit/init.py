@@ -21,12 +21,12 @@ package needs a Xavier or Kaiming std asks them.
 from __future__ import annotations
 
 import math
-from numbers import Real
 
 import numpy as np
 
+from . import checks
 from .activations import LEAKY_RELU_SLOPE, normal_cdf
-from .checks import integer, is_integer, number, one_of
+from .checks import integer, number, one_of
 from .distributions import (
     _check_rng,
     normal,
@@ -35,6 +35,31 @@ from .distributions import (
     uniform_float32,
     uniforms,
 )
+
+__all__ = [
+    "calculate_gain",
+    "constant_init",
+    "dirac_init",
+    "eye_init",
+    "fans",
+    "kaiming_normal",
+    "kaiming_std",
+    "kaiming_uniform",
+    "normal_init",
+    "ones_init",
+    "orthogonal_init",
+    "scaled_residual_std",
+    "sparse_init",
+    "torch_default_init",
+    "trunc_normal_init",
+    "uniform_bound",
+    "uniform_init",
+    "xavier_bound",
+    "xavier_normal",
+    "xavier_std",
+    "xavier_uniform",
+    "zeros_init",
+]
 
 # torch.nn.init.calculate_gain's table; leaky_relu is a formula of its slope.
 GAINS = {
@@ -59,15 +84,8 @@ FAN_MODES = ("fan_in", "fan_out")
 
 
 def _shape(shape, *, min_dims: int = 0) -> tuple[int, ...]:
-    if is_integer(shape):
-        shape = (shape,)
-    try:
-        dims = tuple(shape)
-    except TypeError:
-        dims = None
-    if dims is None or not all(is_integer(d) and d >= 0 for d in dims):
-        raise ValueError(f"shape must be a tuple of non-negative integers, got {shape!r}")
-    dims = tuple(int(d) for d in dims)
+    """shape as a tuple of ints (checks.shape), with at least min_dims of them."""
+    dims = checks.shape("shape", shape)
     if len(dims) < min_dims:
         raise ValueError(
             f"shape {dims!r} has {len(dims)} dimension(s); fans need at least 2, "
@@ -131,6 +149,7 @@ def xavier_std(fan_in: int, fan_out: int, gain: float = 1.0) -> float:
     >>> xavier_std(3, 4)
     0.5345224838248488
     """
+    fan_in, fan_out, gain = _fans_and_gain(fan_in, fan_out, gain)
     return gain * math.sqrt(2.0 / (fan_in + fan_out))
 
 
@@ -143,7 +162,13 @@ def xavier_bound(fan_in: int, fan_out: int, gain: float = 1.0) -> float:
     >>> xavier_bound(3, 4)      # the card's sqrt(6/7)
     0.9258200997725514
     """
+    fan_in, fan_out, gain = _fans_and_gain(fan_in, fan_out, gain)
     return gain * math.sqrt(6.0 / (fan_in + fan_out))
+
+
+def _fans_and_gain(fan_in, fan_out, gain) -> tuple[int, int, float]:
+    fan_in, fan_out = integer("fan_in", fan_in, minimum=1), integer("fan_out", fan_out, minimum=1)
+    return fan_in, fan_out, number("gain", gain, minimum=0)
 
 
 def kaiming_std(fan: int, gain: float) -> float:
@@ -152,6 +177,7 @@ def kaiming_std(fan: int, gain: float) -> float:
     >>> kaiming_std(3, calculate_gain("relu"))
     0.8164965809277261
     """
+    fan, gain = integer("fan", fan, minimum=1), number("gain", gain, minimum=0)
     return gain / math.sqrt(fan)
 
 
@@ -163,7 +189,7 @@ def uniform_bound(std: float) -> float:
     >>> uniform_bound(1.0)
     1.7320508075688772
     """
-    return math.sqrt(3.0) * std
+    return math.sqrt(3.0) * number("std", std, minimum=0)
 
 
 # --- initializers ----------------------------------------------------------------------
@@ -487,12 +513,7 @@ def sparse_init(shape, sparsity: float, std: float, rng) -> np.ndarray:
     dims = _shape(shape)
     if len(dims) != 2:
         raise ValueError(f"shape must have 2 dimensions (rows, cols), got {dims!r}")
-    if (
-        isinstance(sparsity, bool)
-        or not isinstance(sparsity, Real)
-        or not 0 <= sparsity <= 1  # also refuses NaN
-    ):
-        raise ValueError(f"sparsity must be a real number in [0, 1], got {sparsity!r}")
+    sparsity = number("sparsity", sparsity, minimum=0, maximum=1)
     std = number("std", std, minimum=0)
     _check_rng(rng)
     rows, cols = dims

@@ -32,6 +32,13 @@ from functools import cache
 
 import numpy as np
 
+__all__ = [
+    "agrees",
+    "cos",
+    "log",
+    "sin",
+]
+
 PROBE_SIZE = 1 << 16
 
 # name: (numpy's ufunc, the C library's function as Python exposes it, what to check it on)

@@ -118,7 +118,7 @@ def forward_values(weights: Sequence[np.ndarray], activation: Phi, x: np.ndarray
     >>> hs[1].ravel().tolist(), zs[0].ravel().tolist()
     ([2.0, 0.0], [2.0, -2.0])
     """
-    act, weights = as_activation(activation), _weights(weights)
+    act, weights = as_activation(activation, name="activation"), _weights(weights)
     hs, zs = [_batch("x", x, weights[0].shape[1])], []
     with np.errstate(all="ignore"):  # overflow is inf, underflow 0: shown, not raised
         for w in weights:
@@ -179,7 +179,7 @@ def mean_field(activation: Phi, *, gain: float, n_layers: int, direction: str = 
     >>> mean_field("relu", gain=1.0, n_layers=3)      # Xavier + ReLU halves per layer
     array([1.   , 0.5  , 0.25 , 0.125])
     """
-    act = as_activation(activation)
+    act = as_activation(activation, name="activation")
     gain = number("gain", gain, minimum=0)
     n_layers = integer("n_layers", n_layers, minimum=0)
     one_of("direction", direction, DIRECTIONS)
@@ -199,7 +199,7 @@ def weight_gradient_theory(activation: Phi, *, gain: float, n_layers: int, curve
     >>> weight_gradient_theory("relu", gain=2**0.5, n_layers=2)   # Kaiming + ReLU: 1/2
     array([nan, 0.5, 0.5])
     """
-    act = as_activation(activation)
+    act = as_activation(activation, name="activation")
     gain = number("gain", gain, minimum=0)
     n_layers = integer("n_layers", n_layers, minimum=0)
     if curves is None:

@@ -31,11 +31,29 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .activations import activation
+from .activations import relu
 from .checks import integer, one_of
 from .distributions import normal
 from .init import calculate_gain, kaiming_normal, kaiming_std, normal_init, scaled_residual_std
 from .variance import mean_squares_by_layer
+
+__all__ = [
+    "ProjectionCheck",
+    "ResidualScalingReport",
+    "ResidualStack",
+    "block_variances",
+    "check_residual_scaling",
+    "compounded",
+    "draw_residual_stack",
+    "name_pattern",
+    "normalize",
+    "out_scale",
+    "relu_stack_mean_squares",
+    "residual_variance_theory",
+    "stream_variance",
+    "stream_variances",
+    "toy_gpt2_parameters",
+]
 
 # --- a stack of residual sublayers, drawn once -------------------------------------------
 
@@ -126,7 +144,7 @@ def stream_variances(
     x = stack.x0.astype(np.float64)
     variances = [stream_variance(x)]
     for k in range(2 * n_layers):
-        h = np.maximum((normalize(x) if norm == "pre" else x) @ stack.w_in[k].T, 0.0)
+        h = relu((normalize(x) if norm == "pre" else x) @ stack.w_in[k].T)
         x = x + out_scale * (h @ stack.w_out[k].T)
         if norm == "post":
             x = normalize(x)
@@ -203,7 +221,7 @@ def relu_stack_mean_squares(
             w = normal_init((width, width), std, rng).T.astype(np.float64)
             yield lambda h, w=w: h @ w
 
-    return mean_squares_by_layer(x, layers(), activation("relu").phi)
+    return mean_squares_by_layer(x, layers(), relu)
 
 
 # --- checker: did the 1/sqrt(2N) reach every output projection? ---------------------------

@@ -40,8 +40,7 @@ import numpy as np
 from threadpoolctl import threadpool_limits
 
 from ._extras import extra
-from .activations import SATURATED_SLOPE, Activation
-from .activations import activation as _activation_named
+from .activations import SATURATED_SLOPE, Activation, as_activation
 from .checks import integer, number, one_of
 from .pcg32 import PCG32
 
@@ -121,10 +120,8 @@ def _count(name: str, value) -> int:
     return integer(name, value, minimum=1)
 
 
-def _activation(name: str) -> Activation:
-    if not isinstance(name, str):
-        raise ValueError(f"activation must be the name of one (a str), got {name!r}")
-    return _activation_named(name)
+def _activation(activation) -> Activation:
+    return as_activation(activation, name="activation")  # a name, a callable or an Activation
 
 
 # --- the network ------------------------------------------------------------------------

@@ -40,7 +40,21 @@ from .init import (
     xavier_uniform,
 )
 from .residual import GPT2_PATTERNS, NAMINGS, normalize
-from .training import cross_entropy as _softmax_cross_entropy
+from .training import cross_entropy
+
+__all__ = [
+    "GPTConfig",
+    "GPTTrace",
+    "TinyGPT",
+    "gelu_mean_square",
+    "gpt_forward",
+    "init_gpt_params",
+    "init_rule",
+    "layer_norm",
+    "next_token_loss",
+    "parameter_shapes",
+    "random_tokens",
+]
 
 # --- GELU and what it does to a variance ---------------------------------------------------
 
@@ -229,7 +243,7 @@ def _linear(x, params, name):
     return x @ params[name + ".weight"].T.astype(np.float64) + params[name + ".bias"]
 
 
-def causal_self_attention(x, params, prefix, n_head):
+def _causal_self_attention(x, params, prefix, n_head):
     """Multi-head causal attention of x (B, T, d); returns (output before W_O's add, scores)."""
     B, T, d = x.shape
     dh = d // n_head
@@ -259,7 +273,7 @@ def gpt_forward(params: dict[str, np.ndarray], config: GPTConfig, idx: np.ndarra
     for i in range(config.n_layer):
         p = f"h.{i}."
         h = layer_norm(x, params[p + "ln_1.weight"], params[p + "ln_1.bias"])
-        attn, scores = causal_self_attention(h, params, p + "attn.", config.n_head)
+        attn, scores = _causal_self_attention(h, params, p + "attn.", config.n_head)
         x = x + attn
         h = layer_norm(x, params[p + "ln_2.weight"], params[p + "ln_2.bias"])
         preact = _linear(h, params, p + "mlp.c_fc")
@@ -273,17 +287,17 @@ def gpt_forward(params: dict[str, np.ndarray], config: GPTConfig, idx: np.ndarra
     return GPTTrace(np.array(stream), *(np.array(v) for v in rec.values()), logits)
 
 
-def cross_entropy(logits: np.ndarray, targets: np.ndarray) -> float:
+def next_token_loss(logits: np.ndarray, targets: np.ndarray) -> float:
     """Mean -log softmax(logits)[target] over every position; ln(vocab_size) for uniform ones.
 
     logits (..., vocab), targets (...): tinyinit.training.cross_entropy's loss, its
     gradient left out, over the positions flattened into one batch.
 
-    >>> round(cross_entropy(np.zeros((1, 2, 4)), np.array([[0, 3]])), 6)   # ln 4
+    >>> round(next_token_loss(np.zeros((1, 2, 4)), np.array([[0, 3]])), 6)   # ln 4
     1.386294
     """
     vocab = logits.shape[-1]
-    return _softmax_cross_entropy(logits.reshape(-1, vocab), np.ravel(targets))[0]
+    return cross_entropy(logits.reshape(-1, vocab), np.ravel(targets))[0]
 
 
 def random_tokens(rng, batch: int, seq: int, vocab_size: int) -> np.ndarray:
