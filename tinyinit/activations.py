@@ -80,8 +80,9 @@ class Activation(NamedTuple):
 
 
 def _sigmoid(z):
-    # exp(-log(1 + e^-z)) never overflows, whatever the sign of z.
-    return np.exp(-np.logaddexp(0.0, -z))
+    # exp(-log(1 + e^-z)) never overflows, whatever the sign of z; NaN stays NaN, silently.
+    with np.errstate(invalid="ignore"):
+        return np.exp(-np.logaddexp(0.0, -z))
 
 
 def _selu(z):
@@ -167,7 +168,8 @@ def gelu(z: np.ndarray, approximate: str = "none") -> np.ndarray:
 
 def _gelu(z) -> np.ndarray:
     z = np.asarray(z, dtype=np.float64)
-    return z * _normal_cdf(z)
+    with np.errstate(invalid="ignore"):  # -inf * 0 at z = -inf: gelu's limit there is 0
+        return np.where(z == -np.inf, 0.0, z * _normal_cdf(z))
 
 
 def gelu_slope(z: np.ndarray) -> np.ndarray:
@@ -183,7 +185,7 @@ def _gelu_slope(z) -> np.ndarray:
     z = np.asarray(z, dtype=np.float64)
     with np.errstate(over="ignore", invalid="ignore"):  # z * z beyond float64: the slope is 0 or 1
         density = np.exp(-0.5 * z * z) / _SQRT_2PI
-    return _normal_cdf(z) + np.where(density > 0, z * density, 0.0)
+        return _normal_cdf(z) + np.where(density > 0, z * density, 0.0)
 
 
 def silu(z: np.ndarray) -> np.ndarray:
@@ -199,7 +201,8 @@ def silu(z: np.ndarray) -> np.ndarray:
 
 def _silu(z) -> np.ndarray:
     z = np.asarray(z, dtype=np.float64)
-    return z * _sigmoid(z)
+    with np.errstate(invalid="ignore"):  # -inf * 0 at z = -inf: silu's limit there is 0
+        return np.where(z == -np.inf, 0.0, z * _sigmoid(z))
 
 
 def silu_slope(z: np.ndarray) -> np.ndarray:
@@ -283,6 +286,7 @@ def _resolve(phi, param, name: str) -> Activation:
     if callable(phi):
         _try_on_an_array(phi, name)
         if param is not None:
+            number("param (the leaky_relu negative slope)", param)
             raise ValueError(f"param must be None for a callable {name}, got {param!r}")
         h = _DIFFERENCE_STEP
         return Activation(phi, lambda z: (phi(z + h) - phi(z - h)) / (2 * h))
@@ -290,8 +294,10 @@ def _resolve(phi, param, name: str) -> Activation:
         raise KindError(f"{name} must be {accepted}, got {phi!r}")
     if phi not in ACTIVATIONS:
         raise ValueError(f"{name} must be {accepted}, got {phi!r}")
+    if param is not None:
+        number("param (the leaky_relu negative slope)", param)
     if phi == "leaky_relu" and param is not None:
-        return leaky_relu(number("param (the leaky_relu negative slope)", param))
+        return leaky_relu(param)
     if param is not None:
         raise ValueError(f"param must be None for {phi} (it is leaky_relu's slope), got {param!r}")
     return ACTIVATIONS[phi]

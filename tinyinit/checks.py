@@ -291,13 +291,20 @@ def function(name: str, value) -> Callable:
 
 
 def real_array(
-    name: str, value, *, ndim: int | None = None, finite: bool = False, what: str = ""
+    name: str,
+    value,
+    *,
+    ndim: int | None = None,
+    finite: bool = False,
+    what: str = "",
+    float64: bool = True,
 ) -> np.ndarray:
     """value as a float64 array (a copy only where needed), if it holds real numbers.
 
     ndim: the number of dimensions it must have; finite: refuse NaN and the infinities;
-    what: the words for what is accepted, when the default ones say too little. Lists and
-    tuples of numbers are arrays too; strings, None, objects and booleans are not.
+    what: the words for what is accepted, when the default ones say too little;
+    float64=False: keep the array's own dtype (float32 stays float32). Lists and tuples of
+    numbers are arrays too; strings, None, objects and booleans are not.
 
     >>> real_array("x", [[1, 2]], ndim=2)
     array([[1., 2.]])
@@ -317,7 +324,8 @@ def real_array(
         raise _refuse(KindError, name, accepted, value) from None
     if array.dtype.kind not in "iuf":
         raise _refuse(KindError, name, accepted, value)
-    array = array.astype(np.float64, copy=False)
+    if float64:
+        array = array.astype(np.float64, copy=False)
     if ndim is not None and array.ndim != ndim:
         raise _refuse(ValueError, name, accepted, array)
     if finite and not np.isfinite(array).all():

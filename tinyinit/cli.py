@@ -47,12 +47,13 @@ MAX_PIXELS = 40_000_000
 # --- the pieces, usable without the command line ------------------------------------------
 
 
-def parse_gain(text: str) -> float | None:
+def parse_gain(gain: str) -> float | None:
     """A gain as a teacher types it: a number, a fraction, sqrt(x), or "auto" (None).
 
     >>> parse_gain("5/3"), parse_gain("sqrt(2)"), parse_gain("1.0"), parse_gain("auto")
     (1.6666666666666667, 1.4142135623730951, 1.0, None)
     """
+    text = instance("gain", gain, str, "the text of a gain, such as '5/3', 'sqrt(2)' or 'auto'")
     s = text.strip().lower().replace(" ", "")
     if s == "auto":
         return None
@@ -91,7 +92,7 @@ def resolve_gain(gain: float | None, initializer: str, activation: str) -> float
     (1.0, 1.6666666666666667)
     """
     if gain is not None:
-        return float(gain)
+        return number("gain", gain, minimum=0)
     return scheme(initializer).initial_gain(activation)
 
 

@@ -94,7 +94,7 @@ class Experiment(NamedTuple):
         """
         instance("passes", passes, list, "a list of SeedPass, one per seed")
         if not passes:
-            raise ValueError("seeds must hold at least one seed, got none")
+            raise ValueError("passes must hold one SeedPass per seed, at least one, got none")
         for p in passes:
             instance("passes", p, SeedPass, "a list of SeedPass, one per seed")
         weights = None

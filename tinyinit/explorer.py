@@ -55,7 +55,7 @@ from matplotlib.colors import to_hex, to_rgba
 
 from ._extras import extra
 from .activations import ACTIVATIONS, SATURATED_SLOPE, TANH_SATURATED
-from .checks import KindError, flag, instance, integer, is_integer, number, one_of
+from .checks import KindError, flag, instance, integer, number, one_of
 from .depth_result import DIRECTIONS, DepthResult
 from .fastpath import UnitWeights
 from .gaussian import q_map_slope
@@ -119,7 +119,7 @@ def readout_lines(result: DepthResult) -> list[str]:
     >>> readout_lines(r)[0]
     'layer 3: measured 0.55, theory 1'
     """
-    end = result.end_layer
+    end = _result("result", result).end_layer
     first = (
         f"layer {end}: measured {_number(result.measured_end)}, theory {_number(result.theory_end)}"
     )
@@ -167,6 +167,8 @@ def compare_line(result: DepthResult, pinned: DepthResult, number: int) -> str:
     >>> compare_line(kaiming, xavier, 1)
     'Kaiming normal, fan_in, gain 1.41 ends 2^20.9 above Xavier uniform, gain 1 (pin 1) at layer 20'
     """
+    _result("result", result), _result("pinned", pinned)
+    number = integer("number", number, minimum=1)
     now, then = _short_name(result, pinned) or "now", _short_name(pinned, result)
     then = f"{then} (pin {number})" if then else f"pin {number}"
     layer = min(result.n_layers, pinned.n_layers) if result.direction == "forward" else 0
@@ -212,6 +214,21 @@ mean square, but is unstable over depth (the q-map's slope there is 1.14 &gt; 1)
     )
 
 
+def _result(name: str, result) -> DepthResult:
+    return instance(name, result, DepthResult, "a DepthResult (propagation.simulate's)")
+
+
+def _pins(pins) -> list[tuple[int, str]]:
+    """pins checked: (slot, label) pairs, a slot of PIN_COLORS and a label."""
+    accepted = f"(slot, label) pairs, slot from 0 to {MAX_PINS - 1}"
+    instance("pins", pins, (list, tuple), accepted)
+    for pin in pins:
+        if not (isinstance(pin, (list, tuple)) and len(pin) == 2 and isinstance(pin[1], str)):
+            raise KindError(f"pins must be {accepted}, got an item {pin!r}")
+        integer("pins", pin[0], minimum=0, maximum=MAX_PINS - 1)
+    return list(pins)
+
+
 def _swatch(color: str, mark: str, alpha: float = 1.0) -> str:
     r, g, b = (round(255 * v) for v in to_rgba(color)[:3])
     return f'<span style="color:rgba({r},{g},{b},{alpha})">{mark}</span>'
@@ -227,6 +244,8 @@ def caption_html(result: DepthResult, pins=()) -> str:
     >>> "median of 2 seeds" in caption_html(r)
     True
     """
+    _result("result", result)
+    pins = _pins(pins)
     color = initializer_color(result.initializer)
     swatches = [
         f'<span style="color:{to_hex(color)}">●━</span>',
@@ -258,6 +277,12 @@ def histogram_caption_html(result: DepthResult) -> str:
     >>> "h = 0" in histogram_caption_html(r)
     True
     """
+    layers = histogram_layers(_result("result", result).n_layers, result.direction)
+    if any(layer not in (result.samples or {}) for layer in layers):
+        raise ValueError(
+            f"result must hold the samples of layers {layers}: simulate it with "
+            f"sample_layers=histogram_layers({result.n_layers}, {result.direction!r})"
+        )
     what = "activations hℓ" if result.direction == "forward" else "gradients ∂loss/∂hℓ"
     key = (
         f"the {what} at {len(histogram_layers(result.n_layers, result.direction))} layers, "
@@ -285,7 +310,7 @@ def panel_row_html(plot: HistogramPlot) -> str:
     >>> panel_row_html(plot).count("layer ")
     2
     """
-    figure = plot.figure
+    figure = instance("plot", plot, HistogramPlot, "a HistogramPlot").figure
     params = figure.subplotpars
     panels, px = len(plot.axes), figure.get_figwidth() * figure.dpi
     # The grid repeats the figure's: its margins, panel widths and gaps, in pixels.
@@ -523,7 +548,7 @@ def _depth_settings(
         gain=number("gain", gain, minimum=GAIN_RANGE[0], maximum=GAIN_RANGE[1]),
         std=number("std", std, minimum=STD_RANGE[0], maximum=STD_RANGE[1]),
         n_layers=integer("n_layers", n_layers, minimum=1, maximum=SLIDER_MAX_LAYERS),
-        width=one_of("width", width if not is_integer(width) else int(width), WIDTHS),
+        width=one_of("width", integer("width", width, minimum=1), WIDTHS),
         seeds=integer("seeds", seeds, minimum=1, maximum=SLIDER_MAX_SEEDS),
         direction=one_of("direction", direction, DIRECTIONS),
         view=one_of("view", view, VIEWS),
@@ -804,6 +829,7 @@ class DepthExplorer(Explorer):
         >>> ex.snapshot()[:4]
         b'\\x89PNG'
         """
+        dpi = integer("dpi", dpi, minimum=10, maximum=600)
         size = tuple(self.figure.get_size_inches())
         if self.view.value == "histograms":
             plot = HistogramPlot(figsize=size, decorated=True)
@@ -860,11 +886,19 @@ class ResidualStreamExplorer(Explorer):
     draws the other setting too, faded, with its theory.
 
     Attributes: n_layers (the "blocks N" slider), scaling, both (widgets, RESIDUAL_CONTROLS);
-    readout (HTML);
-    figure, ax; app (the whole layout), figure_view (the canvas or its PNG in it).
+    readout (HTML); figure, ax; app (the whole layout), figure_view (the canvas or its PNG in
+    it).
 
     CSS classes: container tinyinit-residual, slider tinyinit-blocks, toggles
     tinyinit-scaling and tinyinit-both, readout tinyinit-readout.
+
+    >>> from tinyinit import PCG32
+    >>> from tinyinit.residual import draw_residual_stack
+    >>> explorer = ResidualStreamExplorer(draw_residual_stack(4, 32, 32, 16, PCG32(0)), 4)
+    >>> explorer.n_layers.value = 2                   # as a hand on the slider
+    >>> len(explorer.measured_line.get_ydata())       # blocks 0, 1, 2
+    3
+    >>> import matplotlib.pyplot as plt; plt.close(explorer.figure)
     """
 
     def __init__(
@@ -928,7 +962,8 @@ class ResidualStreamExplorer(Explorer):
     def curves(self, n_layers: int, scaled: bool) -> tuple[np.ndarray, np.ndarray]:
         """(measured, theory) stream variance after each block 0 .. N, shape (N + 1,)
         (`tinyinit.residual.block_variances`, kept per setting)."""
-        key = (n_layers, scaled)
+        n_layers = integer("n_layers", n_layers, minimum=1, maximum=self.stack.max_layers)
+        key = (n_layers, flag("scaled", scaled))
         if key not in self._cache:
             self._cache[key] = block_variances(self.stack, n_layers, scaled)
         return self._cache[key]
@@ -936,7 +971,7 @@ class ResidualStreamExplorer(Explorer):
     @staticmethod
     def color(scaled: bool) -> str:
         """GPT-2's scaled outputs in its colour; unscaled ones are Kaiming's sublayers."""
-        return initializer_color("scaled_residual" if scaled else "kaiming")
+        return initializer_color("scaled_residual" if flag("scaled", scaled) else "kaiming")
 
     def update(self) -> None:
         n, scaled, both = self.n_layers.value, self.scaling.value, self.both.value

@@ -248,8 +248,7 @@ def kaiming_normal(
 def _kaiming(shape, fan_mode, nonlinearity, param, rng) -> float:
     """Kaiming's std for these arguments, after checking all of them (rng included)."""
     fan_in, fan_out = fans(shape)
-    if not isinstance(fan_mode, str) or fan_mode not in FAN_MODES:  # a list is unhashable
-        raise ValueError(f"fan_mode must be 'fan_in' or 'fan_out', got {fan_mode!r}")
+    one_of("fan_mode", fan_mode, FAN_MODES)
     gain = calculate_gain(nonlinearity, param)
     _check_rng(rng)
     return kaiming_std(fan_in if fan_mode == "fan_in" else fan_out, gain)
@@ -452,7 +451,8 @@ def orthogonal_init(shape, gain: float, rng) -> np.ndarray:
     q *= np.sign(np.diag(r))
     if wide:
         q = q.T
-    return np.ascontiguousarray(gain * q, dtype=np.float32).reshape(dims)
+    with np.errstate(over="ignore"):  # beyond float32 is inf, the package's overflow
+        return np.ascontiguousarray(gain * q, dtype=np.float32).reshape(dims)
 
 
 def eye_init(shape) -> np.ndarray:

@@ -241,7 +241,7 @@ def relu_mlp_backward(
     array([[2., 0.]])
     """
     weights, activations, dy = _backward_arguments(weights, activations, dy)
-    slopes = [h > 0 for h in activations[1:]]
+    slopes = [(h > 0).astype(h.dtype) for h in activations[1:]]
     return backward_layers(weights, activations, dy, slopes)[0]
 
 
@@ -283,12 +283,14 @@ def _widths(widths) -> list[int]:
     return [integer("widths", width, minimum=1) for width in np.ravel(widths).tolist()]
 
 
-def _experiment(parametrization, optimizer, n_layers, base_width, seed) -> None:
+def _experiment(parametrization, optimizer, n_layers, base_width, seed, batch, d_in, d_out):
     """The arguments every width shares, checked before the first width is run."""
     one_of("parametrization", parametrization, PARAMETRIZATIONS)
     one_of("optimizer", optimizer, OPTIMIZERS)
     _sizes(n_layers, 1, base_width)
     integer("seed", seed)
+    for name, size in (("batch", batch), ("d_in", d_in), ("d_out", d_out)):
+        integer(name, size, minimum=1)
 
 
 def make_regression(rng, n_samples: int, d_in: int, d_out: int) -> tuple[np.ndarray, np.ndarray]:
@@ -345,20 +347,21 @@ def train_regression(
     losses = np.full(steps + 1, np.nan)
     sizes = np.full((steps + 1, len(weights)), np.nan)
     state = adam_init(weights) if optimizer == "adam" else None
-    for t in range(steps + 1):
-        y, activations = relu_mlp_forward(weights, x)
-        loss, dy = mse_loss(y, target)
-        if not loss < DIVERGED_LOSS:  # also catches NaN
-            break
-        losses[t] = loss
-        sizes[t] = [root_mean_square(h) for h in activations[1:]] + [root_mean_square(y)]
-        if t == steps:
-            break
-        grads = relu_mlp_backward(weights, activations, dy)
-        if optimizer == "sgd":
-            weights = sgd_step(weights, grads, lrs)
-        else:
-            weights, state = adam_step(weights, grads, state, lrs)
+    with np.errstate(over="ignore", invalid="ignore"):  # a diverging run stops below, quietly
+        for t in range(steps + 1):
+            y, activations = relu_mlp_forward(weights, x)
+            loss, dy = mse_loss(y, target)
+            if not loss < DIVERGED_LOSS:  # also catches NaN
+                break
+            losses[t] = loss
+            sizes[t] = [root_mean_square(h) for h in activations[1:]] + [root_mean_square(y)]
+            if t == steps:
+                break
+            grads = relu_mlp_backward(weights, activations, dy)
+            if optimizer == "sgd":
+                weights = sgd_step(weights, grads, lrs)
+            else:
+                weights, state = adam_step(weights, grads, state, lrs)
     return weights, losses, sizes
 
 
@@ -395,7 +398,7 @@ def coordinate_check(
     """
     widths = _widths(widths)
     steps, lr = integer("steps", steps, minimum=0), number("lr", lr, above=0)
-    _experiment(parametrization, optimizer, n_layers, base_width, seed)
+    _experiment(parametrization, optimizer, n_layers, base_width, seed, batch, d_in, d_out)
     x, target = make_regression(PCG32(seed, stream=1), batch, d_in, d_out)
     sizes = []
     for width in widths:
@@ -447,7 +450,7 @@ def lr_sweep(
     instance("lrs", lrs, (list, tuple, np.ndarray), "a sequence of learning rates")
     lrs = np.array([number("lrs", lr, above=0) for lr in np.ravel(lrs)])
     steps = integer("steps", steps, minimum=0)
-    _experiment(parametrization, optimizer, n_layers, base_width, seed)
+    _experiment(parametrization, optimizer, n_layers, base_width, seed, batch, d_in, d_out)
     x, target = make_regression(PCG32(seed, stream=1), batch, d_in, d_out)
     losses = np.empty((len(widths), len(lrs)))
     for i, width in enumerate(widths):

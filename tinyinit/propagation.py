@@ -205,6 +205,8 @@ def weight_gradient_theory(activation: Phi, *, gain: float, n_layers: int, curve
     if curves is None:
         curves = [mean_field(act, gain=gain, n_layers=n_layers, direction=d) for d in DIRECTIONS]
     instance("curves", curves, (list, tuple), "(m, g), mean_field's two curves, or None")
+    if len(curves) != 2:
+        raise ValueError(f"curves must be (m, g), mean_field's two curves, got {len(curves)}")
     m, g = (real_array("curves", c, ndim=1) for c in curves)
     if not len(m) == len(g) == n_layers + 1:
         raise ValueError(f"curves must be two curves of n_layers + 1 = {n_layers + 1} values")

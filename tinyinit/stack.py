@@ -190,7 +190,11 @@ INITIALIZERS = {key: row.label for key, row in SCHEMES.items()}
 
 
 def scheme(initializer: str) -> Scheme:
-    """The row of SCHEMES for `initializer`; an error naming the keys for any other."""
+    """The row of SCHEMES for `initializer`; an error naming the keys for any other.
+
+    >>> scheme("kaiming_fan_in").fan, scheme("xavier_uniform").kind
+    ('fan_in', 'uniform')
+    """
     return SCHEMES[one_of("initializer", initializer, SCHEMES)]
 
 
@@ -224,6 +228,9 @@ def words_per_layer(kind: str, width: int) -> int:
 
     A uniform layer draws width**2 uniforms; a normal layer draws ceil(width**2 / 2)
     Box-Muller pairs, one uniform more when width**2 is odd.
+
+    >>> words_per_layer("uniform", 3), words_per_layer("normal", 3)   # 9 uniforms; 5 pairs
+    (18, 20)
     """
     one_of("kind", kind, KINDS)
     n = integer("width", width, minimum=1) ** 2
@@ -238,6 +245,11 @@ def unit_matrix(kind: str, width: int, layer: int, seed: int) -> np.ndarray:
     (width, width), as a model would be. So layer l starts after l - 1 layers'
     worth of draws; jump-ahead gets there without drawing them. Row-major: row i
     holds the weights of output unit i (torch's (out, in) layout).
+
+    >>> from tinyinit import normal
+    >>> second = unit_matrix("normal", 2, layer=2, seed=0)     # after layer 1's two pairs
+    >>> bool((second.ravel() == normal(PCG32(0), 8)[4:]).all())
+    True
     """
     one_of("kind", kind, KINDS)
     width, layer = integer("width", width, minimum=1), integer("layer", layer, minimum=1)
