@@ -134,7 +134,7 @@ def calculate_gain(nonlinearity: str, param: float | None = None) -> float:
         return GAINS[nonlinearity]
     slope = LEAKY_RELU_SLOPE if param is None else param
     number("param (the leaky_relu negative slope)", slope)  # kept as given: a float32 stays one
-    return math.sqrt(2.0 / (1 + slope**2))
+    return math.sqrt(2.0 / (1 + slope * slope))  # a slope beyond 1e154: inf, so gain 0
 
 
 # --- scales: each formula once --------------------------------------------------------
@@ -351,11 +351,8 @@ def constant_init(shape, value: float) -> np.ndarray:
     """
     dims = _shape(shape)
     value = number("value", value)
-    with np.errstate(over="ignore"):  # the overflow is the answer here, not news
-        fits = math.isfinite(np.float32(value))
-    if not fits:
-        raise ValueError(f"value must fit in float32 (|value| < 3.4e38), got {value!r}")
-    return np.full(dims, value, dtype=np.float32)
+    with np.errstate(over="ignore"):  # beyond float32 is inf, as every overflow in tinyinit
+        return np.full(dims, np.float32(value), dtype=np.float32)
 
 
 def zeros_init(shape) -> np.ndarray:
@@ -482,8 +479,11 @@ def dirac_init(shape, groups: int = 1) -> np.ndarray:
            [0., 1.]], dtype=float32)
     """
     dims = _shape(shape)
-    if len(dims) not in (3, 4, 5):
-        raise ValueError(f"shape must have 3, 4 or 5 dimensions (out, in, *kernel), got {dims!r}")
+    if len(dims) not in (3, 4, 5) or 0 in dims[2:]:
+        raise ValueError(
+            f"shape must have 3, 4 or 5 dimensions (out, in, *kernel), the kernel's >= 1, "
+            f"got {dims!r}"
+        )
     groups = integer("groups", groups, minimum=1)
     if dims[0] % groups:
         raise ValueError(f"groups must divide shape[0] = {dims[0]}, got {groups!r}")
