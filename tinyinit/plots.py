@@ -72,14 +72,14 @@ def initializer_color(name: str) -> str:
     >>> initializer_color("he")  # doctest: +ELLIPSIS
     Traceback (most recent call last):
     ...
-    ValueError: initializer: got 'he', expected one of 'xavier', 'kaiming', ... or their variants
+    ValueError: initializer must be one of 'xavier', 'kaiming', ... or their variants, got 'he'
     """
     if isinstance(name, str):
         for key in (name, name.split("_")[0]):
             if key in INITIALIZER_COLORS:
                 return INITIALIZER_COLORS[key]
     choices = ", ".join(repr(key) for key in INITIALIZER_COLORS)
-    raise ValueError(f"initializer: got {name!r}, expected one of {choices} or their variants")
+    raise ValueError(f"initializer must be one of {choices} or their variants, got {name!r}")
 
 
 # Tick labels and legends of a stored figure, in points: readable on a projector and in print.
@@ -652,8 +652,8 @@ def show(fig: Figure, alt: str) -> None:
     """
     if not isinstance(alt, str) or len(alt.strip()) < 15:
         raise ValueError(
-            f"alt: got {alt!r}, expected a sentence (15 characters or more) saying what the "
-            "figure shows and concludes"
+            "alt must be a sentence (15 characters or more) saying what the figure shows and "
+            f"concludes, got {alt!r}"
         )
     with extra("lab", "plots.show"):
         from IPython.core.pylabtools import print_figure
