@@ -260,6 +260,18 @@ def backward_layers(
     >>> dW, dz
     ([array([[3.]])], [array([[1.]])])
     """
+    weights, h, dz, slopes = _backward_arguments(weights, h, dz, slopes)
+    n_layers = len(weights)
+    weight_grads, dzs = [None] * n_layers, [None] * n_layers
+    for l in range(n_layers - 1, -1, -1):
+        dzs[l], weight_grads[l] = dz, dz.T @ h[l]
+        if l:
+            dz = (dz @ weights[l]) * slopes[l - 1]
+    return weight_grads, dzs
+
+
+def _backward_arguments(weights, h, dz, slopes):
+    """backward_layers' arguments checked: lists of arrays that fit, a dz for the last layer."""
     weights, h = _arrays("weights", weights), _arrays("h", h)
     dz, slopes = real_array("dz", dz, ndim=2, float64=False), _arrays("slopes", slopes)
     if len(h) != len(weights) or len(slopes) != len(weights) - 1:
@@ -268,13 +280,7 @@ def backward_layers(
     if dz.shape != (len(h[-1]), np.shape(weights[-1])[0]):
         raise ValueError(f"dz must be (batch, out) = ({len(h[-1])}, {np.shape(weights[-1])[0]}) "
                          f"for the last layer, got {dz.shape}")  # fmt: skip
-    n_layers = len(weights)
-    weight_grads, dzs = [None] * n_layers, [None] * n_layers
-    for l in range(n_layers - 1, -1, -1):
-        dzs[l], weight_grads[l] = dz, dz.T @ h[l]
-        if l:
-            dz = (dz @ weights[l]) * slopes[l - 1]
-    return weight_grads, dzs
+    return weights, h, dz, slopes
 
 
 def forward(params: Params, x: np.ndarray, activation: str) -> Forward:
