@@ -1,5 +1,5 @@
-"""The package's shape: its imports form no cycle, and only tinyinit/transport.py touches
-another package's private attributes.
+"""The package's shape: its imports form no cycle, only tinyinit/transport.py touches another
+package's private attributes, and no public name is there for the tests alone.
 
 Both are read from the source (ast), not from a running import: an import inside a function
 (made there to stay lazy) counts as much as one at the top.
@@ -8,6 +8,7 @@ Both are read from the source (ast), not from a running import: an import inside
 from __future__ import annotations
 
 import ast
+import re
 from pathlib import Path
 
 import pytest
@@ -144,3 +145,65 @@ def test_the_private_attribute_scan_sees_a_foreign_one_and_not_our_own():
     source = "title = figure._suptitle\nself._pending = trace._source\n"
     assert private_attributes(source) == [(1, "_suptitle"), (2, "_source")]
     assert "_source" in own_private_names() and "_suptitle" not in own_private_names()
+
+
+# --- no test-only code: every public name serves something besides the tests ----------------
+
+ROOT = PACKAGE.parent
+# What a user meets: the package itself, the notebooks, the scripts, benchmarks and apps, and the
+# README and docs. Not tests/: a name only a test calls is test code shipped in the package.
+USERS = [
+    *PACKAGE.rglob("*.py"),
+    *ROOT.glob("notebooks/*.ipynb"),
+    *ROOT.glob("notebooks/*.py"),
+    *ROOT.glob("scripts/*.py"),
+    *ROOT.glob("benchmarks/*.py"),
+    *ROOT.glob("apps/*.ipynb"),
+    ROOT / "README.md",
+    *ROOT.glob("docs/*.md"),
+]
+
+
+def referenced_in_code(source: str, name: str) -> int:
+    """How many times `name` is read in source's code (a name or an attribute, not a docstring)."""
+    return sum(
+        (isinstance(node, ast.Name) and node.id == name and isinstance(node.ctx, ast.Load))
+        or (isinstance(node, ast.Attribute) and node.attr == name)
+        for node in ast.walk(ast.parse(source))
+    )
+
+
+# A public door whose unchecked twin is what the package runs where speed matters (inside each
+# block of a draw, each layer of a live explorer): the door is there for the reader.
+DOORS = {
+    "tinyinit.distributions.box_muller": "normal's blocks run _box_muller",
+    "tinyinit.activations.gelu_slope": "the activations table's phi' is _gelu_slope",
+    "tinyinit.activations.silu_slope": "the activations table's phi' is _silu_slope",
+    "tinyinit.variance.draw_inputs": "sample_sums draws with _inputs, naming its own argument",
+}
+
+
+def test_every_public_name_is_used_by_something_other_than_the_tests():
+    import importlib
+
+    from test_every_argument import MODULES
+
+    unused = []
+    for module_name in MODULES:
+        module = importlib.import_module(module_name)
+        own = MODULES_SOURCE[module_name]
+        for name in module.__all__:
+            if referenced_in_code(own.read_text(encoding="utf-8"), name):
+                continue
+            pattern = re.compile(rf"\b{re.escape(name)}\b")
+            elsewhere = [
+                path
+                for path in USERS
+                if path != own and pattern.search(path.read_text(encoding="utf-8"))
+            ]
+            if not elsewhere and f"{module_name}.{name}" not in DOORS:
+                unused.append(f"{module_name}.{name}")
+    assert not unused, f"public names only the tests use (test code in the package): {unused}"
+
+
+MODULES_SOURCE = {name: path for name, path in MODULES.items()}
