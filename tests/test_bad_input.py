@@ -99,7 +99,7 @@ for bad in ["fan_avg", "FAN_IN", "in", None, ["fan_in"]]:
     case(
         f"kaiming_normal fan_mode={bad!r}",
         lambda rng, bad=bad: kaiming_normal((4, 3), bad, "relu", rng),
-        *("fan_mode", repr(bad), "'fan_in'", "'fan_out'"),
+        *("fan_mode", repr(bad), "fan_in", "fan_out"),
     )
 
 # --- leaky_relu's slope: a real number --------------------------------------------------
