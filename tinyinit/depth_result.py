@@ -64,7 +64,8 @@ class Experiment(NamedTuple):
     act is the activation resolved (an Activation), activation as it was given (a name, or
     your own callable); seeds yields the seeds one at a time, each an integer.
 
-    >>> e = experiment("tanh", "normal", std=0.1, n_layers=2, seeds=[4, 7])
+    >>> e = experiment("tanh", "normal", gain=1.0, std=0.1, n_layers=2, width=8, seeds=[4, 7],
+    ...                batch=2, direction="forward", sample_layers=())
     >>> e.initializer, e.std, tuple(e.seeds)
     ('normal', 0.1, (4, 7))
     """
@@ -86,7 +87,8 @@ class Experiment(NamedTuple):
     ) -> DepthResult:
         """The DepthResult of these settings, from each seed's pass and the theory.
 
-        >>> e = experiment("relu", "normal", n_layers=1, width=4, seeds=1, sample_layers=(1,))
+        >>> e = experiment("relu", "normal", gain=1.0, std=0.02, n_layers=1, width=4, seeds=1,
+        ...                batch=2, direction="forward", sample_layers=(1,))
         >>> p = SeedPass(0, [1.0, 0.5], None, {1: np.array([[1.0], [0.0]])})
         >>> r = e.result(0.02, [p], np.array([1.0, 0.5]))
         >>> r.seeds, r.per_seed, r.samples
@@ -130,21 +132,14 @@ def _seeds(seeds) -> Iterable[int]:
 
 
 def experiment(
-    activation="relu",
-    initializer: str = "xavier_uniform",
-    *,
-    gain: float = 1.0,
-    std: float = 0.02,
-    n_layers: int = 20,
-    width: int = 256,
-    seeds=3,
-    batch: int = 32,
-    direction: str = "forward",
-    sample_layers=(),
+    activation, initializer, *, gain, std, n_layers, width, seeds, batch, direction, sample_layers
 ) -> Experiment:
-    """simulate's arguments, checked: an Experiment, or an error naming the argument.
+    """simulate's arguments, all of them, checked: an Experiment, or an error naming the argument.
 
-    >>> experiment("relu", width=0)
+    (The defaults are simulate's, written there once.)
+
+    >>> settings = dict(gain=1.0, std=0.02, n_layers=2, seeds=1, batch=4, direction="forward")
+    >>> experiment("relu", "normal", width=0, sample_layers=(), **settings)
     Traceback (most recent call last):
     ...
     ValueError: width must be an integer >= 1, got 0

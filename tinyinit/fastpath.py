@@ -35,6 +35,7 @@ The frames of the figure are kept by the plot that draws them (`transport.BlitPl
 
 from __future__ import annotations
 
+import inspect
 import math
 from collections import OrderedDict
 from collections.abc import Sequence
@@ -45,7 +46,13 @@ import numpy as np
 from .activations import Activation, as_activation
 from .checks import integer, number, one_of
 from .depth_result import DIRECTIONS, DepthResult, SeedPass, experiment
-from .propagation import gain_of, mean_field, per_sample_weight_square, weight_gradient_theory
+from .propagation import (
+    gain_of,
+    mean_field,
+    per_sample_weight_square,
+    simulate,
+    weight_gradient_theory,
+)
 from .stack import (
     GRADIENT_STREAM,
     INPUT_STREAM,
@@ -58,6 +65,8 @@ from .stack import (
 from .variance import mean_square
 
 __all__ = ["UnitWeights"]
+
+SIMULATE = inspect.signature(simulate)  # UnitWeights.simulate takes simulate's arguments
 
 # --- multiplying ----------------------------------------------------------------------------
 
@@ -458,24 +467,12 @@ class UnitWeights:
             self.theory_memo.popitem(last=False)
         return self.theory_memo[key]
 
-    def simulate(
-        self,
-        activation="relu",
-        initializer: str = "xavier_uniform",
-        *,
-        gain: float = 1.0,
-        std: float = 0.02,
-        n_layers: int = 20,
-        width: int = 256,
-        seeds=3,
-        batch: int = 32,
-        direction: str = "forward",
-        sample_layers=(),
-    ) -> DepthResult:
+    def simulate(self, *args, **settings) -> DepthResult:
         """`propagation.simulate`'s result for the same arguments, from what this cache keeps.
 
-        The arguments are simulate's, checked the same way (`depth_result.experiment`); the
-        numbers agree to float32's rounding (see the module docstring).
+        The arguments are simulate's, bound by its signature (so its defaults are the ones
+        written there) and checked the same way (`depth_result.experiment`); the numbers agree
+        to float32's rounding (see the module docstring).
 
         >>> cache = UnitWeights()
         >>> r = cache.simulate("relu", "kaiming_fan_in", gain=2**0.5, n_layers=5, width=64,
@@ -483,10 +480,9 @@ class UnitWeights:
         >>> r.per_seed.shape, round(r.theory_end, 12)
         ((1, 6), 1.0)
         """
-        e = experiment(
-            activation, initializer, gain=gain, std=std, n_layers=n_layers, width=width,
-            seeds=seeds, batch=batch, direction=direction, sample_layers=sample_layers,
-        )  # fmt: skip
+        arguments = SIMULATE.bind(*args, **settings)  # a TypeError names one it does not take
+        arguments.apply_defaults()
+        e = experiment(**arguments.arguments)
         kind, scale = unit_scale(e.initializer, e.width, e.width, e.gain, e.std)
         passes = []
         for seed in e.seeds:
