@@ -516,8 +516,16 @@ INSTANCES = {
     "tinyinit.depth_result.Experiment": lambda: __import__(
         "tinyinit.depth_result"
     ).depth_result.experiment(
-        "relu", "normal", gain=1.0, std=0.5, n_layers=2, width=4, seeds=1, batch=2,
-        direction="forward", sample_layers=(),
+        "relu",
+        "normal",
+        gain=1.0,
+        std=0.5,
+        n_layers=2,
+        width=4,
+        seeds=1,
+        batch=2,
+        direction="forward",
+        sample_layers=(),
     ),  # fmt: skip
     "tinyinit.explorer.DepthExplorer": lambda: __import__(
         "tinyinit.explorer"
