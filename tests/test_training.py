@@ -4,6 +4,7 @@ differences, its bad inputs, and a training loop that a seed reproduces bit for 
 from __future__ import annotations
 
 import json
+import math
 from pathlib import Path
 
 import numpy as np
@@ -324,3 +325,13 @@ def test_initializers_compose_with_init_params():
     params = init_params([8, 4, 2], lambda s, r: xavier_normal(s, 1.0, r), PCG32(0))
     np.testing.assert_array_equal(params[0][0], xavier_normal((4, 8), 1.0, PCG32(0)))
     assert params[0][0].dtype == np.float64 and not params[1][1].any()
+
+
+def test_an_activation_may_be_your_own_callable_as_in_simulate():
+    params, x, labels = _random_mlp([6, 8, 4], seed=5)
+    by_name = train(params, x, labels, "tanh", lr=0.1, steps=3, batch_size=4)
+    by_callable = train(params, x, labels, np.tanh, lr=0.1, steps=3, batch_size=4)
+    assert by_callable.losses[0] == by_name.losses[0]  # the same forward pass
+    np.testing.assert_allclose(by_callable.losses, by_name.losses, rtol=1e-6)  # phi' by differences
+    with pytest.raises(TypeError, match=r"^activation must be a callable that maps a numpy array"):
+        train(params, x, labels, math.tanh, lr=0.1, steps=1, batch_size=4)
