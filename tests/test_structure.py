@@ -8,6 +8,7 @@ Both are read from the source (ast), not from a running import: an import inside
 from __future__ import annotations
 
 import ast
+import functools
 import re
 from pathlib import Path
 
@@ -113,7 +114,8 @@ def private_attributes(source: str) -> list[tuple[int, str]]:
     return found
 
 
-def own_private_names() -> set[str]:
+@functools.cache
+def own_private_names() -> frozenset[str]:
     """Every _name tinyinit defines itself: as an attribute of self, a function or a class."""
     names = set()
     for path in MODULES.values():
@@ -128,7 +130,7 @@ def own_private_names() -> set[str]:
                 names.add(node.attr)
             elif isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
                 names.add(node.id)
-    return names
+    return frozenset(names)
 
 
 @pytest.mark.parametrize(
@@ -164,12 +166,12 @@ USERS = [
 ]
 
 
-def referenced_in_code(source: str, name: str) -> int:
-    """How many times `name` is read in source's code (a name or an attribute, not a docstring)."""
+def referenced_in_code(tree: ast.AST, name: str) -> int:
+    """How often `name` is read in a module's code (a name or an attribute, not a docstring)."""
     return sum(
         (isinstance(node, ast.Name) and node.id == name and isinstance(node.ctx, ast.Load))
         or (isinstance(node, ast.Attribute) and node.attr == name)
-        for node in ast.walk(ast.parse(source))
+        for node in ast.walk(tree)
     )
 
 
@@ -188,18 +190,18 @@ def test_every_public_name_is_used_by_something_other_than_the_tests():
 
     from test_every_argument import MODULES
 
+    texts = {path: path.read_text(encoding="utf-8") for path in USERS}
     unused = []
     for module_name in MODULES:
         module = importlib.import_module(module_name)
         own = MODULES_SOURCE[module_name]
+        tree = ast.parse(texts[own])
         for name in module.__all__:
-            if referenced_in_code(own.read_text(encoding="utf-8"), name):
+            if referenced_in_code(tree, name):
                 continue
             pattern = re.compile(rf"\b{re.escape(name)}\b")
             elsewhere = [
-                path
-                for path in USERS
-                if path != own and pattern.search(path.read_text(encoding="utf-8"))
+                path for path, text in texts.items() if path != own and pattern.search(text)
             ]
             if not elsewhere and f"{module_name}.{name}" not in DOORS:
                 unused.append(f"{module_name}.{name}")
