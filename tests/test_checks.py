@@ -108,8 +108,19 @@ def test_one_of_gives_back_the_value_itself():
 def test_flag_takes_bools_only():
     assert flag("scaled", True) is True and flag("scaled", np.False_) is False
     for value in (1, 0, "True", None):
-        with pytest.raises(TypeError, match=r"^scaled must be True or False, got "):
+        with pytest.raises(TypeError) as refusal:
             flag("scaled", value)
+        assert str(refusal.value) == f"scaled must be True or False, got {value!r}"
+
+
+def test_shown_names_a_value_whose_repr_fails_by_its_type():
+    class Broken:
+        def __repr__(self):
+            raise RuntimeError("no repr")
+
+    assert shown(Broken()) == "a Broken"
+    assert shown("x" * 76) == repr("x" * 76)  # 78 characters: whole
+    assert shown("x" * 79) == repr("x" * 79)[:76] + " ..."  # 81: cut to 80
 
 
 def test_instance_and_function_name_the_argument():

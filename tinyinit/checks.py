@@ -124,6 +124,8 @@ def is_number(value) -> bool:
     >>> is_number(1), is_number(np.float32(0.5)), is_number(True), is_number("1")
     (True, True, False, False)
     """
+    if type(value) is float or type(value) is int:  # the usual case, without the ABC's cost
+        return True
     return isinstance(value, Real) and not isinstance(value, (bool, np.bool_))
 
 
@@ -145,19 +147,22 @@ def integer(name: str, value, *, minimum: int | None = None, maximum: int | None
     ...
     tinyinit.checks.KindError: seed must be an integer, got 1.0
     """
-    if maximum is not None:
-        accepted = f"an integer from {minimum} to {maximum}"
-    elif minimum is None:
-        accepted = "an integer"
-    elif minimum == 0:
-        accepted = "a non-negative integer"
-    else:
-        accepted = f"an integer >= {minimum}"
     if not is_integer(value):
-        raise _refuse(KindError, name, accepted, value)
+        raise _refuse(KindError, name, _integer_words(minimum, maximum), value)
     if (minimum is not None and value < minimum) or (maximum is not None and value > maximum):
-        raise _refuse(ValueError, name, accepted, value)
+        raise _refuse(ValueError, name, _integer_words(minimum, maximum), value)
     return operator.index(value)
+
+
+def _integer_words(minimum, maximum) -> str:
+    # The words are made only for a refusal: a check on a hot path costs a type test or two.
+    if maximum is not None:
+        return f"an integer from {minimum} to {maximum}"
+    if minimum is None:
+        return "an integer"
+    if minimum == 0:
+        return "a non-negative integer"
+    return f"an integer >= {minimum}"
 
 
 def number(
@@ -188,6 +193,20 @@ def number(
     ...
     tinyinit.checks.KindError: mean must be a finite real number, got '0'
     """
+    if not is_number(value):
+        raise _refuse(KindError, name, _number_words(minimum, above, maximum, finite), value)
+    if (
+        math.isnan(value)
+        or (finite and math.isinf(value))
+        or (minimum is not None and value < minimum)
+        or (above is not None and value <= above)
+        or (maximum is not None and value > maximum)
+    ):
+        raise _refuse(ValueError, name, _number_words(minimum, above, maximum, finite), value)
+    return float(value)
+
+
+def _number_words(minimum, above, maximum, finite: bool) -> str:
     accepted = "a finite real number" if finite else "a real number"
     if minimum is not None and maximum is not None:
         accepted += f" from {minimum} to {maximum}"
@@ -197,17 +216,7 @@ def number(
         accepted += " " + " and ".join(bounds) if bounds else ""
     if not finite:
         accepted += ", inf allowed"
-    if not is_number(value):
-        raise _refuse(KindError, name, accepted, value)
-    if (
-        math.isnan(value)
-        or (finite and math.isinf(value))
-        or (minimum is not None and value < minimum)
-        or (above is not None and value <= above)
-        or (maximum is not None and value > maximum)
-    ):
-        raise _refuse(ValueError, name, accepted, value)
-    return float(value)
+    return accepted
 
 
 def one_of(name: str, value, choices: Iterable):
@@ -228,6 +237,8 @@ def one_of(name: str, value, choices: Iterable):
     tinyinit.checks.KindError: layer must be one of linear, conv, got 3
     """
     choices = tuple(choices)
+    if type(value) is str and value in choices:  # the usual case: a name among names
+        return value
     accepted = f"one of {', '.join(map(str, choices))}"
     if not isinstance(value, Hashable) or not isinstance(value, tuple(map(type, choices))):
         raise _refuse(KindError, name, accepted, value)
