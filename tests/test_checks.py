@@ -12,12 +12,14 @@ from tinyinit.checks import (
     KindError,
     flag,
     function,
+    generator,
     instance,
     integer,
     integers,
     number,
     one_of,
     real_array,
+    shape,
     shown,
 )
 
@@ -168,3 +170,56 @@ def test_a_wrong_kind_is_a_type_error_that_code_written_for_torch_still_catches(
     with pytest.raises(ValueError) as refusal:
         number("param", -1.0, minimum=0)
     assert not isinstance(refusal.value, TypeError)
+
+
+@pytest.mark.parametrize(
+    "call, message",
+    [
+        (lambda: instance("w", 3, str, "a name"), "w must be a name, got 3"),
+        (lambda: function("f", "abs"), "f must be a callable, got 'abs'"),
+        (
+            lambda: generator("rng", 42),
+            "rng must be a generator with a uniform() method, such as tinyinit.PCG32(seed), got 42",
+        ),
+        (lambda: real_array("x", "12"), "x must be a real array, got '12'"),
+        (lambda: real_array("x", [[1], [2, 3]]), "x must be a real array, got [[1], [2, 3]]"),
+        (lambda: real_array("x", [1.0], ndim=2), "x must be a real array of 2 dimensions, "
+                                                   "got an array of shape (1,) and dtype float64"),
+        (lambda: real_array("x", [np.inf], finite=True), "x must be a real array of finite "
+                                                          "numbers, got an array of shape (1,) and "
+                                                          "dtype float64"),
+        (lambda: real_array("x", None, what="a batch"), "x must be a batch, got None"),
+        (lambda: integers("s", 3), "s must be a sequence of integers, got 3"),
+        (lambda: integers("s", np.zeros((2, 2), int)), "s must be a sequence of integers, "
+                                                        "got an array of shape (2, 2) and dtype "
+                                                        "int64"),
+        (lambda: shape("shape", "3"), "shape must be a tuple of non-negative integers, got '3'"),
+        (lambda: shape("shape", [2.0]), "shape must be a tuple of non-negative integers, got "
+                                          "[2.0]"),
+        (lambda: number("q", -1.0, minimum=0, finite=False),
+         "q must be a real number >= 0, inf allowed, got -1.0"),
+        (lambda: number("q", math.nan, above=0, maximum=1),
+         "q must be a finite real number > 0 and <= 1, got nan"),
+        (lambda: number("q", 2.0, minimum=0, maximum=1),
+         "q must be a finite real number from 0 to 1, got 2.0"),
+    ],
+)  # fmt: skip
+def test_every_check_words_its_refusal_to_the_letter(call, message):
+    with pytest.raises((TypeError, ValueError)) as refusal:
+        call()
+    assert str(refusal.value) == message
+
+
+def test_the_checks_give_back_the_value_they_accept_in_its_plain_form():
+    rng = object.__new__(type("G", (), {"uniform": lambda self: 0.5}))
+    assert generator("rng", rng) is rng and instance("w", "a", str, "a name") == "a"
+    assert integers("s", np.array([3, 4])) == (3, 4) and type(integers("s", [np.int8(1)])[0]) is int
+    assert (
+        shape("shape", np.array([2, 3])) == (2, 3) and type(shape("shape", [np.int64(2)])[0]) is int
+    )
+    kept = np.ones(2, np.float32)
+    assert (
+        real_array("x", kept, float64=False) is kept and real_array("x", kept).dtype == np.float64
+    )
+    assert number("q", math.inf, finite=False) == math.inf and number("q", 3, maximum=3) == 3.0
+    assert integer("n", 8, minimum=1, maximum=8) == 8
