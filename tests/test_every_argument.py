@@ -770,6 +770,26 @@ def verdict(error: BaseException | None, argument: str, bad: Bad, example) -> st
 
 
 @pytest.mark.parametrize("target", TARGETS, ids=lambda t: t.key)
+def test_an_object_of_no_kind_is_refused_naming_each_argument(target):
+    """The quick pass (one value an argument), which `make mutation` also runs."""
+    function, parameters, examples = example_call(target)
+    problems = []
+    for p in parameters:
+        if p.name in IGNORED:
+            continue
+        try:
+            call(function, parameters, examples, p.name, Opaque())
+            error = None
+        except Exception as caught:
+            error = caught
+        why = verdict(error, p.name, Bad(Opaque(), "opaque"), examples[p.name])
+        if why:
+            problems.append(f"{p.name}=Opaque(): {why}"[:300])
+    assert not problems, f"{target.key}:\n  " + "\n  ".join(problems)
+
+
+@pytest.mark.exhaustive
+@pytest.mark.parametrize("target", TARGETS, ids=lambda t: t.key)
 def test_every_bad_argument_is_refused_in_the_packages_words_and_nothing_else(target):
     function, parameters, examples = example_call(target)
     problems = []
