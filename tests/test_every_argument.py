@@ -16,6 +16,10 @@ that returns nothing. Whatever a call does, it may only:
 
 and no warning may escape (warnings are errors here). To cover a new module, add its name to
 MODULES; the first test then says which of its arguments still need an example.
+
+Two passes: a quick one, an object of no kind for every argument (seconds; `make mutation`
+runs it, so a check that names the wrong argument is caught there), and the exhaustive one,
+every value of BAD (about a minute; marked `exhaustive`, run by `make test`).
 """
 
 from __future__ import annotations
