@@ -95,7 +95,7 @@ def moves(ex, depth: int) -> dict[str, tuple]:
     return {
         "gain": (ex.gain, itertools.cycle(gains), {}),
         "std": (ex.std, itertools.cycle(stds), {"initializer": "normal"}),
-        "depth": (ex.depth, itertools.cycle(walk), {}),
+        "depth": (ex.n_layers, itertools.cycle(walk), {}),
         "activation": (ex.activation, itertools.cycle(activations), {}),
         "initializer": (ex.initializer, itertools.cycle(initializers), {}),
         "width": (ex.width, itertools.cycle([128, ex.width.value]), {}),
@@ -270,7 +270,7 @@ def main() -> None:
         print(f"  {name:<45} {seconds * 1e3:8.1f} ms")
 
     ex = DepthExplorer(
-        depth=args.depth, width=args.width, seeds=args.seeds, batch=args.batch,
+        n_layers=args.depth, width=args.width, seeds=args.seeds, batch=args.batch,
         cache=UnitWeights(),
     )  # fmt: skip
     page_is_there(ex)
@@ -279,9 +279,9 @@ def main() -> None:
             ex.initializer.value = kind_init
             for width in (128, args.width):
                 ex.width.value = width
-                ex.depth.value = args.depth + 10
+                ex.n_layers.value = args.depth + 10
                 ex.update()
-        ex.depth.value = args.depth
+        ex.n_layers.value = args.depth
 
     floors = [draw_floor()]
     rows = []

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import warnings
 
 import numpy as np
 import pytest
@@ -13,11 +14,14 @@ from tinyinit.activations import (
     TANH_SATURATED,
     Activation,
     activation,
+    as_activation,
     erf,
     gelu,
     gelu_slope,
     leaky_relu,
     normal_cdf,
+    silu,
+    silu_slope,
 )
 
 
@@ -46,8 +50,8 @@ def test_gelu_is_one_function_with_torchs_two_forms():
     x = np.linspace(-6, 6, 241)
     assert np.array_equal(gelu(x), x * 0.5 * (1.0 + erf(x / math.sqrt(2.0))))
     np.testing.assert_allclose(gelu(x, "tanh"), gelu(x), atol=1e-3)
-    assert ACTIVATIONS["gelu"].phi is gelu
-    with pytest.raises(ValueError, match="^approximate must be 'none' or 'tanh', got 'erf'"):
+    assert np.array_equal(ACTIVATIONS["gelu"].phi(x), gelu(x))  # the table's is gelu unchecked
+    with pytest.raises(ValueError, match="^approximate must be one of none, tanh, got 'erf'"):
         gelu(x, "erf")
 
 
@@ -84,5 +88,29 @@ def test_a_callable_gets_its_slope_by_central_differences():
 
 @pytest.mark.parametrize("bad", ["swish", "ReLU", "", None, 3])
 def test_an_unknown_activation_is_named_in_the_error(bad):
-    with pytest.raises(ValueError, match=rf"^activation must be one of linear, .*; got {bad!r}"):
+    error = TypeError if not isinstance(bad, str) else ValueError
+    with pytest.raises(error, match=rf"^phi must be one of linear, .*, got {bad!r}$"):
         activation(bad)
+    with pytest.raises(error, match=rf"^activation must be one of linear, .*, got {bad!r}$"):
+        as_activation(bad, name="activation")
+
+
+@pytest.mark.parametrize("bad", [math.tanh, lambda z: None, lambda z: z[:1]])
+def test_a_callable_that_cannot_map_an_array_is_refused_where_it_enters(bad):
+    with pytest.raises(TypeError, match=r"^activation must be a callable that maps a numpy array"):
+        as_activation(bad, name="activation")
+
+
+def test_a_slope_goes_with_leaky_relu_only():
+    assert activation("leaky_relu", np.float32(0.5)).phi(np.array([-2.0]))[0] == -1.0
+    for name in ("relu", np.tanh):
+        with pytest.raises(ValueError, match=r"^param must be None for "):
+            activation(name, 0.2)
+
+
+def test_silu_and_its_slope_are_stable_at_the_ends():
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        z = np.array([-1e300, -1000.0, 0.0, 1000.0, 1e300])
+        np.testing.assert_array_equal(silu(z), [-0.0, -0.0, 0.0, 1000.0, 1e300])
+        np.testing.assert_array_equal(silu_slope(z), [0.0, 0.0, 0.5, 1.0, 1.0])

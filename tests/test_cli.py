@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import os
 import re
 import subprocess
 import sys
@@ -12,18 +13,19 @@ import numpy as np
 import pytest
 
 from tinyinit.activations import ACTIVATIONS
-from tinyinit.cli import build_parser, depth_figure, simulate_with_progress
-from tinyinit.propagation import INITIALIZERS, simulate
+from tinyinit.cli import MAX_PIXELS, build_parser, depth_figure, mathtext_error, seeds_reported
+from tinyinit.propagation import simulate
+from tinyinit.stack import INITIALIZERS
 
 # Small networks: the file format is under test here, not the physics.
-QUICK = ["--depth", "6", "--width", "32", "--seeds", "3"]
+QUICK = ["--n-layers", "6", "--width", "32", "--seeds", "3"]
 
 EVERY_OPTION = [
     "--initializer",
     "--activation",
     "--gain",
     "--std",
-    "--depth",
+    "--n-layers",
     "--width",
     "--seeds",
     "--batch",
@@ -31,6 +33,7 @@ EVERY_OPTION = [
     "--theory",
     "--no-theory",
     "--title",
+    "--math-title",
     "--dpi",
     "--size",
     "--output",
@@ -101,7 +104,8 @@ def test_format_option_overrides_a_missing_extension(tmp_path):
 
 
 def test_progress_names_each_seed_on_stderr(tmp_path):
-    run = run_figure("--depth", "4", "--width", "16", "--seeds", "4", "-o", str(tmp_path / "p.png"))
+    out = str(tmp_path / "p.png")
+    run = run_figure("--n-layers", "4", "--width", "16", "--seeds", "4", "-o", out)
     assert run.returncode == 0, run.stderr
     assert re.findall(r"seed (\d)/4", run.stderr) == ["1", "2", "3", "4"]
     assert run.stdout == ""  # stdout stays clean for scripts
@@ -122,7 +126,7 @@ def test_help_lists_every_option():
 
 
 BAD_INPUT = [
-    (["--depth", "0"], "--depth", "1 to 1000"),
+    (["--n-layers", "0"], "--n-layers", "1 to 1000"),
     (["--width", "many"], "--width", "1 to 2048"),
     (["--seeds", "-1"], "--seeds", "1 to 64"),
     (["--activation", "swish"], "--activation", "relu"),
@@ -135,7 +139,11 @@ BAD_INPUT = [
     (["-o", "figure.jpg"], "--output", ".png, .svg or .pdf"),
     (["-o", "no/such/folder/f.png"], "--output", "does not exist"),
     (["--format", "pdf", "-o", "f.png"], "--format", ".png"),
-    (["--depth", "1000", "--width", "2048"], "--depth/--width", "at most"),
+    (["--n-layers", "1000", "--width", "2048"], "--n-layers/--width", "at most"),
+    (["--dpi", "1200", "--size", "40x40"], "--dpi/--size", f"at most {MAX_PIXELS:,} pixels"),
+    (["--dpi", "1000", "--size", "8x5.01"], "--dpi/--size", "8000 x 5010"),
+    (["-o", "."], "--output", "is a folder"),
+    (["--math-title", "--title", "$x^$"], "--title", "not valid mathtext"),
 ]
 
 
@@ -190,13 +198,17 @@ def test_no_theory_hides_the_curve_and_its_legend_entry():
     assert not any(np.allclose(y, result.theory) for y in visible)
 
 
-def test_seed_by_seed_equals_all_at_once():
-    calls = []
+def test_the_progress_wraps_simulates_seeds_and_reports_each_when_it_is_done():
+    calls, done = [], []
     settings = dict(activation="relu", initializer="xavier_uniform", n_layers=5, width=16)
-    stepwise = simulate_with_progress(
-        seeds=3, progress=lambda k, n: calls.append((k, n)), **settings
-    )
-    assert calls == [(1, 3), (2, 3), (3, 3)]
+
+    def seeds():  # as simulate takes them: the report of seed k comes before seed k + 1
+        for seed in seeds_reported(3, lambda k, n: calls.append((k, n))):
+            done.append(list(calls))
+            yield seed
+
+    stepwise = simulate(seeds=seeds(), **settings)
+    assert calls == [(1, 3), (2, 3), (3, 3)] and done == [[], [(1, 3)], [(1, 3), (2, 3)]]
     at_once = simulate(seeds=3, **settings)
     assert stepwise.seeds == at_once.seeds
     np.testing.assert_array_equal(stepwise.per_seed, at_once.per_seed)
@@ -223,7 +235,7 @@ def test_seed_by_seed_equals_simulate_in_every_view(direction, sample_layers):
         activation="tanh", initializer="xavier_normal", n_layers=4, width=8, batch=4,
         direction=direction, sample_layers=sample_layers,
     )  # fmt: skip
-    stepwise = simulate_with_progress(seeds=2, **settings)
+    stepwise = simulate(seeds=seeds_reported(2, lambda k, n: None), **settings)
     at_once = simulate(seeds=2, **settings)
     assert_same_result(stepwise, at_once)
     if direction == "backward":
@@ -238,3 +250,67 @@ def test_kaiming_auto_gain_for_gelu_and_silu_is_the_quadrature_gain():
         assert name in ACTIVATIONS
         assert resolve_gain(None, "kaiming_fan_in", name) == single_layer_gain(name)
         assert resolve_gain(None, "xavier_normal", name) == 1.0  # Xavier's own default
+
+
+# --- what can go wrong after the options are read: one line, exit 2, never a traceback -------
+
+
+def unwritable_folder(tmp_path):
+    """A folder this process cannot write into: a read-only one, or for root (who writes
+    into those) the kernel's /sys."""
+    if os.geteuid() != 0:
+        locked = tmp_path / "locked"
+        locked.mkdir(mode=0o500)
+        return locked
+    if not os.path.isdir("/sys/kernel"):
+        pytest.skip("root, and no /sys to be refused by")
+    return "/sys"
+
+
+def test_an_unwritable_output_is_one_line_and_exit_2_before_any_seed_runs(tmp_path):
+    run = run_figure(*QUICK, "-o", os.path.join(unwritable_folder(tmp_path), "f.png"))
+    assert run.returncode == 2 and "Traceback" not in run.stderr, run.stderr
+    assert run.stderr.count("\n") == 1, run.stderr  # one line: no usage, no progress
+    assert run.stderr.startswith(
+        "python -m tinyinit figure: error: argument -o/--output: cannot write"
+    )
+
+
+def test_a_writable_output_is_left_as_it_was_by_the_check(tmp_path):
+    from tinyinit.cli import unwritable
+
+    existing = tmp_path / "kept.png"
+    existing.write_bytes(b"old")
+    assert unwritable(existing) is None and existing.read_bytes() == b"old"
+    assert unwritable(tmp_path / "new.png") is None and not (tmp_path / "new.png").exists()
+
+
+def test_an_output_the_system_refuses_is_one_line_and_exit_2(tmp_path):
+    # a name too long for any file system: refused when written, whoever runs it (root too)
+    out = tmp_path / ("x" * 300 + ".png")
+    run = run_figure(*QUICK, "-o", str(out))
+    assert run.returncode == 2 and "Traceback" not in run.stderr, run.stderr
+    last = run.stderr.strip().splitlines()[-1]
+    assert last.startswith("python -m tinyinit figure: error: argument -o/--output: cannot write")
+    assert "File name too long" in last
+
+
+def test_a_title_is_text_as_typed_unless_math_is_asked(tmp_path):
+    out = tmp_path / "t.svg"
+    run = run_figure(*QUICK, "--title", "$x^$ costs $5", "-o", str(out))
+    assert run.returncode == 0, run.stderr
+    ns = {"svg": "http://www.w3.org/2000/svg"}
+    texts = ["".join(t.itertext()) for t in ET.parse(out).getroot().findall(".//svg:text", ns)]
+    assert "$x^$ costs $5" in texts
+    run = run_figure(*QUICK, "--math-title", "--title", r"gain $\sqrt{2}$", "-o", str(out))
+    assert run.returncode == 0, run.stderr
+    assert r"gain $\sqrt{2}$" not in ET.parse(out).getroot().itertext()  # typeset, not text
+
+
+def test_depth_figure_refuses_what_the_command_line_refuses():
+    result = simulate("relu", n_layers=2, width=8, seeds=1)
+    with pytest.raises(ValueError, match=r"^title must be valid mathtext"):
+        depth_figure(result, title="$x^$", math_title=True)
+    with pytest.raises(TypeError, match=r"^result must be a DepthResult"):
+        depth_figure(None)
+    assert mathtext_error("$x^2$") is None and "char 2" in mathtext_error("$x^$")

@@ -113,7 +113,7 @@ def test_the_initializers_doctests_pass_in_the_core_install(core):
 
 def test_the_figure_command_draws_in_the_core_install(core, tmp_path):
     out = tmp_path / "depth.png"
-    args = ["figure", "--depth", "3", "--width", "8", "--seeds", "2", "-o", str(out)]
+    args = ["figure", "--n-layers", "3", "--width", "8", "--seeds", "2", "-o", str(out)]
     run = _run(core, "-m", "tinyinit", *args)
     assert run.returncode == 0, run.stderr
     assert out.read_bytes()[:8] == PNG

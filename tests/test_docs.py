@@ -116,7 +116,7 @@ def app_widgets():
 
     residual = ResidualStreamExplorer(draw_residual_stack(4, 16, 16, 8, PCG32(0)), n_layers=2)
     return {
-        "depth explorer": depth_explorer(depth=3, width=16, seeds=1).app,
+        "depth explorer": depth_explorer(n_layers=3, width=16, seeds=1).app,
         "residual explorer": residual.app,
         "presentation": presentation().app,
         "predict, then run": predict("Is 7 prime?", ["yes", "no"]).widget,

@@ -13,6 +13,7 @@ import warnings
 import numpy as np
 import pytest
 import reference_pcg32 as ref
+from plain_propagation import propagate
 
 import tinyinit as ti
 from tinyinit import PCG32
@@ -20,15 +21,9 @@ from tinyinit.activations import ACTIVATIONS
 from tinyinit.fastpath import UnitWeights
 from tinyinit.gaussian import gaussian_expectation
 from tinyinit.pcg32 import TABLE_SIZE
-from tinyinit.propagation import (
-    mean_field,
-    mean_square,
-    propagate,
-    simulate,
-    unit_scale,
-    weight_gradient_theory,
-    weight_std,
-)
+from tinyinit.propagation import mean_field, simulate, weight_gradient_theory
+from tinyinit.stack import unit_scale, weight_std
+from tinyinit.variance import mean_square
 
 # --- the generator -------------------------------------------------------------------------
 
@@ -136,14 +131,14 @@ def test_simulate_at_an_extreme_std_or_gain_shows_overflow_and_raises_nothing(di
     for name in ACTIVATIONS:
         plain = simulate(name, **settings)
         assert not np.isnan(plain.per_seed).any() and not np.isnan(plain.theory).any()
-        fast = simulate(name, **settings, cache=UnitWeights())
+        fast = UnitWeights().simulate(name, **settings)
         np.testing.assert_array_equal(fast.theory, plain.theory)
 
 
 @pytest.mark.usefixtures("warnings_are_errors")
 def test_weight_gradient_theory_beyond_float64_is_inf_not_nan():
-    # gelu at fan_var 1e200: g overflows and E[phi'**2] * g * m meets inf * 0 on the way
-    out = weight_gradient_theory("gelu", 1e200, 6)
+    # gelu at gain 1e100: g overflows and E[phi'**2] * g * m meets inf * 0 on the way
+    out = weight_gradient_theory("gelu", gain=1e100, n_layers=6)
     assert math.isnan(out[0]) and all(v == math.inf for v in out[1:])
 
 
@@ -166,21 +161,29 @@ def test_weight_std_and_unit_scale_defaults():
 
 
 def test_mean_field_takes_direction_forward_by_default():
-    forward = mean_field("relu", 1.0, 3)
+    forward = mean_field("relu", gain=1.0, n_layers=3)
     assert np.allclose(forward, [1.0, 0.5, 0.25, 0.125], rtol=1e-12)
-    assert forward.tolist() == mean_field("relu", 1.0, 3, "forward").tolist()
-    assert np.allclose(mean_field("relu", 1.0, 2, "backward"), [0.25, 0.5, 1.0], rtol=1e-12)
+    assert (
+        forward.tolist() == mean_field("relu", gain=1.0, n_layers=3, direction="forward").tolist()
+    )
+    assert np.allclose(
+        mean_field("relu", gain=1.0, n_layers=2, direction="backward"), [0.25, 0.5, 1.0], rtol=1e-12
+    )
 
 
 @pytest.mark.usefixtures("warnings_are_errors")
-def test_constant_init_refuses_a_value_beyond_float32_without_a_warning():
-    with pytest.raises(ValueError, match=r"^value must fit in float32"):
-        ti.constant_init((2,), 1e39)
+def test_beyond_float32_a_weight_is_inf_without_a_warning_whichever_initializer():
+    # The package's one overflow: a number beyond its type's range is +-inf, silently.
+    assert ti.constant_init((2,), -1e39).tolist() == [-math.inf, -math.inf]
+    assert np.isinf(ti.xavier_normal((4, 3), 1e300, PCG32(0))).all()
+    assert np.isinf(ti.uniform_init((3,), 0.0, 1e39, PCG32(0))[1:]).all()
+    assert np.isinf(ti.orthogonal_init((3, 3), 1e300, PCG32(0))).any()
+    assert ti.calculate_gain("leaky_relu", 1e200) == 0.0  # sqrt(2 / (1 + inf))
 
 
 def test_layer_weights_are_the_spec_formula_in_float64_with_the_default_std():
     from tinyinit.fastpath import UnitWeights
-    from tinyinit.propagation import layer_weights, simulate
+    from tinyinit.stack import layer_weights
 
     width, seed = 5, 3
     scalar = ref.PCG32(seed)
@@ -195,7 +198,7 @@ def test_layer_weights_are_the_spec_formula_in_float64_with_the_default_std():
     # the forward memo of a cache holds at most memo_size passes, 64 by default
     cache = UnitWeights()
     for k in range(66):
-        simulate("tanh", "normal", std=0.1 + k / 100, n_layers=1, width=4, seeds=1, cache=cache)
+        cache.simulate("tanh", "normal", std=0.1 + k / 100, n_layers=1, width=4, seeds=1)
     assert len(cache.forward_memo) == 64
 
 

@@ -33,7 +33,7 @@ from tinyinit.plots import (  # noqa: E402
 )
 from tinyinit.propagation import simulate  # noqa: E402
 
-CONTROLS = ("initializer", "activation", "gain", "std", "depth", "width", "seeds", "direction")
+CONTROLS = ("initializer", "activation", "gain", "std", "n_layers", "width", "seeds", "direction")
 
 
 @pytest.fixture
@@ -58,7 +58,7 @@ def test_default_shows_the_xavier_relu_collapse():
 
 def test_css_classes_for_the_browser_tests(ex):
     assert "tinyinit-explorer" in ex.app._dom_classes
-    assert "tinyinit-depth" in ex.depth._dom_classes
+    assert "tinyinit-depth" in ex.n_layers._dom_classes
     assert "tinyinit-activation" in ex.activation._dom_classes
     assert "tinyinit-gain" in ex.gain._dom_classes
     assert "tinyinit-readout" in ex.readout._dom_classes
@@ -90,7 +90,7 @@ def test_update_moves_the_same_artists_of_the_same_figure(ex):
     figure, ax = ex.figure, ex.plot.ax
     lines, band = list(ax.lines), ex.plot.band
     for control, value in [
-        (ex.gain, 1.7), (ex.depth, 35), (ex.activation, "tanh"),
+        (ex.gain, 1.7), (ex.n_layers, 35), (ex.activation, "tanh"),
         (ex.initializer, "kaiming_fan_out"), (ex.direction, "backward"), (ex.seeds, 2),
     ]:  # fmt: skip
         control.value = value
@@ -103,7 +103,7 @@ def test_update_moves_the_same_artists_of_the_same_figure(ex):
 
 def test_widget_changes_update_the_readout_and_the_result(ex):
     before = ex.readout.value
-    ex.depth.value = 7
+    ex.n_layers.value = 7
     assert ex.result.n_layers == 7
     assert "layer 7: measured" in ex.readout.value and ex.readout.value != before
     np.testing.assert_array_equal(ex.plot.median_line.get_xdata(), np.arange(8))
@@ -150,7 +150,7 @@ def test_std_applies_only_to_the_plain_normal(ex):
     ex.initializer.value = "normal"
     assert not ex.std.disabled and ex.gain.disabled
     ex.std.value = 0.02
-    assert ex.result.std == pytest.approx(0.02)
+    assert ex.result.weight_std == pytest.approx(0.02)
 
 
 def test_gain_moves_draw_no_new_weights(ex):
@@ -159,19 +159,19 @@ def test_gain_moves_draw_no_new_weights(ex):
     for gain in np.linspace(0.5, 2.5, 9):
         ex.gain.value = float(gain)
     ex.activation.value = "tanh"
-    ex.depth.value = 10
+    ex.n_layers.value = 10
     assert ex.cache.draws == drawn
-    ex.depth.value = 25
+    ex.n_layers.value = 25
     assert ex.cache.draws == drawn + 3 * 5
 
 
 @pytest.mark.parametrize(
     "settings, words",
     [
-        (dict(initializer="xavier_uniform", gain=3.0, activation="linear", depth=100), None),
+        (dict(initializer="xavier_uniform", gain=3.0, activation="linear", n_layers=100), None),
         (dict(initializer="xavier_uniform", gain=0.0), "all weights are 0"),
-        (dict(initializer="normal", std=10.0, activation="linear", depth=100), "overflow"),
-        (dict(initializer="normal", std=0.001, activation="relu", depth=100), "underflow"),
+        (dict(initializer="normal", std=10.0, activation="linear", n_layers=100), "overflow"),
+        (dict(initializer="normal", std=0.001, activation="relu", n_layers=100), "underflow"),
     ],
 )
 @pytest.mark.parametrize("direction", ["forward", "backward"])
@@ -219,11 +219,11 @@ def test_both_explorers_fall_back_to_a_png_without_a_live_canvas():
     from tinyinit.explorer import ResidualStreamExplorer
     from tinyinit.residual import draw_residual_stack
 
-    depth = DepthExplorer(depth=3, width=16, seeds=1)
+    depth = DepthExplorer(n_layers=3, width=16, seeds=1)
     residual = ResidualStreamExplorer(draw_residual_stack(4, 16, 16, 16, PCG32(0)), n_layers=2)
     for explorer, view, control, value in (
         (depth, depth.figure_view, depth.activation, "tanh"),
-        (residual, residual.figure_view, residual.blocks, 4),
+        (residual, residual.figure_view, residual.n_layers, 4),
     ):
         assert isinstance(view, widgets.Image), type(explorer).__name__
         first = bytes(view.value)
@@ -261,7 +261,7 @@ def test_displays_as_its_layout(ex):
 
 
 def test_explorer_accepts_every_initializer_and_activation():
-    explorer = DepthExplorer(width=16, depth=3, seeds=1, cache=UnitWeights())
+    explorer = DepthExplorer(width=16, n_layers=3, seeds=1, cache=UnitWeights())
     for init in explorer.initializer.options:
         for act in explorer.activation.options:
             explorer.initializer.value, explorer.activation.value = init[1], act
@@ -386,11 +386,11 @@ def test_ipympl_pictures_wait_for_the_page():
     run_under_ipympl(
         "canvas, sent = ex.figure.canvas, []\n"
         "canvas.send = lambda content, buffers=None: sent.append((content['data'], buffers))\n"
-        "ex.depth.value = 6\n"
+        "ex.n_layers.value = 6\n"
         "assert sent and all(buffers is None and '\"draw\"' in data for data, buffers in sent)\n"
         "canvas._handle_message(canvas, {'type': 'initialized'}, [])\n"
         "del sent[:]\n"
-        "ex.depth.value = 7\n"  # a new frame
+        "ex.n_layers.value = 7\n"  # a new frame
         "ex.gain.value = 1.001\n"  # the same axes: blitted
         "from matplotlib._pylab_helpers import Gcf\n"
         "Gcf.draw_all()\n"  # what pyplot does after each widget message in a kernel
@@ -406,7 +406,7 @@ def test_live_canvas_under_ipympl():
         "import ipywidgets as w\n"
         "assert isinstance(ex.figure.canvas, w.DOMWidget)\n"
         "assert ex.figure.canvas in ex.app.children\n"
-        "ex.depth.value = 9\n"
+        "ex.n_layers.value = 9\n"
         "assert 'layer 9: measured' in ex.readout.value\n"
     )
 
@@ -416,7 +416,7 @@ def run_under_ipympl(code: str) -> None:
     start = (
         "import matplotlib; matplotlib.use('module://ipympl.backend_nbagg')\n"
         "from tinyinit.explorer import depth_explorer\n"
-        "ex = depth_explorer(width=16, depth=5)\n"
+        "ex = depth_explorer(width=16, n_layers=5)\n"
     )
     # ipympl itself trips a traitlets DeprecationWarning; ours would be RuntimeWarnings.
     command = [sys.executable, "-W", "error::RuntimeWarning", "-c", start + code + "print('ok')"]
@@ -429,7 +429,7 @@ def test_nested_holds_update_once(ex):
     with ex.hold():
         ex.initializer.value = "kaiming_fan_in"  # its own hold inside
         ex.activation.value = "tanh"
-        ex.depth.value = 12
+        ex.n_layers.value = 12
     assert ex.updates == before + 1
     assert (ex.result.n_layers, ex.result.activation) == (12, "tanh")
 
@@ -438,21 +438,21 @@ def test_reset_restores_the_starting_settings(ex):
     start = ex.readout.value
     with ex.hold():
         ex.initializer.value, ex.activation.value = "kaiming_fan_in", "tanh"
-        ex.depth.value, ex.direction.value, ex.seeds.value = 60, "backward", 2
+        ex.n_layers.value, ex.direction.value, ex.seeds.value = 60, "backward", 2
     ex.reset_button.click()
     assert (ex.initializer.value, ex.activation.value, ex.gain.value) == (
         "xavier_uniform",
         "relu",
         1.0,
     )
-    assert (ex.depth.value, ex.direction.value, ex.seeds.value) == (20, "forward", 3)
+    assert (ex.n_layers.value, ex.direction.value, ex.seeds.value) == (20, "forward", 3)
     assert ex.readout.value == start
 
 
 def test_a_gain_given_at_start_is_kept():
-    explorer = depth_explorer(initializer="kaiming_fan_in", gain=2.0, width=16, depth=4)
+    explorer = depth_explorer(initializer="kaiming_fan_in", gain=2.0, width=16, n_layers=4)
     assert explorer.gain.value == 2.0 and explorer.result.gain == 2.0
-    default = depth_explorer(initializer="kaiming_fan_in", activation="tanh", width=16, depth=4)
+    default = depth_explorer(initializer="kaiming_fan_in", activation="tanh", width=16, n_layers=4)
     assert default.gain.value == pytest.approx(5 / 3)
 
 
@@ -526,11 +526,11 @@ def test_weight_gradient_is_delta_times_h_per_sample():
 
     In float64 here; the simulation's products are float32 (1e-7 relative per layer).
     """
-    from tinyinit.propagation import GRADIENT_STREAM, INPUT_STREAM, layer_weights, unit_batch
+    from tinyinit.stack import GRADIENT_STREAM, INPUT_STREAM, layer_weights, unit_batch
 
     width, depth, seed = 16, 3, 1
-    r = simulate("tanh", "xavier_normal", gain=1.3, n_layers=depth, width=width, seeds=[seed],
-                 batch=4, direction="backward", cache=UnitWeights())  # fmt: skip
+    r = UnitWeights().simulate("tanh", "xavier_normal", gain=1.3, n_layers=depth, width=width,
+                               seeds=[seed], batch=4, direction="backward")  # fmt: skip
     weights = [layer_weights("xavier_normal", width, k, seed, gain=1.3) for k in (1, 2, 3)]
     hs, zs = [unit_batch(width, 4, seed, INPUT_STREAM)], []
     for w in weights:
@@ -562,7 +562,7 @@ def test_histogram_view_shows_four_layers_on_shared_axes(ex):
         zero = 100 * np.mean(r.samples[layer] == 0)
         assert 40 < zero < 60 and f"h = 0: {zero:.0f}% of entries" in note
     assert "rms at layers 1, 7, 14, 20" in ex.caption.value
-    ex.depth.value = 40  # live with the same sliders
+    ex.n_layers.value = 40  # live with the same sliders
     assert [n.get_text().splitlines()[0] for n in ex.histogram.notes][-1] == "layer 40"
 
 
@@ -624,7 +624,7 @@ def test_changes_from_the_browser_fold_into_one_update(ex):
     async def drag():
         before = ex.updates
         for depth in range(21, 41):  # what a fast drag sends: one message per value
-            ex.depth.set_state({"value": depth})
+            ex.n_layers.set_state({"value": depth})
         assert ex.updates == before  # deferred while messages are still coming
         await asyncio.sleep(0)
         assert ex.updates == before + 1 and ex.result.n_layers == 40
@@ -638,7 +638,7 @@ def test_changes_from_the_browser_fold_into_one_update(ex):
     if failed:
         raise failed[0]
     before = ex.updates
-    ex.depth.value = 12  # from the kernel (a notebook cell): at once
+    ex.n_layers.value = 12  # from the kernel (a notebook cell): at once
     assert ex.updates == before + 1 and ex.result.n_layers == 12
 
 
@@ -674,8 +674,8 @@ def test_the_gain_note_says_the_single_layer_gain_is_unstable_with_computed_numb
     note = ex.gain_hint.value
     slope = q_map_slope(name, ex.gain.value, 1.0)
     assert "unstable over depth" in note and f"{slope:.3g} &gt; 1" in note
-    ex.depth.value = 30
+    ex.n_layers.value = 30
     ex.gain.value = 1.5
-    end = mean_field(name, 1.5**2, 30)[-1]
+    end = mean_field(name, gain=1.5, n_layers=30)[-1]
     assert ex.gain_hint.value.endswith(f"at gain 1.5 the theory gives {end:.2g} at layer 30")
     assert ex.result.theory[-1] == pytest.approx(end)  # the note and the dashed curve agree

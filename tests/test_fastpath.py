@@ -16,12 +16,16 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from plain_propagation import propagate
 
 from tinyinit import fastpath as fp
 from tinyinit import propagation as prop
+from tinyinit import stack
 from tinyinit.activations import ACTIVATIONS
 from tinyinit.fastpath import UnitWeights
-from tinyinit.propagation import propagate, simulate, unit_batch, unit_matrix
+from tinyinit.propagation import simulate
+from tinyinit.stack import unit_batch, unit_matrix
+from tinyinit.variance import mean_square
 
 # The fast path's products are float32: each entry of W h is rounded to about width x 6e-8
 # of the sum of its terms' sizes, over 2 x n_layers products backward, more where a sum
@@ -59,7 +63,7 @@ def assert_same_result(fast, plain):
 SETTINGS = st.fixed_dictionaries(
     {
         "activation": st.sampled_from(["relu", "leaky_relu", "linear", "tanh", "gelu", "selu"]),
-        "initializer": st.sampled_from(list(prop.INITIALIZERS)),
+        "initializer": st.sampled_from(list(stack.INITIALIZERS)),
         "gain": st.floats(0.6, 1.8),
         "std": st.floats(0.05, 0.4),
         "n_layers": st.integers(1, 10),
@@ -83,7 +87,7 @@ def test_every_kept_or_rescaled_result_equals_the_plain_simulate(walk):
     """
     cache = UnitWeights()
     for stop in walk + walk[:2]:  # and back to where the walk began: kept passes
-        assert_same_result(simulate(**stop, cache=cache), simulate(**stop))
+        assert_same_result(cache.simulate(**stop), simulate(**stop))
 
 
 @pytest.mark.parametrize("direction", ["forward", "backward"])
@@ -91,7 +95,7 @@ def test_seeds_given_as_a_sequence_go_through_the_cache_as_through_simulate(dire
     settings = dict(n_layers=4, width=8, batch=2, direction=direction, sample_layers=(0, 2))
     cache = UnitWeights()
     for seeds in [(3, 1), [5], range(2, 4)]:
-        fast = simulate("tanh", "xavier_normal", seeds=seeds, cache=cache, **settings)
+        fast = cache.simulate("tanh", "xavier_normal", seeds=seeds, **settings)
         assert_same_result(fast, simulate("tanh", "xavier_normal", seeds=seeds, **settings))
         assert fast.seeds == tuple(seeds)
 
@@ -101,10 +105,10 @@ def test_seeds_given_as_a_sequence_go_through_the_cache_as_through_simulate(dire
 def test_a_gain_slider_on_a_homogeneous_stack_rescales_and_stays_equal(stop, gains):
     stop = {**stop, "activation": "relu", "initializer": "kaiming_fan_in"}
     cache = UnitWeights()
-    simulate(**stop, cache=cache)
+    cache.simulate(**stop)
     for gain in gains:
         assert_same_result(
-            simulate(**{**stop, "gain": gain}, cache=cache), simulate(**{**stop, "gain": gain})
+            cache.simulate(**{**stop, "gain": gain}), simulate(**{**stop, "gain": gain})
         )
     # Each seed's pass at a gain not seen yet is a rescale of a kept one, never a rerun:
     # its forward pass, and backward its backward pass too.
@@ -114,29 +118,30 @@ def test_a_gain_slider_on_a_homogeneous_stack_rescales_and_stays_equal(stop, gai
 
 def test_the_theory_is_kept_per_cache_not_in_a_module_global():
     one, other = UnitWeights(), UnitWeights()
-    r = simulate("tanh", n_layers=3, width=8, seeds=1, cache=one)
+    r = one.simulate("tanh", n_layers=3, width=8, seeds=1)
     assert one.theory_memo and not other.theory_memo
-    again = simulate("tanh", n_layers=3, width=8, seeds=1, cache=one)
+    again = one.simulate("tanh", n_layers=3, width=8, seeds=1)
     assert again.theory is r.theory  # kept
-    np.testing.assert_array_equal(r.theory, prop.mean_field("tanh", 8 * r.std**2, 3))
-    back = simulate("tanh", n_layers=3, width=8, seeds=1, direction="backward", cache=one)
-    fan_var = 8 * back.std**2
-    np.testing.assert_array_equal(back.theory, prop.mean_field("tanh", fan_var, 3, "backward"))
-    expected = prop.weight_gradient_theory("tanh", fan_var, 3)
+    gain = prop.gain_of(8, r.weight_std)
+    np.testing.assert_array_equal(r.theory, prop.mean_field("tanh", gain=gain, n_layers=3))
+    back = one.simulate("tanh", n_layers=3, width=8, seeds=1, direction="backward")
+    backward = prop.mean_field("tanh", gain=gain, n_layers=3, direction="backward")
+    np.testing.assert_array_equal(back.theory, backward)
+    expected = prop.weight_gradient_theory("tanh", gain=gain, n_layers=3)
     np.testing.assert_array_equal(back.weight_theory, expected)
 
 
 @pytest.mark.parametrize("scale", [2.0**-1060, 1e-300, 1e-30, 1.0, 1e30, 1e300, 2.0**1020])
 def test_float32_products_keep_24_bits_at_any_scale(scale):
     unit = unit_matrix("normal", 32, 1, seed=3)
-    h = unit_batch(32, 8, seed=3, stream=prop.INPUT_STREAM) * scale
+    h = unit_batch(32, 8, seed=3, stream=stack.INPUT_STREAM) * scale
     with np.errstate(all="ignore"):
         # In long double where the machine has one (x86: to 1e4932), so that no partial
         # sum overflows: a product is inf where its value is beyond float64, no sooner.
         wide = unit.astype(np.longdouble) @ h.astype(np.longdouble)
         exact = wide.astype(np.float64)
-        fast = fp.product(unit.astype(np.float32), h)
-        hinted = fp.product(unit.astype(np.float32), h, 1.0, prop.mean_square(h))
+        fast = fp._product(unit.astype(np.float32), h)
+        hinted = fp._product(unit.astype(np.float32), h, 1.0, mean_square(h))
         size = (np.abs(unit).astype(np.longdouble) @ np.abs(h)).astype(np.float64)
     assert fast.dtype == np.float64
     np.testing.assert_array_equal(np.isfinite(fast), np.isfinite(exact))
@@ -151,48 +156,48 @@ def test_float32_products_keep_24_bits_at_any_scale(scale):
 def test_float32_products_pass_zeros_inf_and_nan_through():
     unit = np.ones((2, 2), dtype=np.float32)
     with np.errstate(all="ignore"):
-        assert (fp.product(unit, np.zeros((2, 3))) == 0).all()
-        assert np.isinf(fp.product(unit, np.array([[np.inf], [1.0]]))).all()
-        assert np.isnan(fp.product(unit, np.array([[np.nan], [1.0]]))).all()
-        assert np.isinf(fp.product(unit, np.full((2, 1), 1.7e308))).all()  # 3.4e308: beyond
+        assert (fp._product(unit, np.zeros((2, 3))) == 0).all()
+        assert np.isinf(fp._product(unit, np.array([[np.inf], [1.0]]))).all()
+        assert np.isnan(fp._product(unit, np.array([[np.nan], [1.0]]))).all()
+        assert np.isinf(fp._product(unit, np.full((2, 1), 1.7e308))).all()  # 3.4e308: beyond
 
 
 @pytest.mark.parametrize("size", [1e-3, 0.5, 1.0, 3.0, 1e3])
 def test_a_float32_unit_multiplies_in_float32_at_any_size_of_h(size):
     unit = unit_matrix("normal", 16, 1, seed=3).astype(np.float32)
-    h = unit_batch(16, 4, seed=3, stream=prop.INPUT_STREAM) * size
+    h = unit_batch(16, 4, seed=3, stream=stack.INPUT_STREAM) * size
     # h's rescaling by a power of 2 is exact: the float32 product of h itself, bit for bit
     expected = (unit @ h.astype(np.float32)).astype(np.float64)
-    assert fp.product(unit, h).tolist() == expected.tolist()
-    assert fp.product(unit, h, 1.0, prop.mean_square(h)).tolist() == expected.tolist()
+    assert fp._product(unit, h).tolist() == expected.tolist()
+    assert fp._product(unit, h, 1.0, mean_square(h)).tolist() == expected.tolist()
 
 
 def test_a_float32_product_beyond_float64s_powers_of_2_is_still_in_float32():
     unit = unit_matrix("normal", 16, 1, seed=3).astype(np.float32)
-    h = unit_batch(16, 4, seed=3, stream=prop.INPUT_STREAM)
+    h = unit_batch(16, 4, seed=3, stream=stack.INPUT_STREAM)
     # 2**1006 and 2**-1000 are taken in exact steps; the result is 32 times the float32 product
     expected = (32.0 * (unit @ h.astype(np.float32)).astype(np.float64)).tolist()
-    assert fp.product(unit, h * 2.0**1005, 2.0**-1000).tolist() == expected
+    assert fp._product(unit, h * 2.0**1005, 2.0**-1000).tolist() == expected
 
 
 def test_a_float32_product_whose_factor_underflows_keeps_a_subnormal_result():
     unit = np.ones((1, 256), dtype=np.float32)
     h = np.full((256, 1), 2.0**-60)  # factor 2**-1020 * 2**-59 is below float64's smallest
-    assert fp.product(unit, h, 2.0**-1020).tolist() == [[2.0**-1072]]  # as in float64
+    assert fp._product(unit, h, 2.0**-1020).tolist() == [[2.0**-1072]]  # as in float64
 
 
 def test_a_float32_product_is_sized_by_the_largest_entry_even_a_negative_one():
     unit = np.ones((1, 2), dtype=np.float32)
     h = np.array([[1e-30], [-1e30]])  # sized by 1e-30, -1e30 would be far beyond float32
-    np.testing.assert_allclose(fp.product(unit, h), [[-1e30]], rtol=1e-7)
+    np.testing.assert_allclose(fp._product(unit, h), [[-1e30]], rtol=1e-7)
 
 
 def test_simulation_agrees_with_float64_products():
     """The cache's float32 units and products against float64 ones, layer by layer."""
     width, depth, seed = 64, 12, 2
-    x = unit_batch(width, 16, seed, prop.INPUT_STREAM)
+    x = unit_batch(width, 16, seed, stack.INPUT_STREAM)
     for activation_name in ("relu", "tanh", "gelu"):
-        kind, scale = prop.unit_scale("kaiming_fan_in", width, width, 1.7)
+        kind, scale = stack.unit_scale("kaiming_fan_in", width, width, 1.7)
         units = [unit_matrix(kind, width, k, seed) for k in range(1, depth + 1)]
         exact = propagate(units, scale, activation_name, x)
         r = simulate(activation_name, "kaiming_fan_in", gain=1.7, n_layers=depth, width=width,
@@ -202,28 +207,36 @@ def test_simulation_agrees_with_float64_products():
 
 def test_unit_matrices_are_drawn_once_and_rescaled():
     cache = UnitWeights()
-    simulate("relu", "xavier_uniform", gain=1.0, n_layers=10, width=32, seeds=2, cache=cache)
+    cache.simulate("relu", "xavier_uniform", gain=1.0, n_layers=10, width=32, seeds=2)
     assert cache.draws == 20
     for gain in (0.5, 1.5, 2.5):  # a gain slider: rescale only
-        simulate("relu", "xavier_uniform", gain=gain, n_layers=10, width=32, seeds=2, cache=cache)
-        simulate("tanh", "xavier_uniform", gain=gain, n_layers=10, width=32, seeds=2, cache=cache,
-                 direction="backward")  # fmt: skip
+        cache.simulate("relu", "xavier_uniform", gain=gain, n_layers=10, width=32, seeds=2)
+        cache.simulate(
+            "tanh",
+            "xavier_uniform",
+            gain=gain,
+            n_layers=10,
+            width=32,
+            seeds=2,
+            direction="backward",
+        )
     assert cache.draws == 20
-    simulate("relu", "xavier_uniform", n_layers=15, width=32, seeds=2, cache=cache)
+    cache.simulate("relu", "xavier_uniform", n_layers=15, width=32, seeds=2)
     assert cache.draws == 30  # deeper: only the 5 new layers per seed
-    simulate("relu", "xavier_normal", n_layers=15, width=32, seeds=2, cache=cache)
-    simulate("relu", "kaiming_fan_in", gain=2.0, n_layers=15, width=32, seeds=2, cache=cache)
-    simulate("relu", "normal", std=0.1, n_layers=15, width=32, seeds=2, cache=cache)
+    cache.simulate("relu", "xavier_normal", n_layers=15, width=32, seeds=2)
+    cache.simulate("relu", "kaiming_fan_in", gain=2.0, n_layers=15, width=32, seeds=2)
+    cache.simulate("relu", "normal", std=0.1, n_layers=15, width=32, seeds=2)
     assert cache.draws == 60  # every normal initializer shares the standard normals
 
 
 def test_deeper_stack_from_memo_equals_a_fresh_pass():
     cache = UnitWeights()
     for depth in (3, 9, 5, 12):
-        simulate("selu", "xavier_normal", gain=1.1, n_layers=depth, width=32, seeds=2, cache=cache)
-    memo = simulate("selu", "xavier_normal", gain=1.1, n_layers=12, width=32, seeds=2, cache=cache)
-    fresh = simulate("selu", "xavier_normal", gain=1.1, n_layers=12, width=32, seeds=2,
-                     cache=UnitWeights())  # fmt: skip
+        cache.simulate("selu", "xavier_normal", gain=1.1, n_layers=depth, width=32, seeds=2)
+    memo = cache.simulate("selu", "xavier_normal", gain=1.1, n_layers=12, width=32, seeds=2)
+    fresh = UnitWeights().simulate(
+        "selu", "xavier_normal", gain=1.1, n_layers=12, width=32, seeds=2
+    )
     assert len(cache.forward_memo) == 2  # one pass per seed, grown and sliced
     np.testing.assert_array_equal(memo.per_seed, fresh.per_seed)
 
@@ -248,24 +261,30 @@ def test_cache_drops_least_recently_used_entries_beyond_its_budget():
 
 def test_cache_keeps_the_last_memo_size_input_batches():
     cache = UnitWeights(memo_size=2)
-    first = cache.batch(8, 4, 0, prop.INPUT_STREAM)
-    other = cache.batch(8, 4, 1, prop.INPUT_STREAM)
-    assert other.tolist() == unit_batch(8, 4, 1, prop.INPUT_STREAM).tolist() != first.tolist()
-    assert cache.batch(8, 4, 0, prop.INPUT_STREAM) is first  # two fit
+    first = cache.batch(8, 4, 0, stack.INPUT_STREAM)
+    other = cache.batch(8, 4, 1, stack.INPUT_STREAM)
+    assert other.tolist() == unit_batch(8, 4, 1, stack.INPUT_STREAM).tolist() != first.tolist()
+    assert cache.batch(8, 4, 0, stack.INPUT_STREAM) is first  # two fit
     cache.memo_size = 1
-    assert cache.batch(8, 4, 2, prop.INPUT_STREAM).tolist() == unit_batch(8, 4, 2, 1).tolist()
-    assert cache.batch(8, 4, 0, prop.INPUT_STREAM) is not first  # dropped, drawn again
+    assert cache.batch(8, 4, 2, stack.INPUT_STREAM).tolist() == unit_batch(8, 4, 2, 1).tolist()
+    assert cache.batch(8, 4, 0, stack.INPUT_STREAM) is not first  # dropped, drawn again
 
 
 @pytest.mark.parametrize("activation_name", ["relu", "leaky_relu", "linear"])
 def test_a_homogeneous_stack_at_another_gain_is_rescaled_not_rerun(activation_name):
     cache = UnitWeights()
     settings = dict(n_layers=12, width=32, seeds=2, batch=8)
-    simulate(activation_name, "kaiming_fan_in", gain=1.0, cache=cache, **settings)
+    cache.simulate(activation_name, "kaiming_fan_in", gain=1.0, **settings)
     for gain in (0.7, 1.9):
         for direction in ("forward", "backward"):
-            fast = simulate(activation_name, "kaiming_fan_in", gain=gain, cache=cache,
-                            direction=direction, sample_layers=(3, 12), **settings)  # fmt: skip
+            fast = cache.simulate(
+                activation_name,
+                "kaiming_fan_in",
+                gain=gain,
+                direction=direction,
+                sample_layers=(3, 12),
+                **settings,
+            )
             fresh = simulate(activation_name, "kaiming_fan_in", gain=gain,
                              direction=direction, sample_layers=(3, 12), **settings)  # fmt: skip
             # Equal up to the float32 products' rounding, which a rescale moves (1e-7 a layer).
@@ -283,22 +302,23 @@ def test_a_homogeneous_stack_at_another_gain_is_rescaled_not_rerun(activation_na
 
 def test_a_smooth_stack_or_one_near_float64s_ends_is_run_again():
     cache = UnitWeights()
-    simulate("tanh", "xavier_normal", gain=1.0, n_layers=6, width=16, seeds=1, cache=cache)
-    simulate("tanh", "xavier_normal", gain=1.5, n_layers=6, width=16, seeds=1, cache=cache)
+    cache.simulate("tanh", "xavier_normal", gain=1.0, n_layers=6, width=16, seeds=1)
+    cache.simulate("tanh", "xavier_normal", gain=1.5, n_layers=6, width=16, seeds=1)
     assert cache.rescales == 0  # tanh(c z) is not c tanh(z)
     # A gain of 1e6 over 60 layers: h_60 is 1e360 times larger, beyond float64.
-    simulate("relu", "kaiming_fan_in", gain=1.0, n_layers=60, width=16, seeds=1, cache=cache)
-    r = simulate("relu", "kaiming_fan_in", gain=1e6, n_layers=60, width=16, seeds=1, cache=cache)
+    cache.simulate("relu", "kaiming_fan_in", gain=1.0, n_layers=60, width=16, seeds=1)
+    r = cache.simulate("relu", "kaiming_fan_in", gain=1e6, n_layers=60, width=16, seeds=1)
     assert cache.rescales == 0
-    fresh = simulate("relu", "kaiming_fan_in", gain=1e6, n_layers=60, width=16, seeds=1,
-                     cache=UnitWeights())  # fmt: skip
+    fresh = UnitWeights().simulate(
+        "relu", "kaiming_fan_in", gain=1e6, n_layers=60, width=16, seeds=1
+    )
     np.testing.assert_array_equal(r.per_seed, fresh.per_seed)
     assert np.isinf(r.per_seed[0, -1])
 
 
 def test_a_rescale_goes_by_the_ratio_of_the_scales_within_the_range():
-    x = unit_batch(8, 4, 0, prop.INPUT_STREAM)
-    trace = fp.Trace(x, ACTIVATIONS["linear"], 1e10)
+    x = unit_batch(8, 4, 0, stack.INPUT_STREAM)
+    trace = fp._Trace(x, ACTIVATIONS["linear"], 1e10)
     trace.extend([np.eye(8)] * 12)  # m_l = 1e20 ** l, up to 1e240
     assert trace.rescaled(1e10).squares == trace.squares  # a ratio of 1
     down = trace.rescaled(1e9)  # m_l = 1e18 ** l
@@ -312,9 +332,9 @@ def test_a_rescale_goes_by_the_ratio_of_the_scales_within_the_range():
 
 
 def test_a_rescaled_pass_scales_its_arrays_only_when_asked_and_from_the_computed_pass():
-    x = unit_batch(8, 4, 0, prop.INPUT_STREAM)
+    x = unit_batch(8, 4, 0, stack.INPUT_STREAM)
     units = [unit_matrix("normal", 8, layer, 0) for layer in (1, 2, 3)]
-    computed = fp.Trace(x, ACTIVATIONS["relu"], 2.0)
+    computed = fp._Trace(x, ACTIVATIONS["relu"], 2.0)
     computed.extend(units)
     computed.slope(3)  # a backward pass asked for phi'(z): shared with every rescaled pass
     half = computed.rescaled(1.0)  # c = 1/2
@@ -331,7 +351,7 @@ def test_a_rescaled_pass_scales_its_arrays_only_when_asked_and_from_the_computed
     assert half.nbytes == sum(a.nbytes for a in arrays) == 3 * 3 * x.nbytes
     assert half.rescaled(2.0)._source is half  # now half has arrays of its own
     back.extend(units[:1])  # deeper: scaled first, then run on
-    direct = fp.Trace(x, ACTIVATIONS["relu"], 2.0)
+    direct = fp._Trace(x, ACTIVATIONS["relu"], 2.0)
     direct.extend(units + units[:1])
     assert back.n_layers == 4 and len(back.zs) == 4
     assert back.squares == direct.squares  # scaled by 0.5**l and back: exact
@@ -340,9 +360,9 @@ def test_a_rescaled_pass_scales_its_arrays_only_when_asked_and_from_the_computed
 def test_a_rescale_overflows_as_a_direct_pass_does_without_a_warning():
     x = np.array([[1.0], [0.0]])
     unit = np.array([[1.0, 0.0], [-1e300, 0.0]])  # z = (1, -1e300): relu keeps only the 1
-    trace = fp.Trace(x, ACTIVATIONS["relu"], 1.0)
+    trace = fp._Trace(x, ACTIVATIONS["relu"], 1.0)
     trace.extend([unit])
-    direct = fp.Trace(x, ACTIVATIONS["relu"], 1e10)
+    direct = fp._Trace(x, ACTIVATIONS["relu"], 1e10)
     direct.extend([unit])
     with warnings.catch_warnings(), np.errstate(all="warn"):
         warnings.simplefilter("error")
@@ -353,14 +373,14 @@ def test_a_rescale_overflows_as_a_direct_pass_does_without_a_warning():
 
 
 def test_no_rescale_from_or_to_a_zero_scale_or_through_a_layer_of_zeros():
-    x = unit_batch(8, 4, 0, prop.INPUT_STREAM)
-    trace = fp.Trace(x, ACTIVATIONS["relu"], 1.0)
+    x = unit_batch(8, 4, 0, stack.INPUT_STREAM)
+    trace = fp._Trace(x, ACTIVATIONS["relu"], 1.0)
     trace.extend([np.eye(8)] * 2)
     assert trace.rescaled(0.0) is None
-    at_zero = fp.Trace(x, ACTIVATIONS["relu"], 0.0)
+    at_zero = fp._Trace(x, ACTIVATIONS["relu"], 0.0)
     at_zero.extend([np.eye(8)])
     assert at_zero.rescaled(1.0) is None
-    dead = fp.Trace(x, ACTIVATIONS["linear"], 1.0)
+    dead = fp._Trace(x, ACTIVATIONS["linear"], 1.0)
     dead.extend([np.zeros((8, 8)), np.eye(8)])
     assert dead.rescaled(2.0) is None
 
@@ -377,12 +397,12 @@ def test_no_rescale_from_or_to_a_zero_scale_or_through_a_layer_of_zeros():
 def test_a_mean_square_on_an_end_of_the_rescale_range_is_not_rescaled(
     monkeypatch, x_value, unit_value, ends, scale
 ):
-    """RESCALE_SQUARES is an open range: a square on either end, before or after, runs the pass."""
-    trace = fp.Trace(np.full((8, 4), x_value), ACTIVATIONS["linear"], 1.0)
+    """_RESCALE_SQUARES is an open range: a square on either end, before or after, runs the pass."""
+    trace = fp._Trace(np.full((8, 4), x_value), ACTIVATIONS["linear"], 1.0)
     trace.extend([np.eye(8) * unit_value])
     assert trace.squares == [x_value**2, 1.0]  # exact: powers of 2
     assert trace.rescaled(scale) is not None
-    monkeypatch.setattr(fp, "RESCALE_SQUARES", ends)
+    monkeypatch.setattr(fp, "_RESCALE_SQUARES", ends)
     assert trace.rescaled(scale) is None
 
 
@@ -400,7 +420,7 @@ def test_rescaled_square_keeps_both_ends_of_its_range_open():
 
 
 def test_a_backward_pass_is_rescaled_between_positive_scales_within_the_range():
-    back = fp.Backward(1.0, [1.0, 1.0, 1.0], [math.nan, 1.0, 1.0], {0: np.ones(2)})
+    back = fp._Backward(1.0, [1.0, 1.0, 1.0], [math.nan, 1.0, 1.0], {0: np.ones(2)})
     twice = back.rescaled(2.0, homogeneous=True)  # L = 2, c = 2
     assert twice.scale == 2.0 and twice.gradient == [16.0, 4.0, 1.0]
     assert math.isnan(twice.weight[0]) and twice.weight[1:] == [4.0, 4.0]
@@ -419,7 +439,7 @@ def test_a_backward_pass_is_rescaled_between_positive_scales_within_the_range():
 
 
 def test_a_backward_rescale_raises_no_floating_point_error_under_any_numpy_setting():
-    back = fp.Backward(1.0, [1.0, 1.0], [math.nan, 1.0], {0: np.array([5e-324, 1.0])})
+    back = fp._Backward(1.0, [1.0, 1.0], [math.nan, 1.0], {0: np.array([5e-324, 1.0])})
     with np.errstate(all="raise"):
         halved = back.rescaled(0.5, homogeneous=True)  # 2**-1074 / 2 rounds to 0: an underflow
     assert halved.kept[0][1] == 0.5
@@ -428,29 +448,29 @@ def test_a_backward_rescale_raises_no_floating_point_error_under_any_numpy_setti
 def test_a_kept_backward_pass_far_from_the_new_scale_is_run_again_not_rescaled():
     """A ratio of 1e20 over 20 layers is 1e400, beyond float64: run the pass, never raise."""
     cache = UnitWeights()
-    settings = dict(n_layers=20, width=8, seeds=1, batch=4, direction="backward", cache=cache)
-    simulate("relu", "normal", std=1e-10, **settings)
-    far = simulate("relu", "normal", std=1e10, **settings)
+    settings = dict(n_layers=20, width=8, seeds=1, batch=4, direction="backward")
+    cache.simulate("relu", "normal", std=1e-10, **settings)
+    far = cache.simulate("relu", "normal", std=1e10, **settings)
     assert cache.rescales == 0
-    fresh = simulate("relu", "normal", std=1e10, **{**settings, "cache": UnitWeights()})
+    fresh = UnitWeights().simulate("relu", "normal", std=1e10, **settings)
     np.testing.assert_array_equal(far.per_seed, fresh.per_seed)
 
 
 def test_a_kept_backward_pass_is_handed_back_itself_and_the_oldest_goes_first():
     cache = UnitWeights(memo_size=2)
-    settings = dict(n_layers=3, width=8, seeds=1, batch=4, direction="backward", cache=cache)
-    simulate("tanh", "normal", std=0.1, **settings)
+    settings = dict(n_layers=3, width=8, seeds=1, batch=4, direction="backward")
+    cache.simulate("tanh", "normal", std=0.1, **settings)
     ((key, first),) = cache.backward_memo.items()
-    simulate("tanh", "normal", std=0.1, **settings)
+    cache.simulate("tanh", "normal", std=0.1, **settings)
     assert cache.backward_memo[key] is first  # not run again (tanh is never rescaled)
     for std in (0.2, 0.3):
-        simulate("tanh", "normal", std=std, **settings)
+        cache.simulate("tanh", "normal", std=std, **settings)
     assert [k[1] for k in cache.backward_memo] == [0.2, 0.3]
 
 
 def test_slopes_at_huge_z_come_without_a_warning_and_are_counted_once():
     x = np.array([[1.0], [1.0]])
-    trace = fp.Trace(x, ACTIVATIONS["gelu"], 1.0)
+    trace = fp._Trace(x, ACTIVATIONS["gelu"], 1.0)
     trace.extend([np.array([[1e300, 1e300], [-1e300, 0.0]])])  # z = (2e300, -1e300)
     with warnings.catch_warnings(), np.errstate(all="warn"):
         warnings.simplefilter("error")
@@ -461,11 +481,11 @@ def test_slopes_at_huge_z_come_without_a_warning_and_are_counted_once():
 
 def test_backward_trace_gives_one_weight_per_layer_and_keeps_only_what_is_asked():
     width, scale = 6, 0.5
-    x, g = (unit_batch(width, 3, seed, prop.INPUT_STREAM) for seed in (0, 1))
+    x, g = (unit_batch(width, 3, seed, stack.INPUT_STREAM) for seed in (0, 1))
     units = [unit_matrix("normal", width, k, 0) for k in (1, 2, 3)]
-    trace = fp.Trace(x, ACTIVATIONS["tanh"], scale)
+    trace = fp._Trace(x, ACTIVATIONS["tanh"], scale)
     trace.extend(units)
-    gradient, weight, kept = fp.backward_trace(units, trace, 3, g)
+    gradient, weight, kept = fp._backward_trace(units, trace, 3, g)
     assert kept == {} and len(gradient) == len(weight) == 4 and math.isnan(weight[0])
     _, backward = propagate(units, scale, "tanh", x, upstream=g)
     np.testing.assert_allclose(gradient, backward, rtol=1e-12)
@@ -473,15 +493,15 @@ def test_backward_trace_gives_one_weight_per_layer_and_keeps_only_what_is_asked(
     assert math.isclose(
         weight[3], per_sample_weight_square_by_hand(delta, trace.hs[2]), rel_tol=1e-12
     )
-    _, _, kept = fp.backward_trace(units, trace, 3, g, keep=(0, 3))
+    _, _, kept = fp._backward_trace(units, trace, 3, g, keep=(0, 3))
     assert sorted(kept) == [0, 3] and kept[3] is g
-    assert prop.mean_square(kept[0]) == gradient[0]
+    assert mean_square(kept[0]) == gradient[0]
 
 
 def test_a_kept_pass_that_overflows_stays_silent():
     x = np.array([[1.0], [1.0]])
     unit = np.array([[1e300, 1e300], [-1e300, 0.0]])
-    trace = fp.Trace(x, ACTIVATIONS["silu"], 1.0)
+    trace = fp._Trace(x, ACTIVATIONS["silu"], 1.0)
     with warnings.catch_warnings(), np.errstate(all="warn"):
         warnings.simplefilter("error")
         trace.extend([unit, unit])  # silu's exp(1e300), then z_2 = (2e600, -2e600)
@@ -492,11 +512,11 @@ def test_a_kept_pass_that_overflows_stays_silent():
 def test_a_backward_pass_that_overflows_stays_silent():
     x = np.array([[1.0], [1.0]])
     unit = np.array([[1e300, 1e300], [-1e300, 0.0]])  # float64: products beyond float64 are inf
-    trace = fp.Trace(x, ACTIVATIONS["relu"], 1.0)
+    trace = fp._Trace(x, ACTIVATIONS["relu"], 1.0)
     trace.extend([unit] * 3)
     with warnings.catch_warnings(), np.errstate(all="warn"):
         warnings.simplefilter("error")
-        gradient, weight, _ = fp.backward_trace([unit] * 3, trace, 3, np.ones((2, 1)))
+        gradient, weight, _ = fp._backward_trace([unit] * 3, trace, 3, np.ones((2, 1)))
     assert gradient == [math.inf, math.inf, math.inf, 1.0]
     assert math.isnan(weight[0]) and weight[1:] == [math.inf] * 3
 
@@ -505,19 +525,19 @@ def test_the_forward_memo_keeps_memo_size_passes_and_memo_bytes_bytes():
     settings = dict(n_layers=3, width=8, seeds=1, batch=4)
     cache = UnitWeights(memo_size=1)
     for std in (0.1, 0.2):
-        simulate("tanh", "normal", std=std, cache=cache, **settings)
+        cache.simulate("tanh", "normal", std=std, **settings)
     assert list(cache.forward_memo) == [("normal", 0.2, ACTIVATIONS["tanh"], 8, 0, 4)]
     one = cache.forward_memo[("normal", 0.2, ACTIVATIONS["tanh"], 8, 0, 4)].nbytes
     cache = UnitWeights(memo_bytes=2 * one)  # two passes of the same size: just fit
     for std in (0.1, 0.2):
-        simulate("tanh", "normal", std=std, cache=cache, **settings)
+        cache.simulate("tanh", "normal", std=std, **settings)
     assert len(cache.forward_memo) == 2
     cache.memo_bytes = 0
     cache.trim_memo()  # over budget, but the newest pass always stays
     assert list(cache.forward_memo) == [("normal", 0.2, ACTIVATIONS["tanh"], 8, 0, 4)]
     cache.memo_bytes = 1 << 30
     for std in (0.3, 0.4, 0.5):
-        simulate("tanh", "normal", std=std, cache=cache, **settings)
+        cache.simulate("tanh", "normal", std=std, **settings)
     cache.memo_bytes = 2 * one
     cache.trim_memo()  # four passes, room for two: the two oldest go at once
     assert [key[1] for key in cache.forward_memo] == [0.4, 0.5]
@@ -529,9 +549,11 @@ def test_the_theory_is_kept_once_per_setting_and_at_most_eight_memo_sizes_of_it(
     assert cache.theory(ACTIVATIONS["tanh"], 1.0, 4, "backward") is first  # kept, not recomputed
     forward, weights = cache.theory(ACTIVATIONS["tanh"], 1.0, 4, "forward")
     assert weights is None
-    np.testing.assert_array_equal(forward, prop.mean_field("tanh", 1.0, 4))
-    np.testing.assert_array_equal(first[0], prop.mean_field("tanh", 1.0, 4, "backward"))
-    np.testing.assert_array_equal(first[1], prop.weight_gradient_theory("tanh", 1.0, 4))
+    np.testing.assert_array_equal(forward, prop.mean_field("tanh", gain=1.0, n_layers=4))
+    backward = prop.mean_field("tanh", gain=1.0, n_layers=4, direction="backward")
+    np.testing.assert_array_equal(first[0], backward)
+    expected = prop.weight_gradient_theory("tanh", gain=1.0, n_layers=4)
+    np.testing.assert_array_equal(first[1], expected)
     for n_layers in range(5, 30):
         cache.theory(ACTIVATIONS["relu"], 2.0, n_layers, "forward")
     assert len(cache.theory_memo) == 16
@@ -540,29 +562,30 @@ def test_the_theory_is_kept_once_per_setting_and_at_most_eight_memo_sizes_of_it(
 
 def test_a_shallower_stack_from_a_deeper_kept_pass_has_its_own_layers_and_samples():
     cache = UnitWeights()
-    simulate("tanh", "xavier_normal", n_layers=6, width=8, seeds=1, batch=4, cache=cache)
-    r = simulate("tanh", "xavier_normal", n_layers=3, width=8, seeds=1, batch=4, cache=cache,
-                 sample_layers=(0, 3, 5))  # fmt: skip
+    cache.simulate("tanh", "xavier_normal", n_layers=6, width=8, seeds=1, batch=4)
+    r = cache.simulate(
+        "tanh", "xavier_normal", n_layers=3, width=8, seeds=1, batch=4, sample_layers=(0, 3, 5)
+    )
     assert r.per_seed.shape == (1, 4) and sorted(r.samples) == [0, 3]
-    x = unit_batch(8, 4, r.seeds[0], prop.INPUT_STREAM)
+    x = unit_batch(8, 4, r.seeds[0], stack.INPUT_STREAM)
     assert r.samples[0].tolist() == x.ravel().tolist()  # layer 0: the input itself
 
 
 def test_a_new_gain_on_a_kept_homogeneous_stack_is_rescaled_at_once():
     cache = UnitWeights()
-    settings = dict(n_layers=4, width=8, seeds=1, batch=4, cache=cache)
-    simulate("relu", "kaiming_fan_in", gain=1.0, **settings)
-    simulate("relu", "kaiming_fan_in", gain=2.0, **settings)
+    settings = dict(n_layers=4, width=8, seeds=1, batch=4)
+    cache.simulate("relu", "kaiming_fan_in", gain=1.0, **settings)
+    cache.simulate("relu", "kaiming_fan_in", gain=2.0, **settings)
     assert cache.rescales == 1
-    simulate("relu", "kaiming_fan_in", gain=2.0, **settings)  # now kept itself
+    cache.simulate("relu", "kaiming_fan_in", gain=2.0, **settings)  # now kept itself
     assert cache.rescales == 1
 
 
 @pytest.mark.parametrize("name", list(ACTIVATIONS))
 def test_a_pass_counts_its_bytes_as_the_sum_of_its_arrays(name):
-    x = unit_batch(6, 3, 0, prop.INPUT_STREAM)
+    x = unit_batch(6, 3, 0, stack.INPUT_STREAM)
     units = [unit_matrix("normal", 6, layer, 0).astype(np.float32) for layer in (1, 2)]
-    trace = fp.Trace(x, ACTIVATIONS[name], 0.5)
+    trace = fp._Trace(x, ACTIVATIONS[name], 0.5)
     trace.extend(units)
     trace.slope(2)
     arrays = trace.zs + trace.hs[1:] + trace.slopes

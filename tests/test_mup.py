@@ -25,9 +25,9 @@ from tinyinit.mup import (
 )
 
 
-def small_problem(seed=3, width=6, n_hidden=3):
+def small_problem(seed=3, width=6, n_layers=4):
     x, target = make_regression(PCG32(seed, stream=1), 5, 4, 3)
-    weights = init_mlp(4, width, 3, n_hidden, "sp", PCG32(seed), base_width=width)
+    weights = init_mlp(4, width, 3, "sp", PCG32(seed), n_layers=n_layers, base_width=width)
     return weights, x, target
 
 
@@ -103,7 +103,7 @@ def test_mse_loss_gradient_is_residual_over_batch():
 
 
 def test_init_draws_each_layer_with_tinyinit_in_order():
-    weights = init_mlp(16, 32, 4, 2, "sp", PCG32(7))
+    weights = init_mlp(16, 32, 4, "sp", PCG32(7), n_layers=3)
     rng = PCG32(7)
     expected = [
         kaiming_normal((32, 16), "fan_in", "relu", rng),
@@ -112,14 +112,14 @@ def test_init_draws_each_layer_with_tinyinit_in_order():
     ]
     for w, e in zip(weights, expected, strict=True):
         assert w.dtype == np.float64 and np.array_equal(w, e.astype(np.float64))
-    again = init_mlp(16, 32, 4, 2, "sp", PCG32(7))
+    again = init_mlp(16, 32, 4, "sp", PCG32(7), n_layers=3)
     assert all(np.array_equal(a, b) for a, b in zip(weights, again, strict=True))
 
 
 def test_mup_output_variance_scales_as_one_over_fan_in_squared():
     width, base = 1024, 64
-    sp = init_mlp(16, width, 4, 2, "sp", PCG32(0), base_width=base)
-    mup = init_mlp(16, width, 4, 2, "mup", PCG32(0), base_width=base)
+    sp = init_mlp(16, width, 4, "sp", PCG32(0), n_layers=3, base_width=base)
+    mup = init_mlp(16, width, 4, "mup", PCG32(0), n_layers=3, base_width=base)
     for a, b in zip(sp[:-1], mup[:-1], strict=True):
         assert np.array_equal(a, b)  # input and hidden layers: the same under both
     assert np.allclose(mup[-1], sp[-1] * math.sqrt(base / width), rtol=1e-6)
@@ -128,29 +128,35 @@ def test_mup_output_variance_scales_as_one_over_fan_in_squared():
 
 @pytest.mark.parametrize("optimizer", ["sgd", "adam"])
 def test_mup_is_sp_at_the_base_width(optimizer):
-    sp = init_mlp(16, 64, 4, 3, "sp", PCG32(2), base_width=64)
-    mup = init_mlp(16, 64, 4, 3, "mup", PCG32(2), base_width=64)
+    sp = init_mlp(16, 64, 4, "sp", PCG32(2), n_layers=4, base_width=64)
+    mup = init_mlp(16, 64, 4, "mup", PCG32(2), n_layers=4, base_width=64)
     assert all(np.array_equal(a, b) for a, b in zip(sp, mup, strict=True))
     kw = dict(width=64, base_width=64)
-    assert layer_learning_rates(0.1, 3, "sp", optimizer, **kw) == layer_learning_rates(
-        0.1, 3, "mup", optimizer, **kw
+    assert layer_learning_rates(0.1, "sp", optimizer, n_layers=4, **kw) == layer_learning_rates(
+        0.1, "mup", optimizer, n_layers=4, **kw
     )
 
 
 def test_learning_rates_follow_table_3():
     kw = dict(width=256, base_width=64)  # m = 4
-    assert layer_learning_rates(0.1, 3, "sp", "adam", **kw) == [0.1] * 4
-    assert layer_learning_rates(0.1, 3, "sp", "sgd", **kw) == [0.1] * 4
-    assert layer_learning_rates(0.1, 3, "mup", "adam", **kw) == [0.1, 0.025, 0.025, 0.025]
-    assert layer_learning_rates(0.1, 3, "mup", "sgd", **kw) == [0.4, 0.1, 0.1, 0.025]
+    assert layer_learning_rates(0.1, "sp", "adam", n_layers=4, **kw) == [0.1] * 4
+    assert layer_learning_rates(0.1, "sp", "sgd", n_layers=4, **kw) == [0.1] * 4
+    assert layer_learning_rates(0.1, "mup", "adam", n_layers=4, **kw) == [0.1, 0.025, 0.025, 0.025]
+    assert layer_learning_rates(0.1, "mup", "sgd", n_layers=4, **kw) == [0.4, 0.1, 0.1, 0.025]
 
 
 @pytest.mark.parametrize(
     "call, needle",
     [
-        (lambda: init_mlp(4, 8, 2, 2, "ntk", PCG32(0)), "'ntk'"),
-        (lambda: layer_learning_rates(0.1, 2, "mup", "lion", width=8, base_width=4), "'lion'"),
-        (lambda: init_mlp(4, 0, 2, 2, "sp", PCG32(0)), "width must be an integer >= 1, got 0"),
+        (lambda: init_mlp(4, 8, 2, "ntk", PCG32(0), n_layers=3), "'ntk'"),
+        (
+            lambda: layer_learning_rates(0.1, "mup", "lion", n_layers=3, width=8, base_width=4),
+            "'lion'",
+        ),
+        (
+            lambda: init_mlp(4, 0, 2, "sp", PCG32(0), n_layers=3),
+            "width must be an integer >= 1, got 0",
+        ),
         (lambda: coordinate_check((64,), 1, "sp", "rmsprop", 0.1), "'rmsprop'"),
     ],
 )
@@ -198,8 +204,8 @@ def test_mup_coordinates_stay_within_a_small_factor_across_width(optimizer, lr):
 
 
 def test_coordinate_check_is_deterministic_and_shaped():
-    a = coordinate_check((32, 64), 2, "mup", "adam", 0.01, n_hidden=3)
-    b = coordinate_check((32, 64), 2, "mup", "adam", 0.01, n_hidden=3)
+    a = coordinate_check((32, 64), 2, "mup", "adam", 0.01, n_layers=4)
+    b = coordinate_check((32, 64), 2, "mup", "adam", 0.01, n_layers=4)
     assert a.shape == (2, 3, 4) and np.array_equal(a, b)
 
 

@@ -78,13 +78,13 @@ def test_layer_norm_is_the_residual_streams_normalize_bit_for_bit():
 def test_batch_norm_refuses_a_batch_of_one_and_bad_arguments():
     with pytest.raises(ValueError, match="at least 2 examples .* got batch size 1"):
         norm_forward("batch", np.ones((1, 3)), np.ones(3), np.zeros(3))
-    with pytest.raises(ValueError, match=r"kind must be one of batch, layer; got 'group'"):
+    with pytest.raises(ValueError, match=r"kind must be one of batch, layer, got 'group'"):
         norm_forward("group", np.ones((2, 3)), np.ones(3), np.zeros(3))
     with pytest.raises(ValueError, match=r"z must have shape \(batch, units\), got shape \(3,\)"):
         norm_forward("layer", np.ones(3), np.ones(3), np.zeros(3))
     with pytest.raises(ValueError, match="eps must be a finite real number > 0, got 0"):
         norm_forward("layer", np.ones((2, 3)), np.ones(3), np.zeros(3), eps=0)
-    with pytest.raises(ValueError, match="norm must be one of none, batch, layer; got 'bn'"):
+    with pytest.raises(ValueError, match="norm must be one of none, batch, layer, got 'bn'"):
         init_norm("bn", [3])
     # one sample of a LayerNorm is fine: it normalizes each example on its own
     assert norm_forward("layer", np.array([[1.0, 2.0, 3.0]]), np.ones(3), np.zeros(3))[0].shape

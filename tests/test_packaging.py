@@ -338,7 +338,7 @@ def test_the_core_alone_imports_the_api_and_draws_the_figure(tmp_path):
         out["api"] = sorted(tinyinit.__all__)
         out["kaiming"] = kaiming_normal((4, 3), "fan_in", "relu", PCG32(0)).tolist()
         from tinyinit.cli import main
-        out["exit"] = main(["figure", "--depth", "3", "--width", "8", "--seeds", "2",
+        out["exit"] = main(["figure", "--n-layers", "3", "--width", "8", "--seeds", "2",
                             "-o", "depth.png"])
         out["png"] = open("depth.png", "rb").read(8).hex()
         out["ipywidgets"] = error(lambda: importlib.import_module("ipywidgets"))
@@ -398,7 +398,7 @@ def test_extra_rewords_only_a_missing_module(broken):
         assert message == "the explorer needs comm: pip install 'tinyinit[lab]'"
     else:  # installed but broken: its own error, not a wrong hint
         assert message == "cannot import name 'Widget' from 'ipywidgets'"
-    with pytest.raises(ValueError, match="extra must be one of lab, present; got 'labs'"):
+    with pytest.raises(ValueError, match="extra must be one of lab, present, got 'labs'"):
         with extra("labs", "the explorer"):
             pass
 

@@ -3,8 +3,14 @@ results as one thread."""
 
 from __future__ import annotations
 
+import hashlib
+import multiprocessing
 import os
+import signal
 import threading
+import time
+
+import pytest
 
 from tinyinit import PCG32, normal, parallel
 from tinyinit.distributions import PAIRS_PER_BLOCK
@@ -68,3 +74,70 @@ def test_a_draw_over_several_blocks_is_the_same_on_one_thread(monkeypatch):
 
     monkeypatch.setattr(parallel, "workers", lambda: OneThread)
     assert normal(PCG32(8), n).tobytes() == threaded.tobytes()
+
+
+# --- a forked child: its own pool ------------------------------------------------------------
+
+FORK_TIME_LIMIT = 60.0  # seconds; the child's draw takes well under one on two busy CPUs
+
+
+def run_in_a_forked_child(child, time_limit: float = FORK_TIME_LIMIT) -> bytes:
+    """Fork, run child() -> a few bytes in the child and give back what it wrote (less than a
+    pipe holds, as it is read once the child is done); fail the test if the child has not
+    finished within time_limit seconds (it is killed, not waited for)."""
+    read_end, write_end = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # the child: never return into pytest
+        status = 1
+        try:
+            os.close(read_end)
+            os.write(write_end, child())
+            status = 0
+        finally:
+            os._exit(status)
+    os.close(write_end)
+    deadline = time.monotonic() + time_limit
+    while True:
+        done, status = os.waitpid(pid, os.WNOHANG)
+        if done:
+            break
+        if time.monotonic() > deadline:
+            os.kill(pid, signal.SIGKILL)
+            os.waitpid(pid, 0)
+            os.close(read_end)
+            pytest.fail(f"the forked child did not finish its draw within {time_limit:g} s")
+        time.sleep(0.02)
+    with os.fdopen(read_end, "rb") as pipe:
+        written = pipe.read()
+    assert os.waitstatus_to_exitcode(status) == 0, "the child failed"
+    return written
+
+
+@pytest.mark.filterwarnings("ignore:.*fork.*:DeprecationWarning")  # Python 3.12 on threads
+def test_a_forked_child_draws_after_the_parents_pool_started():
+    n = 10**6  # several blocks: the draw goes to the pool
+    expected = normal(PCG32(0), n)
+    assert parallel._pool is not None  # the parent's pool and its threads are running
+    digest = run_in_a_forked_child(lambda: hashlib.sha256(normal(PCG32(0), n)).digest())
+    assert digest == hashlib.sha256(expected).digest()  # the same numbers, from its own pool
+
+
+@pytest.mark.filterwarnings("ignore:.*fork.*:DeprecationWarning")
+def test_a_multiprocessing_fork_worker_draws_too():
+    normal(PCG32(1), 10**6)  # the parent's pool is running
+    context = multiprocessing.get_context("fork")
+    with context.Pool(2) as workers:
+        result = workers.map_async(_draw_sum, [1, 2])
+        sums = result.get(timeout=FORK_TIME_LIMIT)  # a TimeoutError if a worker hangs
+    assert sums == [_draw_sum(1), _draw_sum(2)]
+
+
+def _draw_sum(seed: int) -> float:
+    return float(normal(PCG32(seed), 3 * PAIRS_PER_BLOCK).sum())
+
+
+def test_the_child_forgets_the_pool_and_makes_its_own_on_first_use():
+    parallel.workers()
+    parallel._forget_the_pool()  # what os.register_at_fork runs in a child
+    assert parallel._pool is None
+    assert run_all(abs, [-1, -2]) == [1, 2] and parallel._pool is not None

@@ -34,14 +34,14 @@ def test_show_publishes_the_png_with_its_alt_text_and_closes_the_figure(monkeypa
 @pytest.mark.parametrize("alt", ["", "   ", "a plot", None])
 def test_show_refuses_an_empty_or_placeholder_alt(alt):
     fig = plt.figure()
-    with pytest.raises(ValueError, match="alt: got"):
+    with pytest.raises(ValueError, match="^alt must be a sentence"):
         show(fig, alt)
     plt.close(fig)
 
 
 def test_every_initializer_has_one_okabe_ito_colour_and_families_share_theirs():
     from tinyinit.plots import INITIALIZER_COLORS, OKABE_ITO, initializer_color
-    from tinyinit.propagation import INITIALIZERS
+    from tinyinit.stack import INITIALIZERS
 
     offered = list(INITIALIZERS)  # every initializer the explorer offers has a colour
     assert set(INITIALIZER_COLORS.values()) <= set(OKABE_ITO.values())
@@ -51,5 +51,5 @@ def test_every_initializer_has_one_okabe_ito_colour_and_families_share_theirs():
         for b in names:
             same = initializer_color(a) == initializer_color(b)
             assert same == (a.split("_")[0] == b.split("_")[0]), (a, b)
-    with pytest.raises(ValueError, match=r"^initializer: got 'he', expected one of 'xavier'"):
+    with pytest.raises(ValueError, match=r"^initializer must be one of 'xavier', .*, got 'he'$"):
         initializer_color("he")

@@ -97,7 +97,7 @@ def test_xavier_against_kaiming_ends_with_both_curves(app):
 def test_residual_stream_grows_without_the_scaling_and_not_with_it(app):
     app.choose("Residual stream: with and without 1/sqrt(2N)")
     assert app.tabs.selected_index == 1
-    assert (app.residual.blocks.value, app.residual.scaling.value) == (48, False)
+    assert (app.residual.n_layers.value, app.residual.scaling.value) == (48, False)
     grown = app.residual.final_variance
     app.step.index = 1
     assert app.residual.scaling.value is True
@@ -127,7 +127,7 @@ def test_one_preset_costs_one_redraw(app):
 
 def test_controls_stay_live_after_a_preset(app):
     app.choose("Kaiming + ReLU: kept")
-    app.depth.depth.value = 50
+    app.depth.n_layers.value = 50
     assert app.depth.result.n_layers == 50
     assert app.depth.readout.value.startswith("layer 50:")
 
@@ -138,7 +138,7 @@ def test_figures_use_large_type(app):
         assert ax.xaxis.label.get_fontsize() >= 16
         assert all(t.get_fontsize() >= 14 for t in ax.get_xticklabels())
     # The title is rewritten at every update; the size must survive that.
-    app.depth.depth.value = 21
+    app.depth.n_layers.value = 21
     assert app.depth.figure.axes[0].title.get_fontsize() >= 16
 
 
@@ -392,4 +392,4 @@ def test_the_gain_note_beside_the_slider_says_gelu_and_silu_are_unstable_over_de
     slope = q_map_slope(name, single_layer_gain(name), 1.0)
     assert "unstable over depth" in note and f"{slope:.3g} &gt; 1" in note
     end = explorer.result.theory[-1]  # the dashed curve's last point, in the note
-    assert f"gives {end:.2g} at layer {explorer.depth.value}" in note
+    assert f"gives {end:.2g} at layer {explorer.n_layers.value}" in note

@@ -8,6 +8,7 @@ import warnings
 
 import numpy as np
 import pytest
+from plain_propagation import propagate
 
 from tinyinit import (
     PCG32,
@@ -20,16 +21,20 @@ from tinyinit import (
 from tinyinit import activations as acts
 from tinyinit import propagation as prop
 from tinyinit.activations import ACTIVATIONS, LEAKY_RELU_SLOPE
+from tinyinit.depth_result import DepthResult
 from tinyinit.distributions import normal
 from tinyinit.gaussian import gaussian_expectation
-from tinyinit.propagation import (
+from tinyinit.propagation import mean_field, simulate
+from tinyinit.stack import (
+    GRADIENT_STREAM,
+    INPUT_STREAM,
     layer_weights,
-    mean_field,
-    propagate,
-    simulate,
+    suggested_gain,
     unit_batch,
     unit_matrix,
+    unit_scale,
 )
+from tinyinit.variance import mean_square
 
 RELU_GAIN = math.sqrt(2.0)
 
@@ -98,23 +103,29 @@ def test_theory_matches_monte_carlo(name):
 def test_mean_field_recursions_in_closed_form():
     layers = np.arange(21)
     # Xavier + relu: n std**2 = 1 and E[relu(z)**2] = q / 2, so m_l = 2**-l.
-    np.testing.assert_allclose(mean_field("relu", 1.0, 20), 2.0**-layers, rtol=1e-12)
+    np.testing.assert_allclose(mean_field("relu", gain=1.0, n_layers=20), 2.0**-layers, rtol=1e-12)
     # Kaiming + relu: n std**2 = 2, the mean square stays 1, forward and backward.
-    np.testing.assert_allclose(mean_field("relu", 2.0, 20), 1.0, rtol=1e-12)
-    np.testing.assert_allclose(mean_field("relu", 2.0, 20, "backward"), 1.0, rtol=1e-12)
+    np.testing.assert_allclose(mean_field("relu", gain=2**0.5, n_layers=20), 1.0, rtol=1e-12)
+    np.testing.assert_allclose(
+        mean_field("relu", gain=2**0.5, n_layers=20, direction="backward"), 1.0, rtol=1e-12
+    )
     # Linear: a factor n std**2 per layer; backward from the top down.
-    np.testing.assert_allclose(mean_field("linear", 3.0, 5), 3.0 ** np.arange(6), rtol=1e-12)
-    back = mean_field("linear", 3.0, 5, "backward")
+    np.testing.assert_allclose(
+        mean_field("linear", gain=3.0**0.5, n_layers=5), 3.0 ** np.arange(6), rtol=1e-12
+    )
+    back = mean_field("linear", gain=3.0**0.5, n_layers=5, direction="backward")
     np.testing.assert_allclose(back, 3.0 ** np.arange(5, -1, -1), rtol=1e-12)
     leaky = (1 + LEAKY_RELU_SLOPE**2) / 2
-    np.testing.assert_allclose(mean_field("leaky_relu", 1.0, 4), leaky ** np.arange(5), rtol=1e-12)
+    np.testing.assert_allclose(
+        mean_field("leaky_relu", gain=1.0, n_layers=4), leaky ** np.arange(5), rtol=1e-12
+    )
 
 
 def test_card_tanh_numbers_are_the_mean_square_of_the_activations():
     """0.42 with gain 5/3, about 0.026 after 20 layers with gain 1: E[h**2], not Var(z)."""
-    settled = mean_field("tanh", (5 / 3) ** 2, 20)[-1]
+    settled = mean_field("tanh", gain=5 / 3, n_layers=20)[-1]
     assert settled == pytest.approx(0.4243, abs=1e-3)
-    assert mean_field("tanh", 1.0, 20)[-1] == pytest.approx(0.0259, abs=1e-3)
+    assert mean_field("tanh", gain=1.0, n_layers=20)[-1] == pytest.approx(0.0259, abs=1e-3)
 
 
 def test_derivatives_match_finite_differences():
@@ -130,7 +141,7 @@ def test_selu_uses_the_exact_constants():
     assert acts.SELU_ALPHA == 1.6732632423543772
     assert acts.SELU_SCALE == 1.0507009873554805
     # Self-normalizing: with n std**2 = 1, N(0, 1) in gives mean square 1 out.
-    assert mean_field("selu", 1.0, 1)[-1] == pytest.approx(1.0, abs=1e-6)
+    assert mean_field("selu", gain=1.0, n_layers=1)[-1] == pytest.approx(1.0, abs=1e-6)
 
 
 # --- the module card's three claims, measured ------------------------------------------
@@ -180,7 +191,7 @@ def test_backward_xavier_relu_gradient_halves_per_layer():
 
 
 def test_layer_zero_is_the_unit_input():
-    x = unit_batch(64, 8, 3, prop.INPUT_STREAM)
+    x = unit_batch(64, 8, 3, INPUT_STREAM)
     assert x.shape == (64, 8)
     assert np.mean(x * x) == pytest.approx(1.0, rel=1e-14)
     r = simulate("tanh", "xavier_normal", n_layers=3, width=64, seeds=2)
@@ -275,14 +286,14 @@ def test_layer_weights_at_full_width():
 
 def test_simulation_multiplies_by_exactly_those_weights():
     width, depth, seed, gain = 32, 4, 5, 1.3
-    x = unit_batch(width, 8, seed, prop.INPUT_STREAM)
+    x = unit_batch(width, 8, seed, INPUT_STREAM)
     for initializer in ("xavier_uniform", "kaiming_fan_in"):
         weights = [layer_weights(initializer, width, k, seed, gain=gain) for k in range(1, 5)]
         h, expected = x, [1.0]
         for w in weights:
             h = np.tanh(w @ h)
             expected.append(np.mean(h * h))
-        kind, scale = prop.unit_scale(initializer, width, width, gain)
+        kind, scale = unit_scale(initializer, width, width, gain)
         units = [unit_matrix(kind, width, k, seed) for k in range(1, depth + 1)]
         measured = propagate(units, scale, "tanh", x)
         np.testing.assert_allclose(measured, expected, rtol=1e-12)
@@ -298,20 +309,20 @@ def test_rejects_unknown_names():
 
 
 def test_suggested_gain_is_torchs_where_it_has_one_else_the_one_layer_gain():
-    assert prop.suggested_gain("relu") == (RELU_GAIN, "calculate_gain")
-    assert prop.suggested_gain("leaky_relu") == (calculate_gain("leaky_relu"), "calculate_gain")
-    gain, source = prop.suggested_gain("gelu")  # torch has no gain for gelu
+    assert suggested_gain("relu") == (RELU_GAIN, "calculate_gain")
+    assert suggested_gain("leaky_relu") == (calculate_gain("leaky_relu"), "calculate_gain")
+    gain, source = suggested_gain("gelu")  # torch has no gain for gelu
     assert source == "quadrature"
     # one gelu layer at this gain keeps a unit signal's mean square at 1
     assert math.isclose(gain**2 * gaussian_expectation(square("gelu"), 1.0), 1.0, rel_tol=1e-12)
     with pytest.raises(ValueError, match="^activation must be one of"):
-        prop.suggested_gain("swish")
+        suggested_gain("swish")
 
 
 def test_propagate_with_an_upstream_gradient_gives_both_directions_as_by_hand():
     width, seed, scale = 6, 4, 0.7
-    x = unit_batch(width, 5, seed, prop.INPUT_STREAM)
-    g = unit_batch(width, 5, seed + 1, prop.INPUT_STREAM)
+    x = unit_batch(width, 5, seed, INPUT_STREAM)
+    g = unit_batch(width, 5, seed + 1, INPUT_STREAM)
     units = [unit_matrix("normal", width, k, seed) for k in (1, 2, 3)]
     hs, zs = [x], []
     for unit in units:
@@ -323,7 +334,7 @@ def test_propagate_with_an_upstream_gradient_gives_both_directions_as_by_hand():
     forward, backward = propagate(units, scale, "tanh", x, upstream=g)
     np.testing.assert_allclose(forward, [np.mean(h * h) for h in hs], rtol=1e-12)
     np.testing.assert_allclose(backward, [np.mean(d * d) for d in grads[::-1]], rtol=1e-12)
-    assert backward[-1] == prop.mean_square(g) and backward[0] != backward[-1]
+    assert backward[-1] == mean_square(g) and backward[0] != backward[-1]
 
 
 def test_the_statistics_over_seeds_are_computed_once_and_read_only():
@@ -341,12 +352,12 @@ def test_the_statistics_over_seeds_are_computed_once_and_read_only():
 
 def test_overflow_and_underflow_are_found_in_the_direction_of_travel():
     per_seed = np.array([[math.inf, math.inf, 3.0, 1.0, 0.0, 0.0]])
-    settings = dict(activation="relu", initializer="normal", gain=1.0, std=1.0, width=4)
+    settings = dict(activation="relu", initializer="normal", gain=1.0, weight_std=1.0, width=4)
     common = dict(n_layers=5, seeds=(0,), batch=2, per_seed=per_seed, theory=per_seed[0])
     common.update(settings)
-    forward = prop.DepthResult(direction="forward", **common)
+    forward = DepthResult(direction="forward", **common)
     assert (forward.overflow_from, forward.underflow_from) == (0, 4)
-    backward = prop.DepthResult(direction="backward", **common)  # from layer 5 down to 0
+    backward = DepthResult(direction="backward", **common)  # from layer 5 down to 0
     assert (backward.overflow_from, backward.underflow_from) == (1, 5)
     assert backward.first_layer(per_seed[0], lambda v: v == 3.0) == 2
 
@@ -368,16 +379,16 @@ def test_per_sample_weight_square_is_the_mean_square_of_each_samples_outer_produ
 
 def test_simulate_by_default_is_xavier_relu_20_layers_of_256_3_seeds_of_32():
     r = simulate()
-    settings = (r.activation, r.initializer, r.gain, r.std, r.n_layers, r.width, r.batch)
+    settings = (r.activation, r.initializer, r.gain, r.weight_std, r.n_layers, r.width, r.batch)
     assert settings == ("relu", "xavier_uniform", 1.0, math.sqrt(2 / 512), 20, 256, 32)
     assert len(r.seeds) == 3 and r.per_seed.shape == (3, 21)
-    assert simulate(initializer="normal", n_layers=1, width=8, seeds=1).std == 0.02
+    assert simulate(initializer="normal", n_layers=1, width=8, seeds=1).weight_std == 0.02
 
 
 def test_unit_batch_draws_its_own_stream_and_is_read_only():
-    x = unit_batch(8, 4, seed=3, stream=prop.INPUT_STREAM)
-    g = unit_batch(8, 4, seed=3, stream=prop.GRADIENT_STREAM)
-    raw = normal(PCG32(3, prop.INPUT_STREAM), 32).reshape(8, 4)
+    x = unit_batch(8, 4, seed=3, stream=INPUT_STREAM)
+    g = unit_batch(8, 4, seed=3, stream=GRADIENT_STREAM)
+    raw = normal(PCG32(3, INPUT_STREAM), 32).reshape(8, 4)
     np.testing.assert_array_equal(x, raw / math.sqrt(np.mean(raw * raw)))
     assert not np.array_equal(x, g)  # inputs and upstream gradients never share numbers
     assert not x.flags.writeable and not g.flags.writeable  # a cache hands out the same array
@@ -394,33 +405,34 @@ def test_weight_gradients_come_with_the_backward_view_only():
     assert (backward.weight_per_seed[:, 1:] > 0).all()
 
 
-@pytest.mark.parametrize("fan_var", [0.5, 1.0, 3.0])
+@pytest.mark.parametrize("gain", [0.5, 1.0, 3.0])
 @pytest.mark.parametrize("activation, slope_square", [("linear", 1.0), ("relu", 0.5)])
 def test_weight_gradient_theory_is_flat_where_the_slope_square_is_constant(
-    activation, slope_square, fan_var
+    activation, slope_square, gain
 ):
-    # m_l = (c s)^l forward, g_l = (c s)^(L - l) backward, with c = fan_var and s = E[phi'^2]
+    # m_l = (c s)^l forward, g_l = (c s)^(L - l) backward, with c = gain**2 and s = E[phi'^2]
     # (phi(z)^2 averages to s z^2 for both): every layer's weight gradient is
     # s * g_l * m_{l-1} = s (c s)^(L - 1), the same at every depth.
     n_layers = 5
-    out = prop.weight_gradient_theory(activation, fan_var, n_layers)
+    out = prop.weight_gradient_theory(activation, gain=gain, n_layers=n_layers)
     assert math.isnan(out[0]) and out.shape == (n_layers + 1,)
-    expected = slope_square * (fan_var * slope_square) ** (n_layers - 1)
+    expected = slope_square * (gain**2 * slope_square) ** (n_layers - 1)
     np.testing.assert_allclose(out[1:], expected, rtol=1e-12)
 
 
-@pytest.mark.parametrize("fan_var", [0.7, 1.0, 2.5])
-def test_weight_gradient_theory_for_tanh_is_the_slope_square_at_each_layer_s_variance(fan_var):
-    # E[tanh'(z)^2], z ~ N(0, q_l), q_l = fan_var * m_{l-1}, by a fine trapezoid rule here
+@pytest.mark.parametrize("gain", [0.7, 1.0, 2.5])
+def test_weight_gradient_theory_for_tanh_is_the_slope_square_at_each_layer_s_variance(gain):
+    # E[tanh'(z)^2], z ~ N(0, q_l), q_l = gain**2 * m_{l-1}, by a fine trapezoid rule here
     # (the library uses Gauss-Legendre panels), times g_l * m_{l-1}.
     n_layers = 4
-    m = prop.mean_field("tanh", fan_var, n_layers)
-    g = prop.mean_field("tanh", fan_var, n_layers, "backward")
+    m = prop.mean_field("tanh", gain=gain, n_layers=n_layers)
+    g = prop.mean_field("tanh", gain=gain, n_layers=n_layers, direction="backward")
     z = np.linspace(-12.0, 12.0, 200_001)
     density = np.exp(-z * z / 2) / math.sqrt(2 * math.pi)
-    for layer, value in enumerate(prop.weight_gradient_theory("tanh", fan_var, n_layers)):
+    theory = prop.weight_gradient_theory("tanh", gain=gain, n_layers=n_layers)
+    for layer, value in enumerate(theory):
         if layer == 0:
             continue
-        slope = 1 - np.tanh(math.sqrt(fan_var * m[layer - 1]) * z) ** 2
+        slope = 1 - np.tanh(math.sqrt(gain**2 * m[layer - 1]) * z) ** 2
         slope_square = np.trapezoid(slope**2 * density, z)
         assert math.isclose(value, slope_square * g[layer] * m[layer - 1], rel_tol=1e-9)

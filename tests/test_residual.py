@@ -70,21 +70,21 @@ def test_scaled_stream_stays_near_2_whatever_the_depth(stack):
 
 
 def test_without_layer_norm_each_addition_doubles_the_variance(stack):
-    v = stream_variances(stack, 4, norm="none")
+    v = stream_variances(stack, 4, layer_norm="none")
     ratios = v[1:] / v[:-1]
     assert np.all((ratios > 1.6) & (ratios < 2.5))
 
 
 def test_post_ln_renormalizes_the_stream_so_it_never_grows(stack):
     for n in (1, 12, 48):
-        v = stream_variances(stack, n, norm="post")
+        v = stream_variances(stack, n, layer_norm="post")
         assert np.allclose(v[1:], 1.0, atol=1e-4)
 
 
-def test_stream_variances_rejects_an_unknown_norm(stack):
-    accepted = "norm must be one of pre, post, none; got 'pre_ln'"
+def test_stream_variances_rejects_an_unknown_layer_norm(stack):
+    accepted = "layer_norm must be one of pre, post, none, got 'pre_ln'"
     with pytest.raises(ValueError, match=accepted):
-        stream_variances(stack, 1, norm="pre_ln")
+        stream_variances(stack, 1, layer_norm="pre_ln")
 
 
 def test_stream_variances_rejects_too_many_blocks(stack):
@@ -202,7 +202,7 @@ def test_explorer_updates_lines_in_place_and_never_rebuilds(stack):
     first = explorer.readout.value
     assert explorer.final_variance == pytest.approx(2.0, rel=0.1)
 
-    explorer.blocks.value = 48
+    explorer.n_layers.value = 48
     explorer.scaling.value = False
     assert explorer.fig is fig and explorer.measured_line is line
     assert len(plt.get_fignums()) == n_figs
@@ -219,10 +219,10 @@ def test_explorer_widgets_have_tooltips_and_css_classes(stack):
 
     explorer = ResidualStreamExplorer(stack)
     assert "tinyinit-residual" in explorer.widget._dom_classes
-    assert "tinyinit-blocks" in explorer.blocks._dom_classes
+    assert "tinyinit-blocks" in explorer.n_layers._dom_classes
     assert "tinyinit-scaling" in explorer.scaling._dom_classes
     assert "tinyinit-readout" in explorer.readout._dom_classes
-    for w in (explorer.blocks, explorer.scaling, explorer.readout):
+    for w in (explorer.n_layers, explorer.scaling, explorer.readout):
         assert w.tooltip
     plt.close(explorer.fig)
 

@@ -22,10 +22,10 @@ def test_a_row_of_any_known_kind_and_fan_is_made(kind, fan):
 @pytest.mark.parametrize(
     "kind, fan, message",
     [
-        ("gaussian", "fan_in", "kind must be one of uniform, normal; got 'gaussian'"),
+        ("gaussian", "fan_in", "kind must be one of uniform, normal, got 'gaussian'"),
         ("normal", "fan_avg",
-         "fan must be one of fan_in, fan_out, fan_in+fan_out, None; got 'fan_avg'"),
-        ("gaussian", "fan_avg", "kind must be one of uniform, normal; got 'gaussian'"),
+         "fan must be one of fan_in, fan_out, fan_in+fan_out, None, got 'fan_avg'"),
+        ("gaussian", "fan_avg", "kind must be one of uniform, normal, got 'gaussian'"),
     ],
 )  # fmt: skip
 def test_a_row_of_an_unknown_kind_or_fan_is_refused_by_name(kind, fan, message):

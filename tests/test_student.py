@@ -95,9 +95,9 @@ WRONG_ANSWERS: dict[str, dict[str, tuple[str, str]]] = {
         "Exercise 3": (
             "after_one_step = []\n"
             "for width in (64, 256, 1024):\n"
-            "    weights = init_mlp(16, width, 4, 2, 'sp', PCG32(0))\n"
+            "    weights = init_mlp(16, width, 4, 'sp', PCG32(0), n_layers=3)\n"
             "    weights[-1] = np.zeros_like(weights[-1])\n"
-            "    lrs = layer_learning_rates(0.01, 2, 'sp', 'adam', width=width,"
+            "    lrs = layer_learning_rates(0.01, 'sp', 'adam', n_layers=3, width=width,"
             " base_width=64)\n"
             "    after_one_step.append(train_regression(weights, x_task, t_task, lrs, 'adam', 1)"
             "[2][1, -1])\n"

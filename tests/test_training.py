@@ -4,6 +4,7 @@ differences, its bad inputs, and a training loop that a seed reproduces bit for 
 from __future__ import annotations
 
 import json
+import math
 from pathlib import Path
 
 import numpy as np
@@ -151,7 +152,14 @@ X, Y = np.ones((5, 4)), np.array([0, 1, 1, 0, 1])
         (GOOD, X, Y[:4], "relu", "labels must have shape (5,), one per row of x, got (4,)"),
         (GOOD, X, Y.astype(float), "relu", "labels must be integers, got dtype float64"),
         (GOOD, X, Y, "swish", "activation must be one of linear, relu"),
-        (GOOD, X, Y, None, "activation must be the name of one (a str), got None"),
+        (
+            GOOD,
+            X,
+            Y,
+            None,
+            "activation must be one of linear, relu, leaky_relu, tanh, sigmoid, selu, gelu, silu, "
+            "or a callable, got None",
+        ),
     ],
 )
 def test_bad_input_to_loss_and_gradients_names_argument_value_and_what_is_accepted(
@@ -189,7 +197,9 @@ def test_bad_training_options_name_argument_value_and_what_is_accepted(options, 
 def test_bad_sizes_and_split_fraction():
     with pytest.raises(ValueError, match=r"sizes must list at least \[d_in, d_out\], got \[4\]"):
         init_params([4], lambda s, r: np.zeros(s), PCG32(0))
-    with pytest.raises(ValueError, match="every entry of sizes must be an integer >= 1, got 0"):
+    with pytest.raises(
+        ValueError, match=r"sizes must be a sequence of integers >= 1, got \[4, 0, 2\]"
+    ):
         init_params([4, 0, 2], lambda s, r: np.zeros(s), PCG32(0))
     with pytest.raises(ValueError, match=r"init_weight returned shape \(2,\)"):
         init_params([4, 2], lambda s, r: np.zeros(s[0]), PCG32(0))
@@ -315,3 +325,13 @@ def test_initializers_compose_with_init_params():
     params = init_params([8, 4, 2], lambda s, r: xavier_normal(s, 1.0, r), PCG32(0))
     np.testing.assert_array_equal(params[0][0], xavier_normal((4, 8), 1.0, PCG32(0)))
     assert params[0][0].dtype == np.float64 and not params[1][1].any()
+
+
+def test_an_activation_may_be_your_own_callable_as_in_simulate():
+    params, x, labels = _random_mlp([6, 8, 4], seed=5)
+    by_name = train(params, x, labels, "tanh", lr=0.1, steps=3, batch_size=4)
+    by_callable = train(params, x, labels, np.tanh, lr=0.1, steps=3, batch_size=4)
+    assert by_callable.losses[0] == by_name.losses[0]  # the same forward pass
+    np.testing.assert_allclose(by_callable.losses, by_name.losses, rtol=1e-6)  # phi' by differences
+    with pytest.raises(TypeError, match=r"^activation must be a callable that maps a numpy array"):
+        train(params, x, labels, math.tanh, lr=0.1, steps=1, batch_size=4)

@@ -21,9 +21,9 @@ from tinyinit.residual import check_residual_scaling
 from tinyinit.transformer import (
     GPTConfig,
     TinyGPT,
-    cross_entropy,
     gelu_mean_square,
     init_gpt_params,
+    next_token_loss,
     parameter_shapes,
     random_tokens,
 )
@@ -140,7 +140,7 @@ def test_right_init_keeps_the_stream_bounded_whatever_the_depth(tokens):
         trace = TinyGPT(GPTConfig(n_layer=n), PCG32(0))(tokens[:, :32])
         finals[n] = trace.stream[-1]
         np.testing.assert_allclose(trace.mlp_preact, 2.0, rtol=0.15)  # Kaiming: n_in Var(W) = 2
-        assert cross_entropy(trace.logits, tokens[:, 1:]) == pytest.approx(math.log(256), abs=0.1)
+        assert next_token_loss(trace.logits, tokens[:, 1:]) == pytest.approx(math.log(256), abs=0.1)
     assert 0.7 < finals[24] / finals[6] < 1.3
 
 
@@ -156,7 +156,7 @@ def test_flat_002_starves_a_narrow_mlp_and_unit_init_explodes(tokens):
     flat = TinyGPT(GPTConfig(n_layer=2, init="flat"), PCG32(0))(tokens[:, :32])
     np.testing.assert_allclose(flat.mlp_preact, 64 * 0.02**2, rtol=0.15)
     unit = TinyGPT(GPTConfig(n_layer=2, init="unit"), PCG32(0))(tokens[:, :32])
-    assert unit.stream[-1] > 1e3 and cross_entropy(unit.logits, tokens[:, 1:]) > 10
+    assert unit.stream[-1] > 1e3 and next_token_loss(unit.logits, tokens[:, 1:]) > 10
 
 
 def test_checker_passes_the_model_and_fails_the_naive_ones():

@@ -119,3 +119,15 @@ def test_format_table_aligns_columns():
     lines = text.splitlines()
     assert len({len(line) for line in lines}) == 1
     assert lines[2].endswith("1.50") and lines[3].startswith("long name")
+
+
+def test_the_one_mean_square_is_inf_past_float64_and_refuses_nothing_to_average():
+    from tinyinit.variance import mean_square, root_mean_square
+
+    assert mean_square(np.array([3.0, -1.0])) == 5.0 and root_mean_square([[3.0], [-3.0]]) == 3.0
+    assert mean_square(np.array([1e200, 1.0])) == math.inf  # the square is beyond float64
+    assert mean_square(np.array([np.inf, 0.0])) == math.inf  # and so is an overflowed stack's
+    assert mean_square(np.array([np.nan])) == math.inf
+    assert root_mean_square(np.array([1e200])) == math.inf
+    with pytest.raises(ValueError, match=r"^a must hold at least one number, got an empty array$"):
+        root_mean_square(np.array([]))

@@ -15,58 +15,10 @@ reached through its submodule: `tinyinit.propagation.simulate`,
 dtype('float32')
 """
 
+from . import init
 from .distributions import normal, uniforms
-from .init import (
-    calculate_gain,
-    constant_init,
-    dirac_init,
-    eye_init,
-    fans,
-    kaiming_normal,
-    kaiming_std,
-    kaiming_uniform,
-    normal_init,
-    ones_init,
-    orthogonal_init,
-    scaled_residual_std,
-    sparse_init,
-    torch_default_init,
-    trunc_normal_init,
-    uniform_bound,
-    uniform_init,
-    xavier_bound,
-    xavier_normal,
-    xavier_std,
-    xavier_uniform,
-    zeros_init,
-)
+from .init import *  # noqa: F403  the initializers and their scales: init.__all__, listed once
 from .pcg32 import PCG32
 
-__all__ = [
-    "PCG32",
-    "calculate_gain",
-    "constant_init",
-    "dirac_init",
-    "eye_init",
-    "fans",
-    "kaiming_normal",
-    "kaiming_std",
-    "kaiming_uniform",
-    "normal",
-    "normal_init",
-    "ones_init",
-    "orthogonal_init",
-    "scaled_residual_std",
-    "sparse_init",
-    "torch_default_init",
-    "trunc_normal_init",
-    "uniform_bound",
-    "uniform_init",
-    "uniforms",
-    "xavier_bound",
-    "xavier_normal",
-    "xavier_std",
-    "xavier_uniform",
-    "zeros_init",
-]
+__all__ = ["PCG32", "normal", "uniforms", *init.__all__]
 __version__ = "0.1.0"

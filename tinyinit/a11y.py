@@ -17,9 +17,13 @@ from __future__ import annotations
 from pathlib import Path
 
 from ._extras import extra
+from .checks import instance
 
 with extra("lab", "the explorers' accessible names"):
     import anywidget
+    from ipywidgets import DOMWidget
+
+__all__ = ["Accessible", "live"]
 
 ESM = Path(__file__).with_name("a11y.js")
 LIVE = "tinyinit-live"
@@ -27,7 +31,11 @@ LIVE = "tinyinit-live"
 
 class Accessible(anywidget.AnyWidget):
     """Names the sliders and symbol buttons of the app it is placed in, and makes its
-    `tinyinit-live` widgets live regions (see a11y.js). It shows nothing."""
+    `tinyinit-live` widgets live regions (see a11y.js). It shows nothing.
+
+    >>> Accessible().layout.display
+    'none'
+    """
 
     _esm = ESM.read_text(encoding="utf-8")
 
@@ -42,6 +50,12 @@ class Accessible(anywidget.AnyWidget):
 
 
 def live(widget):
-    """Mark `widget` (an HTML or Label widget) as a polite live region; returns it."""
+    """Mark `widget` (an HTML or Label widget) as a polite live region; returns it.
+
+    >>> import ipywidgets as widgets
+    >>> live(widgets.HTML())._dom_classes
+    ('tinyinit-live',)
+    """
+    instance("widget", widget, DOMWidget, "an ipywidgets widget shown on the page (HTML, Label)")
     widget.add_class(LIVE)
     return widget

@@ -30,21 +30,25 @@ from typing import NamedTuple
 
 import numpy as np
 
-from .init import DEFAULT_LEAKY_RELU_SLOPE as LEAKY_RELU_SLOPE
+from .checks import KindError, number, one_of, real_array
 
 __all__ = [
     "ACTIVATIONS",
     "Activation",
     "activation",
+    "as_activation",
     "erf",
     "gelu",
     "gelu_slope",
     "leaky_relu",
     "normal_cdf",
+    "relu",
     "silu",
     "silu_slope",
 ]
 
+# leaky_relu's negative slope when none is given: torch's, in nn.LeakyReLU and calculate_gain.
+LEAKY_RELU_SLOPE = 0.01
 # Klambauer et al. (2017), "Self-Normalizing Neural Networks", the exact constants.
 SELU_ALPHA = 1.6732632423543772848170429916717
 SELU_SCALE = 1.0507009873554804934193349852946
@@ -76,12 +80,26 @@ class Activation(NamedTuple):
 
 
 def _sigmoid(z):
-    # exp(-log(1 + e^-z)) never overflows, whatever the sign of z.
-    return np.exp(-np.logaddexp(0.0, -z))
+    # exp(-log(1 + e^-z)) never overflows, whatever the sign of z; NaN stays NaN, silently.
+    with np.errstate(invalid="ignore"):
+        return np.exp(-np.logaddexp(0.0, -z))
 
 
 def _selu(z):
     return SELU_SCALE * np.where(z > 0, z, SELU_ALPHA * np.expm1(np.minimum(z, 0.0)))
+
+
+def _relu(z):
+    return np.maximum(z, 0.0)
+
+
+def relu(z: np.ndarray) -> np.ndarray:
+    """max(z, 0), elementwise in float64: the package's one ReLU.
+
+    >>> relu(np.array([-1.0, 2.0]))
+    array([0., 2.])
+    """
+    return _relu(real_array("z", z))
 
 
 def leaky_relu(slope: float = LEAKY_RELU_SLOPE) -> Activation:
@@ -90,7 +108,7 @@ def leaky_relu(slope: float = LEAKY_RELU_SLOPE) -> Activation:
     >>> leaky_relu(0.2).phi(np.array([-1.0, 1.0]))
     array([-0.2,  1. ])
     """
-    slope = float(slope)
+    slope = number("slope", slope)
     return Activation(
         lambda z: np.where(z > 0, z, slope * z),
         lambda z: np.where(z > 0, 1.0, slope),
@@ -109,6 +127,10 @@ def erf(z: np.ndarray) -> np.ndarray:
     >>> erf(np.array([0.0, 1.0]))
     array([0.        , 0.84270079])
     """
+    return _erf(real_array("z", z))
+
+
+def _erf(z: np.ndarray) -> np.ndarray:
     z = np.asarray(z, dtype=np.float64)
     return np.fromiter(map(math.erf, z.ravel().tolist()), np.float64, z.size).reshape(z.shape)
 
@@ -121,7 +143,11 @@ def normal_cdf(z: np.ndarray) -> np.ndarray:
     >>> normal_cdf(np.array([0.0, 1.0])).round(6)
     array([0.5     , 0.841345])
     """
-    return 0.5 * (1.0 + erf(np.asarray(z, dtype=np.float64) / math.sqrt(2.0)))
+    return _normal_cdf(real_array("z", z))
+
+
+def _normal_cdf(z) -> np.ndarray:
+    return 0.5 * (1.0 + _erf(np.asarray(z, dtype=np.float64) / math.sqrt(2.0)))
 
 
 def gelu(z: np.ndarray, approximate: str = "none") -> np.ndarray:
@@ -133,12 +159,17 @@ def gelu(z: np.ndarray, approximate: str = "none") -> np.ndarray:
     >>> gelu(np.array([-1.0, 0.0, 1.0])).round(6)
     array([-0.158655,  0.      ,  0.841345])
     """
-    z = np.asarray(z, dtype=np.float64)
+    z, approximate = real_array("z", z), one_of("approximate", approximate, ("none", "tanh"))
     if approximate == "none":
-        return z * normal_cdf(z)
-    if approximate == "tanh":
+        return _gelu(z)
+    with np.errstate(over="ignore", invalid="ignore"):  # beyond float64: inf, as everywhere
         return 0.5 * z * (1.0 + np.tanh(math.sqrt(2.0 / math.pi) * (z + 0.044715 * z**3)))
-    raise ValueError(f"approximate must be 'none' or 'tanh', got {approximate!r}")
+
+
+def _gelu(z) -> np.ndarray:
+    z = np.asarray(z, dtype=np.float64)
+    with np.errstate(invalid="ignore"):  # -inf * 0 at z = -inf: gelu's limit there is 0
+        return np.where(z == -np.inf, 0.0, z * _normal_cdf(z))
 
 
 def gelu_slope(z: np.ndarray) -> np.ndarray:
@@ -147,8 +178,14 @@ def gelu_slope(z: np.ndarray) -> np.ndarray:
     >>> float(gelu_slope(np.array([0.0]))[0])
     0.5
     """
+    return _gelu_slope(real_array("z", z))
+
+
+def _gelu_slope(z) -> np.ndarray:
     z = np.asarray(z, dtype=np.float64)
-    return normal_cdf(z) + z * np.exp(-0.5 * z * z) / _SQRT_2PI
+    with np.errstate(over="ignore", invalid="ignore"):  # z * z beyond float64: the slope is 0 or 1
+        density = np.exp(-0.5 * z * z) / _SQRT_2PI
+        return _normal_cdf(z) + np.where(density > 0, z * density, 0.0)
 
 
 def silu(z: np.ndarray) -> np.ndarray:
@@ -156,9 +193,16 @@ def silu(z: np.ndarray) -> np.ndarray:
 
     >>> silu(np.array([0.0, 1.0])).round(6)
     array([0.      , 0.731059])
+    >>> silu(np.array([-1000.0])), silu(np.array([1e300]))   # no overflow, no warning
+    (array([-0.]), array([1.e+300]))
     """
+    return _silu(real_array("z", z))
+
+
+def _silu(z) -> np.ndarray:
     z = np.asarray(z, dtype=np.float64)
-    return z / (1.0 + np.exp(-z))
+    with np.errstate(invalid="ignore"):  # -inf * 0 at z = -inf: silu's limit there is 0
+        return np.where(z == -np.inf, 0.0, z * _sigmoid(z))
 
 
 def silu_slope(z: np.ndarray) -> np.ndarray:
@@ -167,16 +211,19 @@ def silu_slope(z: np.ndarray) -> np.ndarray:
     >>> float(silu_slope(np.array([0.0]))[0])
     0.5
     """
+    return _silu_slope(real_array("z", z))
+
+
+def _silu_slope(z) -> np.ndarray:
     z = np.asarray(z, dtype=np.float64)
-    s = 1.0 / (1.0 + np.exp(-z))
-    return s * (1.0 + z * (1.0 - s))
+    s, s_minus = _sigmoid(z), _sigmoid(-z)  # 1 - sigmoid(z), without the cancellation
+    with np.errstate(invalid="ignore"):  # z * 0 at z = -inf: no slope left there
+        return np.nan_to_num(s * (1.0 + z * s_minus), nan=0.0)
 
 
 ACTIVATIONS: dict[str, Activation] = {
     "linear": Activation(lambda z: z, lambda z: np.ones_like(z), homogeneous=True),
-    "relu": Activation(
-        lambda z: np.maximum(z, 0.0), lambda z: (z > 0).astype(z.dtype), (0.0,), homogeneous=True
-    ),
+    "relu": Activation(_relu, lambda z: (z > 0).astype(z.dtype), (0.0,), homogeneous=True),
     "leaky_relu": leaky_relu(LEAKY_RELU_SLOPE),
     "tanh": Activation(np.tanh, lambda z: 1.0 - np.tanh(z) ** 2),
     "sigmoid": Activation(_sigmoid, lambda z: _sigmoid(z) * _sigmoid(-z)),
@@ -186,8 +233,8 @@ ACTIVATIONS: dict[str, Activation] = {
         (0.0,),
     ),
     # The two of a Transformer's MLP that torch's gain table lacks.
-    "gelu": Activation(gelu, gelu_slope),
-    "silu": Activation(silu, silu_slope),
+    "gelu": Activation(_gelu, _gelu_slope),
+    "silu": Activation(_silu, _silu_slope),
 }
 
 # A callable's derivative by central differences: the step that balances
@@ -198,34 +245,77 @@ _DIFFERENCE_STEP = 1e-6
 def activation(phi: str | Callable[[np.ndarray], np.ndarray], param: float | None = None):
     """The Activation for a name of ACTIVATIONS, or for your own elementwise callable phi.
 
-    param: leaky_relu's negative slope (default 0.01, as torch). A callable gets
-    phi' by central differences (step 1e-6) and no known kinks.
+    param: leaky_relu's negative slope (default 0.01, as torch); for any other name it must be
+    None. A callable gets phi' by central differences (step 1e-6) and no known kinks; it is
+    tried once on an array first, so that one which cannot take arrays (math.tanh) or returns
+    nothing is refused here, not deep in a computation.
 
     >>> activation("leaky_relu", 0.2).dphi(np.array([-1.0, 1.0]))
     array([0.2, 1. ])
     >>> activation("swish")
     Traceback (most recent call last):
     ...
-    ValueError: activation must be one of linear, relu, leaky_relu, tanh, sigmoid, selu, gelu, silu, or a callable; got 'swish'
+    ValueError: phi must be one of linear, relu, leaky_relu, tanh, sigmoid, selu, gelu, silu, or a callable, got 'swish'
     """  # noqa: E501
-    if callable(phi):
-        h = _DIFFERENCE_STEP
-        return Activation(phi, lambda z: (phi(z + h) - phi(z - h)) / (2 * h))
-    if not isinstance(phi, str) or phi not in ACTIVATIONS:
-        raise ValueError(
-            f"activation must be one of {', '.join(ACTIVATIONS)}, or a callable; got {phi!r}"
-        )
-    if phi == "leaky_relu" and param is not None:
-        return leaky_relu(param)
-    return ACTIVATIONS[phi]
+    return _resolve(phi, param, "phi")
 
 
-def as_activation(phi, param: float | None = None) -> Activation:
-    """phi itself if it is an Activation, else `activation(phi, param)`.
+def as_activation(phi, param: float | None = None, *, name: str = "phi") -> Activation:
+    """phi itself if it is an Activation, else `activation(phi, param)`; errors call it `name`.
 
     A name or a callable is resolved where it enters; the Activation travels on.
 
     >>> as_activation("relu") is as_activation(as_activation("relu"))
     True
-    """
-    return phi if isinstance(phi, Activation) else activation(phi, param)
+    >>> as_activation(None, name="activation")
+    Traceback (most recent call last):
+    ...
+    tinyinit.checks.KindError: activation must be one of linear, relu, leaky_relu, tanh, sigmoid, selu, gelu, silu, or a callable, got None
+    """  # noqa: E501
+    if isinstance(phi, Activation):
+        if not (callable(phi.phi) and callable(phi.dphi)):
+            raise KindError(f"{name} must be an Activation of two callables, got {phi!r}")
+        if param is not None:
+            raise ValueError(f"param must be None for an Activation (its own slope), got {param!r}")
+        return phi
+    return _resolve(phi, param, name)
+
+
+def _resolve(phi, param, name: str) -> Activation:
+    accepted = f"one of {', '.join(ACTIVATIONS)}, or a callable"
+    if callable(phi):
+        _try_on_an_array(phi, name)
+        if param is not None:
+            number("param (the leaky_relu negative slope)", param)
+            raise ValueError(f"param must be None for a callable {name}, got {param!r}")
+        h = _DIFFERENCE_STEP
+        return Activation(phi, lambda z: (phi(z + h) - phi(z - h)) / (2 * h))
+    if not isinstance(phi, str):
+        raise KindError(f"{name} must be {accepted}, got {phi!r}")
+    if phi not in ACTIVATIONS:
+        raise ValueError(f"{name} must be {accepted}, got {phi!r}")
+    if param is not None:
+        number("param (the leaky_relu negative slope)", param)
+    if phi == "leaky_relu" and param is not None:
+        return leaky_relu(param)
+    if param is not None:
+        raise ValueError(f"param must be None for {phi} (it is leaky_relu's slope), got {param!r}")
+    return ACTIVATIONS[phi]
+
+
+_PROBE = np.array([-1.0, 0.0, 1.0])
+
+
+def _try_on_an_array(phi, name: str) -> None:
+    """A callable activation must map an array to an array of its shape, in numbers."""
+    try:
+        with np.errstate(all="ignore"):
+            out = np.asarray(phi(_PROBE.copy()), dtype=np.float64)
+        why = None if out.shape == _PROBE.shape else f"gave {out.shape} for shape (3,)"
+    except (TypeError, ValueError) as error:
+        why = f"raised {type(error).__name__}: {error}"
+    if why:
+        raise KindError(
+            f"{name} must be a callable that maps a numpy array to one of its shape, elementwise, "
+            f"got {phi!r}, which {why} (try np.tanh for math.tanh)"
+        )

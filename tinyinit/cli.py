@@ -1,7 +1,7 @@
 """`python -m tinyinit figure`: the depth explorer's plot as a file, for slides and handouts.
 
     python -m tinyinit figure --initializer xavier_uniform --activation relu -o collapse.png
-    python -m tinyinit figure --activation tanh --gain 5/3 --depth 50 -o tanh.svg
+    python -m tinyinit figure --activation tanh --gain 5/3 --n-layers 50 -o tanh.svg
     python -m tinyinit figure --help
 
 The figure is the explorer's own (`tinyinit.plots.DepthPlot`): the median of
@@ -12,25 +12,25 @@ mean-field theory, for the settings given on the command line.
 from __future__ import annotations
 
 import argparse
-import dataclasses
 import math
 import re
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import TextIO
 
 import matplotlib
-import numpy as np
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
+from matplotlib.mathtext import MathTextParser
 
 from .activations import ACTIVATIONS
+from .checks import flag, function, instance, integer, number
 from .depth_result import DepthResult
 from .propagation import simulate
 from .stack import SCHEMES, scheme
 
-__all__ = ["depth_figure", "main", "parse_gain", "resolve_gain", "simulate_with_progress"]
+__all__ = ["build_parser", "depth_figure", "main", "parse_gain", "resolve_gain", "seeds_reported"]
 
 FORMATS = ("png", "svg", "pdf")
 MAX_LAYERS = 1000
@@ -39,17 +39,21 @@ MAX_SEEDS = 64
 # Unit matrices of one (kind, width, seed) stay in memory for the whole stack:
 # n_layers * width**2 float64 numbers, capped at 1 GiB.
 MAX_WEIGHT_NUMBERS = 2**27
+# A png's pixels, dpi**2 * width * height: 8x5 inches at 1000 dpi, about 1 s to write. Each of
+# --dpi and --size alone allows far more (1200 dpi at 40x40 inches: 2.3 billion pixels).
+MAX_PIXELS = 40_000_000
 
 
 # --- the pieces, usable without the command line ------------------------------------------
 
 
-def parse_gain(text: str) -> float | None:
+def parse_gain(gain: str) -> float | None:
     """A gain as a teacher types it: a number, a fraction, sqrt(x), or "auto" (None).
 
     >>> parse_gain("5/3"), parse_gain("sqrt(2)"), parse_gain("1.0"), parse_gain("auto")
     (1.6666666666666667, 1.4142135623730951, 1.0, None)
     """
+    text = instance("gain", gain, str, "the text of a gain, such as '5/3', 'sqrt(2)' or 'auto'")
     s = text.strip().lower().replace(" ", "")
     if s == "auto":
         return None
@@ -88,42 +92,42 @@ def resolve_gain(gain: float | None, initializer: str, activation: str) -> float
     (1.0, 1.6666666666666667)
     """
     if gain is not None:
-        return float(gain)
+        return number("gain", gain, minimum=0)
     return scheme(initializer).initial_gain(activation)
 
 
-def simulate_with_progress(
-    *, seeds: int, progress: Callable[[int, int], None] | None = None, **settings
-) -> DepthResult:
-    """simulate(..., seeds=n) one seed at a time, calling progress(k, n) after seed k.
+def seeds_reported(n: int, report: Callable[[int, int], None]) -> Iterator[int]:
+    """Seeds 0 .. n-1, one at a time, calling report(k, n) once the k-th is done.
 
-    Each seed's rows (and, backward, its weight gradients; its samples) are what
-    simulate computes for that seed alone (seeds are independent), so the result
-    equals simulate(..., seeds=n) in every view.
+    simulate takes each seed as it starts on it, so the next one is asked for when the one
+    before is done: passed as simulate's seeds, this is a progress bar wrapped around its
+    loop, as tqdm wraps one, and simulate itself is unchanged.
 
-    >>> r = simulate_with_progress(seeds=2, activation="relu", n_layers=3, width=8)
-    >>> bool((r.per_seed == simulate("relu", n_layers=3, width=8, seeds=2).per_seed).all())
-    True
+    >>> r = simulate("relu", n_layers=2, width=8, seeds=seeds_reported(2, print))
+    1 2
+    2 2
+    >>> r.seeds
+    (0, 1)
     """
-    parts = []
-    for k in range(seeds):
-        parts.append(simulate(seeds=[k], **settings))
-        if progress is not None:
-            progress(k + 1, seeds)
-    first = parts[0]
-    weights = None
-    if first.weight_per_seed is not None:
-        weights = np.concatenate([part.weight_per_seed for part in parts])
-    samples = None
-    if first.samples is not None:  # simulate puts the seeds' values one after another
-        samples = {k: np.concatenate([part.samples[k] for part in parts]) for k in first.samples}
-    return dataclasses.replace(
-        first,
-        seeds=tuple(range(seeds)),
-        per_seed=np.concatenate([part.per_seed for part in parts]),
-        weight_per_seed=weights,
-        samples=samples,
-    )
+    n, report = integer("n", n, minimum=1), function("report", report)
+    for seed in range(n):
+        yield seed
+        report(seed + 1, n)
+
+
+def mathtext_error(text: str) -> str | None:
+    """Why matplotlib's mathtext cannot typeset `text`, in one line, or None if it can.
+
+    >>> mathtext_error("$x^2$") is None, mathtext_error("$x^$")
+    (True, 'found end of text at char 2')
+    """
+    try:
+        MathTextParser("path").parse(text)
+    except ValueError as error:  # pyparsing's message: the text, a caret, then what it expected
+        last = " ".join(str(error).split("\n")[-1].split()).split(": ", 1)[-1]
+        found = re.search(r"found .*? \(at char \d+\)", last)
+        return (found.group(0).replace(" (", " ").rstrip(")") if found else last)[:120]
+    return None
 
 
 def depth_figure(
@@ -133,11 +137,13 @@ def depth_figure(
     title: str | None = None,
     size: tuple[float, float] = (7.5, 4.6),
     dpi: int = 100,
+    math_title: bool = False,
 ) -> Figure:
     """The explorer's plot of `result` as a stand-alone matplotlib Figure (no pyplot).
 
     theory=False hides the mean-field curve and its legend entry; title=None
-    keeps the explorer's title (the settings), "" removes it.
+    keeps the explorer's title (the settings), "" removes it. A title is text as typed:
+    "$" is a dollar sign, unless math_title=True asks for matplotlib's mathtext ($x^2$).
 
     >>> fig = depth_figure(simulate("relu", "xavier_uniform", n_layers=4, width=16, seeds=2))
     >>> fig.get_size_inches().tolist(), fig.axes[0].get_yscale()
@@ -145,6 +151,17 @@ def depth_figure(
     """
     from .plots import DepthPlot  # the explorer's figure code, so a slide shows the same plot
 
+    instance("result", result, DepthResult, "a DepthResult (propagation.simulate's)")
+    theory, math_title = flag("theory", theory), flag("math_title", math_title)
+    if title is not None:
+        instance("title", title, str, "a str or None")
+        if math_title and (why := mathtext_error(title)):
+            raise ValueError(f"title must be valid mathtext with math_title=True ({why}), got "
+                             f"{title!r}")  # fmt: skip
+    if not (isinstance(size, (tuple, list)) and len(size) == 2):
+        instance("size", None, tuple, "(width, height) in inches")
+    size = tuple(number("size", inches, above=0, maximum=1000) for inches in size)
+    dpi = integer("dpi", dpi, minimum=1, maximum=10_000)
     fig = Figure(figsize=size, dpi=dpi)
     FigureCanvasAgg(fig)
     plot = DepthPlot(fig)
@@ -153,7 +170,8 @@ def depth_figure(
         plot.theory_line.set_visible(False)
         _drop_legend_entry(plot, "theory")
     if title is not None:
-        plot.ax.set_title(title, fontsize=plot.ax.title.get_fontsize())
+        title_text = plot.ax.set_title(title, fontsize=plot.ax.title.get_fontsize())
+        title_text.set_parse_math(math_title)
     return fig
 
 
@@ -226,6 +244,12 @@ def _size(text: str) -> tuple[float, float]:
 
 
 def build_parser() -> argparse.ArgumentParser:
+    """The command line's parser: the figure, present and check commands with their options.
+
+    >>> args = build_parser().parse_args(["figure", "--n-layers", "50", "-o", "deep.svg"])
+    >>> args.n_layers, args.output.name, args.math_title
+    (50, 'deep.svg', False)
+    """
     parser = argparse.ArgumentParser(
         prog="python -m tinyinit",
         description="tinyinit from the command line: figures for slides and handouts.",
@@ -275,9 +299,8 @@ def build_parser() -> argparse.ArgumentParser:
         help="the weights' std for --initializer normal (default: %(default)s)",
     )
     net.add_argument(
-        "--depth",  # the explorer's word on its slider, for n_layers
-        dest="n_layers",
-        metavar="DEPTH",
+        "--n-layers",
+        metavar="N",
         type=_int_in(1, MAX_LAYERS),
         default=20,
         help=f"number of layers, 1 to {MAX_LAYERS} (default: %(default)s)",
@@ -313,7 +336,14 @@ def build_parser() -> argparse.ArgumentParser:
         help="draw the mean-field theory curve (default: on)",
     )
     look.add_argument(
-        "--title", default=None, help='title above the plot (default: the settings; "" for none)'
+        "--title",
+        default=None,
+        help='title above the plot, as typed (default: the settings; "" for none)',
+    )
+    look.add_argument(
+        "--math-title",
+        action="store_true",
+        help="typeset $...$ in the title as math (matplotlib's mathtext), e.g. '$x^2$'",
     )
     look.add_argument(
         "--dpi", type=_int_in(10, 1200), default=150, help="dots per inch (default: %(default)s)"
@@ -510,38 +540,91 @@ def output_format(parser: argparse.ArgumentParser, output: Path, given: str | No
     return suffix
 
 
-def figure_command(args, parser, stderr: TextIO) -> int:
+def _fail(parser: argparse.ArgumentParser, message: str) -> None:
+    """Stop with one line on stderr and exit status 2, as a bad option does, without usage."""
+    parser.exit(2, f"{parser.prog}: error: {message}\n")
+
+
+def check_figure_options(parser: argparse.ArgumentParser, args) -> str:
+    """The checks no single option can make; the output's format. A parser error if one fails."""
+    try:
+        is_folder, parent_exists = args.output.is_dir(), args.output.parent.is_dir()
+    except OSError as error:  # a name the system refuses (too long, ...)
+        parser.error(f"argument -o/--output: cannot write {str(args.output)!r}: {error.strerror}")
+    if is_folder:
+        parser.error(f"argument -o/--output: {str(args.output)!r} is a folder; name a file in it")
     fmt = output_format(parser, args.output, args.format)
     if args.n_layers * args.width**2 > MAX_WEIGHT_NUMBERS:
         parser.error(
-            f"argument --depth/--width: depth * width**2 must be at most {MAX_WEIGHT_NUMBERS} "
-            f"(1 GiB of weights); got {args.n_layers} * {args.width}**2"
+            f"argument --n-layers/--width: n_layers * width**2 must be at most "
+            f"{MAX_WEIGHT_NUMBERS} (1 GiB of weights); got {args.n_layers} * {args.width}**2"
         )
-    if not args.output.parent.is_dir():
+    width, height = (round(inches * args.dpi) for inches in args.size)
+    if fmt == "png" and width * height > MAX_PIXELS:
+        parser.error(
+            f"argument --dpi/--size: a png of at most {MAX_PIXELS:,} pixels; got {width} x "
+            f"{height} = {width * height:,} (--size {args.size[0]:g}x{args.size[1]:g} at "
+            f"--dpi {args.dpi})"
+        )
+    if not parent_exists:
         parser.error(f"argument -o/--output: folder {str(args.output.parent)!r} does not exist")
-    gain = resolve_gain(args.gain, args.initializer, args.activation)
+    if args.math_title and args.title is not None and (why := mathtext_error(args.title)):
+        parser.error(f"argument --title: not valid mathtext for --math-title ({why})")
+    if why := unwritable(args.output):  # before the simulation, not after it
+        _fail(parser, f"argument -o/--output: cannot write {str(args.output)!r}: {why}")
+    return fmt
 
+
+def unwritable(path: Path) -> str | None:
+    """Why `path` cannot be written, or None if it can: tried, leaving nothing behind.
+
+    A file there is opened for writing without being changed; a new one is made and removed.
+    (Asking the permissions is not enough: root may write anywhere they say, and still not
+    into /proc or a read-only disk.)
+    """
+    try:
+        if path.exists():
+            with open(path, "r+b"):
+                pass
+        else:
+            with open(path, "xb"):
+                pass
+            path.unlink()
+    except OSError as error:
+        return error.strerror or str(error)
+    return None
+
+
+def figure_command(args, parser, stderr: TextIO) -> int:
+    fmt = check_figure_options(parser, args)
+    gain = resolve_gain(args.gain, args.initializer, args.activation)
     end = "\r" if stderr.isatty() else "\n"
 
     def progress(k: int, n: int) -> None:
         print(f"seed {k}/{n}", end=end if k < n else "\n", file=stderr, flush=True)
 
-    result = simulate_with_progress(
-        activation=args.activation,
-        initializer=args.initializer,
+    result = simulate(
+        args.activation,
+        args.initializer,
         gain=gain,
         std=args.std,
         n_layers=args.n_layers,
         width=args.width,
-        seeds=args.seeds,
+        seeds=seeds_reported(args.seeds, progress),
         batch=args.batch,
         direction="backward" if args.backward else "forward",
-        progress=progress,
     )
-    fig = depth_figure(result, theory=args.theory, title=args.title, size=args.size, dpi=args.dpi)
-    # SVG text stays text (not glyph outlines), so a title can be edited on the slide.
-    with matplotlib.rc_context({"svg.fonttype": "none"}):
-        fig.savefig(args.output, format=fmt, dpi=args.dpi)
+    fig = depth_figure(
+        result, theory=args.theory, title=args.title, size=args.size, dpi=args.dpi,
+        math_title=args.math_title,
+    )  # fmt: skip
+    try:
+        # SVG text stays text (not glyph outlines), so a title can be edited on the slide.
+        with matplotlib.rc_context({"svg.fonttype": "none"}):
+            fig.savefig(args.output, format=fmt, dpi=args.dpi)
+    except OSError as error:  # a read-only folder, a full disk, a name the system refuses
+        _fail(parser, f"argument -o/--output: cannot write {str(args.output)!r}: "
+                      f"{error.strerror or error}")  # fmt: skip
     print(f"wrote {args.output}", file=stderr)
     return 0
 
@@ -552,7 +635,7 @@ def main(argv: list[str] | None = None, stderr: TextIO | None = None) -> int:
     >>> import io, tempfile
     >>> from pathlib import Path
     >>> out = str(Path(tempfile.mkdtemp()) / "relu.svg")
-    >>> main(["figure", "--depth", "3", "--width", "8", "--seeds", "2", "-o", out],
+    >>> main(["figure", "--n-layers", "3", "--width", "8", "--seeds", "2", "-o", out],
     ...      stderr=io.StringIO())
     0
     >>> Path(out).read_text().count("<svg") >= 1

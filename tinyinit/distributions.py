@@ -22,9 +22,18 @@ import math
 import numpy as np
 
 from . import libm
-from .checks import integer
+from .checks import generator, instance, integer, number, real_array, shown
 from .parallel import run_all
 from .pcg32 import PCG32, TABLE_SIZE, uniforms_at
+
+__all__ = [
+    "box_muller",
+    "normal",
+    "scaled_normal_float32",
+    "scaled_uniform_float32",
+    "uniform_float32",
+    "uniforms",
+]
 
 # Normal pairs per block, one block per task of the thread pool (`parallel.run_all`):
 # 2**16 pairs, 512 KiB per float64 column (see pcg32.TABLE_SIZE for why not smaller).
@@ -32,11 +41,7 @@ PAIRS_PER_BLOCK = TABLE_SIZE
 
 
 def _check_rng(rng) -> None:
-    if not callable(getattr(rng, "uniform", None)):
-        raise ValueError(
-            f"rng must be a generator with a uniform() method, such as tinyinit.PCG32(seed); "
-            f"got {rng!r}"
-        )
+    generator("rng", rng)
 
 
 def _draw(rng, n: int, transform, dtype=np.float64, every: int = 1) -> np.ndarray:
@@ -92,10 +97,14 @@ def uniform_float32(rng, n: int, low: float, high: float) -> np.ndarray:
     array([-0.43937546, -0.02155171], dtype=float32)
     """
     _check_rng(rng)
+    low, high = number("low", low), number("high", high)
     width = high - low
+    if not math.isfinite(width):
+        raise ValueError(f"high - low must be finite, got low={low!r} and high={high!r}")
 
     def weights(u, out):
-        out[:] = low + width * u  # in float64, rounded to float32 once
+        with np.errstate(over="ignore"):  # beyond float32 is inf, the package's overflow
+            out[:] = low + width * u  # in float64, rounded to float32 once
 
     return _draw(rng, integer("n", n, minimum=0), weights, np.float32)
 
@@ -110,6 +119,9 @@ def scaled_uniform_float32(rng, n: int, a: float) -> np.ndarray:
     >>> scaled_uniform_float32(PCG32(0), 2, 0.5)
     array([-0.21968773, -0.01077586], dtype=float32)
     """
+    a = number("a", a, minimum=0)
+    if not math.isfinite(2.0 * a):
+        raise ValueError(f"a must be a finite real number with 2a finite too, got {a!r}")
     return uniform_float32(rng, n, -a, a)
 
 
@@ -135,6 +147,20 @@ def box_muller(u0: np.ndarray, u1: np.ndarray, out: np.ndarray | None = None) ->
     >>> box_muller(np.array([0.2803122753265841]), np.array([0.4892241428740438]))
     array([-0.809237  ,  0.05487465])
     """
+    u0, u1 = real_array("u0", u0, ndim=1), real_array("u1", u1, ndim=1)
+    for name, u in (("u0", u0), ("u1", u1)):
+        if u.shape != u0.shape or not ((u >= 0) & (u < 1)).all():
+            raise ValueError(f"{name} must hold uniforms in [0, 1), as many as u0, got {shown(u)}")
+    if out is not None:
+        instance("out", out, np.ndarray, "None or a float64 array for the 2 * len(u0) normals")
+        if out.dtype != np.float64 or out.shape != (2 * len(u0),):
+            raise ValueError(
+                f"out must be a float64 array of shape ({2 * len(u0)},), got {shown(out)}"
+            )
+    return _box_muller(u0, u1, out)
+
+
+def _box_muller(u0: np.ndarray, u1: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
     if out is None:
         out = np.empty(2 * len(u0))
     out[0::2], out[1::2] = _cos_and_sin_terms(u0, u1)
@@ -153,7 +179,7 @@ def normal(rng, n: int) -> np.ndarray:
     """
     _check_rng(rng)
     n = integer("n", n, minimum=0)
-    return _draw(rng, 2 * ((n + 1) // 2), box_muller, every=2)[:n]
+    return _draw(rng, 2 * ((n + 1) // 2), _box_muller, every=2)[:n]
 
 
 def scaled_normal_float32(
@@ -163,10 +189,19 @@ def scaled_normal_float32(
 
     A mean of 0 is not added (so that -0.0 stays -0.0, as in the spec). With
     bounds (a, b), the mean is always added, and a value outside [a, b], as
-    tested in float64, comes out as NaN: the truncated normal's rejections.
+    tested in float64, comes out as NaN: the truncated normal's rejections. Beyond float32
+    is inf, without a warning (the package's overflow).
+
+    >>> scaled_normal_float32(PCG32(0), 3, 2.0, mean=1.0)
+    array([-0.618474  ,  1.1097493 , -0.49148503], dtype=float32)
     """
     _check_rng(rng)
     n = integer("n", n, minimum=0)
+    std, mean = number("std", std, minimum=0), number("mean", mean)
+    if bounds is not None:
+        if not isinstance(bounds, (tuple, list)) or len(bounds) != 2:
+            instance("bounds", None, tuple, "None or (a, b), the cutoffs of [a, b]")
+        bounds = (number("bounds", bounds[0]), number("bounds", bounds[1]))
 
     def weights(u0, u1, out):
         for j, z in enumerate(_cos_and_sin_terms(u0, u1)):
@@ -175,6 +210,7 @@ def scaled_normal_float32(
                 z += mean
             if bounds is not None:
                 z[(z < bounds[0]) | (z > bounds[1])] = np.nan
-            out[j::2] = z  # rounded to float32 once
+            with np.errstate(over="ignore"):  # beyond float32 is inf
+                out[j::2] = z  # rounded to float32 once
 
     return _draw(rng, 2 * ((n + 1) // 2), weights, np.float32, every=2)[:n]

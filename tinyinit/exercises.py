@@ -174,7 +174,7 @@ def zero_output_layer(after_one_step, answer_3) -> None:
         "(a zero output layer gives y = 0 before the step, not after it)",
     )
     runs = (
-        "weights = init_mlp(16, width, 4, 2, 'mup', PCG32(0)); weights[-1] = 0; "
+        "weights = init_mlp(16, width, 4, 'mup', PCG32(0), n_layers=3); weights[-1] = 0; "
         "train_regression(..., 'adam', 1)"
     )
     check_value(
@@ -190,7 +190,7 @@ def zero_output_layer(after_one_step, answer_3) -> None:
         },
         hint=("At width 64 muP is SP: one Adam step from a zero output layer, eta = 0.01.", runs),
     )
-    rates = "layer_learning_rates(0.01, 2, 'mup', 'adam', width=width, base_width=64)"
+    rates = "layer_learning_rates(0.01, 'mup', 'adam', n_layers=3, width=width, base_width=64)"
     check_value(
         "answer_3",
         answer_3,

@@ -16,7 +16,7 @@ the figure's artists and rewrites the readout. The controls are the rows of a
 table (`DEPTH_CONTROLS`, `RESIDUAL_CONTROLS`): a new control is a new row. A notebook
 cell can drive it exactly as a hand on a slider does:
 
-    ex.depth.value = 50
+    ex.n_layers.value = 50
     ex.result.measured_end, ex.readout.value
 
 Compare: "pin" keeps the current curve on the plot, faded and named, up to
@@ -55,6 +55,8 @@ from matplotlib.colors import to_hex, to_rgba
 
 from ._extras import extra
 from .activations import ACTIVATIONS, SATURATED_SLOPE, TANH_SATURATED
+from .checks import KindError, flag, instance, integer, number, one_of
+from .depth_result import DIRECTIONS, DepthResult
 from .fastpath import UnitWeights
 from .gaussian import q_map_slope
 from .plots import (
@@ -75,11 +77,23 @@ from .plots import (
     settings_title,
     weight_labels,
 )
-from .propagation import DepthResult, mean_field, simulate, suggested_gain
+from .propagation import mean_field
 from .residual import ResidualStack, block_variances, out_scale
-from .stack import SCHEMES, scheme
+from .stack import SCHEMES, scheme, suggested_gain
 from .transport import BrowserChanges, keep_picture_for_static_pages
 from .variance import root_mean_square
+
+__all__ = [
+    "DepthExplorer",
+    "ResidualStreamExplorer",
+    "caption_html",
+    "compare_line",
+    "depth_explorer",
+    "gain_note",
+    "histogram_caption_html",
+    "panel_row_html",
+    "readout_lines",
+]
 
 with extra("lab", "the explorer"):  # the widgets are not in the core install
     import ipywidgets as widgets
@@ -87,8 +101,10 @@ with extra("lab", "the explorer"):  # the widgets are not in the core install
     from .a11y import Accessible, live
 
 WIDTHS = (16, 32, 64, 128, 256, 512)
-MAX_DEPTH = 100
-MAX_SEEDS = 5
+# The sliders' ends: every move reruns seeds x layers products, so fewer than the command
+# line's figure allows (tinyinit.cli's MAX_LAYERS and MAX_SEEDS).
+SLIDER_MAX_LAYERS = 100
+SLIDER_MAX_SEEDS = 5
 
 
 def _number(v: float) -> str:
@@ -103,7 +119,7 @@ def readout_lines(result: DepthResult) -> list[str]:
     >>> readout_lines(r)[0]
     'layer 3: measured 0.55, theory 1'
     """
-    end = result.end_layer
+    end = _result("result", result).end_layer
     first = (
         f"layer {end}: measured {_number(result.measured_end)}, theory {_number(result.theory_end)}"
     )
@@ -115,7 +131,7 @@ def readout_lines(result: DepthResult) -> list[str]:
     m = result.measured_end
     if 0 < m < math.inf:
         second += f", = 2^{math.log2(m):.1f} of the {'input' if end else 'upstream gradient'}"
-    third = f"weights: std = {result.std:.4g} ({SCHEMES[result.initializer].formula}), "
+    third = f"weights: std = {result.weight_std:.4g} ({SCHEMES[result.initializer].formula}), "
     third += f"width {result.width}, batch {result.batch} per seed"
     note = edge_note(result)
     return [first, second, third] + ([note] if note else [])
@@ -129,8 +145,8 @@ def _short_name(result: DepthResult, other: DepthResult) -> str:
     if result.activation != other.activation:
         words.append(result.activation)
     uses_gain = SCHEMES[result.initializer].uses_gain
-    if not uses_gain and result.std != other.std:
-        words.append(f"std {result.std:.3g}")
+    if not uses_gain and result.weight_std != other.weight_std:
+        words.append(f"std {result.weight_std:.3g}")
     elif uses_gain and result.gain != other.gain:
         words.append(f"gain {result.gain:.3g}")
     # The readout speaks the slider's word, depth, for n_layers.
@@ -151,6 +167,8 @@ def compare_line(result: DepthResult, pinned: DepthResult, number: int) -> str:
     >>> compare_line(kaiming, xavier, 1)
     'Kaiming normal, fan_in, gain 1.41 ends 2^20.9 above Xavier uniform, gain 1 (pin 1) at layer 20'
     """
+    _result("result", result), _result("pinned", pinned)
+    number = integer("number", number, minimum=1)
     now, then = _short_name(result, pinned) or "now", _short_name(pinned, result)
     then = f"{then} (pin {number})" if then else f"pin {number}"
     layer = min(result.n_layers, pinned.n_layers) if result.direction == "forward" else 0
@@ -164,14 +182,14 @@ def compare_line(result: DepthResult, pinned: DepthResult, number: int) -> str:
     return f"{now} ends 2^{abs(ratio):.1f} {where} {then} at layer {layer}"
 
 
-def gain_note(activation_name: str, gain: float, depth: int) -> str:
+def gain_note(activation: str, gain: float, n_layers: int) -> str:
     """The words beside the gain slider: where the suggested gain comes from, and for gelu
     and silu, which torch's table lacks, that it holds one layer and not a deep stack.
 
     The quadrature gain makes q = 1 a fixed point of the mean-field map, but the map's
     slope there (`tinyinit.gaussian.q_map_slope`) is above 1: a deep stack leaves it. The
     note says so with the slope, and with what the theory gives at the slider's gain and
-    the current depth (`mean_field`, the dashed curve).
+    the current n_layers (`mean_field`, the dashed curve).
 
     >>> gain_note("relu", 2**0.5, 20)
     "calculate_gain('relu') = 1.414"
@@ -180,18 +198,35 @@ def gain_note(activation_name: str, gain: float, depth: int) -> str:
 mean square, but is unstable over depth (the q-map's slope there is 1.14 &gt; 1): at gain \
 1.534 the theory gives 16 at layer 20
     """
-    suggested, source = suggested_gain(activation_name)
+    suggested, source = suggested_gain(activation)
+    gain = number("gain", gain, minimum=0)
+    n_layers = integer("n_layers", n_layers, minimum=1)
     if source == "calculate_gain":
-        return f"calculate_gain('{activation_name}') = {suggested:.4g}"
-    slope = q_map_slope(activation_name, suggested, 1.0)
-    end = mean_field(activation_name, gain**2, depth)[-1]  # a square stack: fan_var = gain**2
+        return f"calculate_gain('{activation}') = {suggested:.4g}"
+    slope = q_map_slope(activation, suggested, 1.0)
+    end = mean_field(activation, gain=gain, n_layers=n_layers)[-1]
     holds = "but is unstable over depth" if slope > 1 else "and holds over depth"
     return (
-        f"{activation_name}: not in torch's table; 1/√E[φ(z)²] by quadrature = "
+        f"{activation}: not in torch's table; 1/√E[φ(z)²] by quadrature = "
         f"{suggested:.4g} keeps <b>one</b> layer's mean square, {holds} "
         f"(the q-map's slope there is {slope:.3g} {'&gt;' if slope > 1 else '≤'} 1): "
-        f"at gain {gain:.4g} the theory gives {end:.2g} at layer {depth}"
+        f"at gain {gain:.4g} the theory gives {end:.2g} at layer {n_layers}"
     )
+
+
+def _result(name: str, result) -> DepthResult:
+    return instance(name, result, DepthResult, "a DepthResult (propagation.simulate's)")
+
+
+def _pins(pins) -> list[tuple[int, str]]:
+    """pins checked: (slot, label) pairs, a slot of PIN_COLORS and a label."""
+    accepted = f"(slot, label) pairs, slot from 0 to {MAX_PINS - 1}"
+    instance("pins", pins, (list, tuple), accepted)
+    for pin in pins:
+        if not (isinstance(pin, (list, tuple)) and len(pin) == 2 and isinstance(pin[1], str)):
+            raise KindError(f"pins must be {accepted}, got an item {pin!r}")
+        integer("pins", pin[0], minimum=0, maximum=MAX_PINS - 1)
+    return list(pins)
 
 
 def _swatch(color: str, mark: str, alpha: float = 1.0) -> str:
@@ -209,6 +244,8 @@ def caption_html(result: DepthResult, pins=()) -> str:
     >>> "median of 2 seeds" in caption_html(r)
     True
     """
+    _result("result", result)
+    pins = _pins(pins)
     color = initializer_color(result.initializer)
     swatches = [
         f'<span style="color:{to_hex(color)}">●━</span>',
@@ -240,6 +277,12 @@ def histogram_caption_html(result: DepthResult) -> str:
     >>> "h = 0" in histogram_caption_html(r)
     True
     """
+    layers = histogram_layers(_result("result", result).n_layers, result.direction)
+    if any(layer not in (result.samples or {}) for layer in layers):
+        raise ValueError(
+            f"result must hold the samples of layers {layers}: simulate it with "
+            f"sample_layers=histogram_layers({result.n_layers}, {result.direction!r})"
+        )
     what = "activations hℓ" if result.direction == "forward" else "gradients ∂loss/∂hℓ"
     key = (
         f"the {what} at {len(histogram_layers(result.n_layers, result.direction))} layers, "
@@ -267,7 +310,7 @@ def panel_row_html(plot: HistogramPlot) -> str:
     >>> panel_row_html(plot).count("layer ")
     2
     """
-    figure = plot.figure
+    figure = instance("plot", plot, HistogramPlot, "a HistogramPlot").figure
     params = figure.subplotpars
     panels, px = len(plot.axes), figure.get_figwidth() * figure.dpi
     # The grid repeats the figure's: its margins, panel widths and gaps, in pixels.
@@ -379,7 +422,7 @@ DEPTH_CONTROLS = (
         "(GPT-2 uses 0.02; 1 is the 'standard normal weights' of the module card)",
     ),
     Control(
-        "depth", widgets.IntSlider, dict(min=1, max=MAX_DEPTH), "depth",
+        "n_layers", widgets.IntSlider, dict(min=1, max=SLIDER_MAX_LAYERS), "depth",
         "Number of layers in the stack: the last one is where the readout looks",
         css="tinyinit-depth",
     ),
@@ -388,7 +431,7 @@ DEPTH_CONTROLS = (
         "Units per layer (n_in = n_out = width): wider layers fluctuate less",
     ),
     Control(
-        "seeds", widgets.IntSlider, dict(min=1, max=MAX_SEEDS), "seeds",
+        "seeds", widgets.IntSlider, dict(min=1, max=SLIDER_MAX_SEEDS), "seeds",
         "Independent networks (weights, inputs) drawn from PCG32 seeds 0, 1, ...: "
         "the band shows their spread",
     ),
@@ -415,10 +458,10 @@ DEPTH_CONTROLS = (
     ),
 )  # fmt: skip
 
-# The residual-stream explorer's controls; blocks' range is the stack's, set when built.
+# The residual-stream explorer's controls; n_layers' range is the stack's, set when built.
 RESIDUAL_CONTROLS = (
     Control(
-        "blocks", widgets.IntSlider, dict(min=1, continuous_update=True), "blocks N",
+        "n_layers", widgets.IntSlider, dict(min=1, continuous_update=True), "blocks N",
         "number of Transformer blocks (2 residual additions each)", css="tinyinit-blocks",
     ),
     Control(
@@ -481,11 +524,42 @@ class Explorer:
         return self.app._repr_mimebundle_(**kwargs)
 
 
+VIEWS = ("curves", "histograms")
+GAIN_RANGE, STD_RANGE = (0.0, 3.0), (1e-3, 10.0)  # the gain and std sliders' ends
+
+
+def _figsize(figsize) -> tuple[float, float]:
+    if not (isinstance(figsize, (tuple, list)) and len(figsize) == 2):
+        raise KindError(f"figsize must be (width, height) in inches, got {figsize!r}")
+    return tuple(number("figsize", size, above=0, maximum=100) for size in figsize)
+
+
+def _depth_settings(
+    initializer, activation, gain, std, n_layers, width, seeds, direction, view
+) -> dict:
+    """The depth explorer's start values, each checked against its control's range."""
+    row = scheme(initializer)
+    one_of("activation", activation, ACTIVATIONS)
+    if gain is None:
+        gain = row.initial_gain(activation)
+    return dict(
+        initializer=row.key,
+        activation=activation,
+        gain=number("gain", gain, minimum=GAIN_RANGE[0], maximum=GAIN_RANGE[1]),
+        std=number("std", std, minimum=STD_RANGE[0], maximum=STD_RANGE[1]),
+        n_layers=integer("n_layers", n_layers, minimum=1, maximum=SLIDER_MAX_LAYERS),
+        width=one_of("width", integer("width", width, minimum=1), WIDTHS),
+        seeds=integer("seeds", seeds, minimum=1, maximum=SLIDER_MAX_SEEDS),
+        direction=one_of("direction", direction, DIRECTIONS),
+        view=one_of("view", view, VIEWS),
+    )
+
+
 class DepthExplorer(Explorer):
     """Controls, readout and figure of the depth explorer; see the module docstring.
 
     Attributes a notebook may drive or read: initializer, activation, gain, std,
-    depth, width, seeds, direction, view (widgets, DEPTH_CONTROLS); pin_button,
+    n_layers, width, seeds, direction, view (widgets, DEPTH_CONTROLS); pin_button,
     clear_pins_button; pins (the pinned DepthResults, oldest first); readout (HTML);
     figure, plot (DepthPlot); histogram (HistogramPlot); result (the latest
     DepthResult); app (the whole layout), figure_view (the current view's figure in it).
@@ -496,12 +570,17 @@ class DepthExplorer(Explorer):
     the figure to the caller, e.g. a benchmark timing the canvas draw alone).
 
     Every change reruns result = simulate(activation, initializer, gain=..., std=...,
-    n_layers=depth, width=..., seeds=..., direction=...): the mean square m_l of
-    each layer l = 0 .. depth, measured over the seeds and predicted by mean_field.
-    (`depth` is the slider's name; the number of layers is n_layers everywhere else.)
+    n_layers=..., width=..., seeds=..., direction=...) (from the cache's fast path): the mean
+    square m_l of each layer l = 0 .. n_layers, measured over the seeds and predicted by
+    mean_field. The n_layers slider is labelled "depth", the word a class says.
 
-    >>> ex = DepthExplorer(depth=3, width=16, seeds=1)    # Xavier uniform + ReLU
-    >>> ex.depth.value = 5                                # as a hand on the slider
+    Each argument starts its control, and must be one of the control's values: an
+    initializer of SCHEMES, an activation of ACTIVATIONS, a gain from 0 to 3 (None: the
+    initializer's own, as in torch), a std from 0.001 to 10, n_layers from 1 to
+    SLIDER_MAX_LAYERS, a width of WIDTHS, seeds from 1 to SLIDER_MAX_SEEDS.
+
+    >>> ex = DepthExplorer(n_layers=3, width=16, seeds=1)    # Xavier uniform + ReLU
+    >>> ex.n_layers.value = 5                                # as a hand on the slider
     >>> ex.result.end_layer, round(ex.result.measured_end, 4), round(ex.result.theory_end, 6)
     (5, 0.0167, 0.03125)
     """
@@ -512,7 +591,7 @@ class DepthExplorer(Explorer):
         activation: str = "relu",
         gain: float | None = None,
         std: float = 0.02,
-        depth: int = 20,
+        n_layers: int = 20,
         width: int = 256,
         seeds: int = 3,
         direction: str = "forward",
@@ -522,20 +601,20 @@ class DepthExplorer(Explorer):
         figsize=(7.5, 4.6),
         png_fallback: bool = True,
     ):
-        self.batch = batch
-        self.png_fallback = png_fallback
+        self.defaults = _depth_settings(
+            initializer, activation, gain, std, n_layers, width, seeds, direction, view
+        )
+        self.batch = integer("batch", batch, minimum=1)
+        self.png_fallback = flag("png_fallback", png_fallback)
+        figsize = _figsize(figsize)
+        if cache is not None:
+            instance("cache", cache, UnitWeights, "a tinyinit.fastpath.UnitWeights or None")
         self.cache = UnitWeights() if cache is None else cache
         self.result: DepthResult | None = None
         self.pins: list[DepthResult] = []
         self.updates = 0
         self._holding = 0  # open hold() blocks; updates wait for the last to close
         self._pending = False  # an update is scheduled on the kernel's event loop
-        if gain is None:
-            gain = scheme(initializer).initial_gain(activation)
-        self.defaults = dict(
-            initializer=initializer, activation=activation, gain=gain, std=std, depth=depth,
-            width=width, seeds=seeds, direction=direction, view=view,
-        )  # fmt: skip
         self._build_controls(self.defaults)
         self._build_figure(figsize)
         self.app = widgets.VBox(
@@ -548,7 +627,7 @@ class DepthExplorer(Explorer):
         for control in (self.initializer, self.activation):
             control.observe(self._on_choice, names="value")
         self._browser = BrowserChanges()
-        for control in (self.gain, self.std, self.depth, self.width, self.seeds, self.direction):
+        for control in (self.gain, self.std, self.n_layers, self.width, self.seeds, self.direction):
             self._browser.watch(control)
             control.observe(self._on_value, names="value")
         self.view.observe(self._on_view, names="value")
@@ -581,7 +660,7 @@ class DepthExplorer(Explorer):
                 widgets.HBox([self.initializer, self.activation, self.direction]),
                 widgets.HBox([self.gain, self.use_default_gain, self.gain_hint]),
                 widgets.HBox([self.std, self.reset_button]),
-                widgets.HBox([self.depth, self.width, self.seeds]),
+                widgets.HBox([self.n_layers, self.width, self.seeds]),
                 widgets.HBox([self.view, self.pin_button, self.clear_pins_button]),
             ]
         )
@@ -642,7 +721,7 @@ class DepthExplorer(Explorer):
         gain, _ = suggested_gain(act)
         if follow and SCHEMES[init].gain_from_activation:
             self.gain.value = gain
-        self.gain_hint.value = gain_note(act, self.gain.value, self.depth.value)
+        self.gain_hint.value = gain_note(act, self.gain.value, self.n_layers.value)
 
     def _on_choice(self, change=None):
         with self.hold():
@@ -687,12 +766,12 @@ class DepthExplorer(Explorer):
 
     def _simulate(self, histograms: bool = False) -> DepthResult:
         """simulate(...) for the current controls (with the histogram view's layers)."""
-        layers = histogram_layers(self.depth.value, self.direction.value) if histograms else ()
-        return simulate(
+        layers = histogram_layers(self.n_layers.value, self.direction.value) if histograms else ()
+        return self.cache.simulate(
             self.activation.value, self.initializer.value,
-            gain=self.gain.value, std=self.std.value, n_layers=self.depth.value,
+            gain=self.gain.value, std=self.std.value, n_layers=self.n_layers.value,
             width=self.width.value, seeds=self.seeds.value, batch=self.batch,
-            direction=self.direction.value, sample_layers=layers, cache=self.cache,
+            direction=self.direction.value, sample_layers=layers,
         )  # fmt: skip
 
     def update(self, change=None) -> None:
@@ -714,7 +793,9 @@ class DepthExplorer(Explorer):
             figure = self.figure
         lines = self._readout_lines()
         self.readout.value = "<br>".join(html.escape(line) for line in lines)
-        self.gain_hint.value = gain_note(self.activation.value, self.gain.value, self.depth.value)
+        self.gain_hint.value = gain_note(
+            self.activation.value, self.gain.value, self.n_layers.value
+        )
         # The picture's text alternative (the <img>'s title): what it plots, as the readout
         # says it in words.
         what = "histograms of the values at four layers" if histograms else "mean square per layer"
@@ -744,10 +825,11 @@ class DepthExplorer(Explorer):
     def snapshot(self, dpi: int = 100) -> bytes:
         """The current plot as PNG bytes, with its title and legend drawn in (a static picture).
 
-        >>> ex = DepthExplorer(depth=3, width=16, seeds=1)
+        >>> ex = DepthExplorer(n_layers=3, width=16, seeds=1)
         >>> ex.snapshot()[:4]
         b'\\x89PNG'
         """
+        dpi = integer("dpi", dpi, minimum=10, maximum=600)
         size = tuple(self.figure.get_size_inches())
         if self.view.value == "histograms":
             plot = HistogramPlot(figsize=size, decorated=True)
@@ -773,11 +855,11 @@ def depth_explorer(**defaults) -> DepthExplorer:
     """The explorer, starting from `defaults` (any argument of DepthExplorer).
 
     The default is the module card's collapse: Xavier uniform (gain 1) + ReLU,
-    depth 20, width 256, where the signal ends near 2**-20 of the input: Xavier's
+    n_layers 20, width 256, where the signal ends near 2**-20 of the input: Xavier's
     std sqrt(2 / (n + n)) = 1/sqrt(n) keeps the variance and ReLU halves it, so
     m_l = 2**-l. Kaiming's std gain / sqrt(n_in), gain sqrt(2), keeps m_l = 1.
 
-    >>> ex = depth_explorer(initializer="kaiming_fan_in", depth=3, width=16, seeds=1)
+    >>> ex = depth_explorer(initializer="kaiming_fan_in", n_layers=3, width=16, seeds=1)
     >>> round(ex.gain.value, 4)                # Kaiming starts at calculate_gain("relu")
     1.4142
     >>> print(ex.readout_text.splitlines()[0])
@@ -803,11 +885,20 @@ class ResidualStreamExplorer(Explorer):
     nothing else: what 1/sqrt(2N) does is what moves on screen. "show both"
     draws the other setting too, faded, with its theory.
 
-    Attributes: blocks, scaling, both (widgets, RESIDUAL_CONTROLS); readout (HTML);
-    figure, ax; app (the whole layout), figure_view (the canvas or its PNG in it).
+    Attributes: n_layers (the "blocks N" slider), scaling, both (widgets, RESIDUAL_CONTROLS);
+    readout (HTML); figure, ax; app (the whole layout), figure_view (the canvas or its PNG in
+    it).
 
     CSS classes: container tinyinit-residual, slider tinyinit-blocks, toggles
     tinyinit-scaling and tinyinit-both, readout tinyinit-readout.
+
+    >>> from tinyinit import PCG32
+    >>> from tinyinit.residual import draw_residual_stack
+    >>> explorer = ResidualStreamExplorer(draw_residual_stack(4, 32, 32, 16, PCG32(0)), 4)
+    >>> explorer.n_layers.value = 2                   # as a hand on the slider
+    >>> len(explorer.measured_line.get_ydata())       # blocks 0, 1, 2
+    3
+    >>> import matplotlib.pyplot as plt; plt.close(explorer.figure)
     """
 
     def __init__(
@@ -815,6 +906,9 @@ class ResidualStreamExplorer(Explorer):
     ):
         import matplotlib.pyplot as plt
 
+        instance("stack", stack, ResidualStack, "a ResidualStack (residual.draw_residual_stack)")
+        n_layers = integer("n_layers", n_layers, minimum=1, maximum=stack.max_layers)
+        scaled, both = flag("scaled", scaled), flag("both", both)
         self.stack = stack
         self._cache: dict[tuple[int, bool], tuple[np.ndarray, np.ndarray]] = {}
         self.n_updates = 0
@@ -832,8 +926,8 @@ class ResidualStreamExplorer(Explorer):
         self.ax.grid(alpha=0.3)
         self.figure.tight_layout()
 
-        values = {"blocks": n_layers, "scaling": scaled, "both": both}
-        self._build(RESIDUAL_CONTROLS, values, blocks={"max": stack.max_layers})
+        values = {"n_layers": n_layers, "scaling": scaled, "both": both}
+        self._build(RESIDUAL_CONTROLS, values, n_layers={"max": stack.max_layers})
         self.readout = live(widgets.HTML(tooltip="final stream variance, measured and in theory"))
         self.readout.add_class("tinyinit-readout")
         self.figure_view = self._figure_widget(self.figure)
@@ -842,14 +936,14 @@ class ResidualStreamExplorer(Explorer):
         self.app = widgets.VBox(
             [
                 Accessible(),
-                widgets.HBox([self.blocks, self.scaling, self.both]),
+                widgets.HBox([self.n_layers, self.scaling, self.both]),
                 self.readout,
                 self.figure_view,
             ]
         )
         self.app.add_class("tinyinit-residual")
 
-        for control in (self.blocks, self.scaling, self.both):
+        for control in (self.n_layers, self.scaling, self.both):
             control.observe(self._on_change, names="value")
         self.update()
 
@@ -868,7 +962,8 @@ class ResidualStreamExplorer(Explorer):
     def curves(self, n_layers: int, scaled: bool) -> tuple[np.ndarray, np.ndarray]:
         """(measured, theory) stream variance after each block 0 .. N, shape (N + 1,)
         (`tinyinit.residual.block_variances`, kept per setting)."""
-        key = (n_layers, scaled)
+        n_layers = integer("n_layers", n_layers, minimum=1, maximum=self.stack.max_layers)
+        key = (n_layers, flag("scaled", scaled))
         if key not in self._cache:
             self._cache[key] = block_variances(self.stack, n_layers, scaled)
         return self._cache[key]
@@ -876,10 +971,10 @@ class ResidualStreamExplorer(Explorer):
     @staticmethod
     def color(scaled: bool) -> str:
         """GPT-2's scaled outputs in its colour; unscaled ones are Kaiming's sublayers."""
-        return initializer_color("scaled_residual" if scaled else "kaiming")
+        return initializer_color("scaled_residual" if flag("scaled", scaled) else "kaiming")
 
     def update(self) -> None:
-        n, scaled, both = self.blocks.value, self.scaling.value, self.both.value
+        n, scaled, both = self.n_layers.value, self.scaling.value, self.both.value
         measured, theory = self.curves(n, scaled)
         other, other_theory = self.curves(n, not scaled)
         b = np.arange(n + 1)

@@ -26,7 +26,13 @@ from __future__ import annotations
 
 import math
 
+from .checks import number
 from .gaussian import Phi, activation_mean_square
+
+__all__ = [
+    "gain_for_fixed_point",
+    "single_layer_gain",
+]
 
 # --- gains from the activation's Gaussian mean square (tinyinit.gaussian) ---------------
 
@@ -44,5 +50,9 @@ def gain_for_fixed_point(phi: Phi, q_star: float = 1.0, *, param: float | None =
     """The gain whose deep stack settles at q_star: sqrt(q_star / E[phi(z)**2]), z ~ N(0, q_star).
 
     For q_star = 1 this is the single-layer gain.
+
+    >>> round(gain_for_fixed_point("tanh", 1.0), 4) == round(single_layer_gain("tanh"), 4)
+    True
     """
+    q_star = number("q_star", q_star, above=0)
     return math.sqrt(q_star / activation_mean_square(phi, q_star, param=param))

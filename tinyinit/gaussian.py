@@ -34,6 +34,7 @@ from functools import lru_cache
 import numpy as np
 
 from .activations import Activation, as_activation
+from .checks import KindError, function, integer, number
 
 __all__ = [
     "activation_mean_square",
@@ -116,15 +117,45 @@ def gaussian_expectation(
     >>> round(gaussian_expectation(lambda z: np.maximum(z, 0) ** 2), 15)
     0.5
     """
-    q = float(q)
-    if math.isnan(q) or q < 0:
-        raise ValueError(f"q (the variance of z) must be a number >= 0, got {q!r}")
+    f = function("f", f)
+    q = _variance("q", q)
+    kinks = tuple(number("kinks", k) for k in _sequence("kinks", kinks))
+    nodes_per_panel = integer("nodes_per_panel", nodes_per_panel, minimum=1)
     with np.errstate(all="ignore"):
         if q == 0:
-            return float(np.asarray(f(np.zeros(1)))[0])
+            return float(_values("f", f, np.zeros(1))[0])
         root_q = math.sqrt(q)
         xi, weight = _rule(_panels([k / root_q for k in kinks], q), nodes_per_panel)
-        return float(np.sum(weight * f(root_q * xi)))
+        return float(np.sum(weight * _values("f", f, root_q * xi)))
+
+
+def _variance(name: str, q) -> float:
+    """q as a float, if it is a real number >= 0; inf is allowed (a stack that overflowed).
+
+    >>> _variance("q", 2), _variance("q", float("inf"))
+    (2.0, inf)
+    """
+    return number(name, q, minimum=0, finite=False)
+
+
+def _sequence(name: str, value) -> tuple:
+    if not isinstance(value, (tuple, list)):
+        raise KindError(f"{name} must be a tuple of numbers, got {value!r}")
+    return tuple(value)
+
+
+def _values(name: str, f, z: np.ndarray) -> np.ndarray:
+    """f(z) as float64, if f gave a number for each entry of z (a callable of yours may not)."""
+    try:
+        values = np.asarray(f(z), dtype=np.float64)
+    except (TypeError, ValueError):
+        values = None
+    if values is None or values.shape != z.shape:
+        raise KindError(
+            f"{name} must give a real number for each entry of its array argument, "
+            f"got {f!r}, which does not"
+        )
+    return values
 
 
 def activation_mean_square(phi: Phi, q: float = 1.0, *, param: float | None = None) -> float:
@@ -132,7 +163,7 @@ def activation_mean_square(phi: Phi, q: float = 1.0, *, param: float | None = No
 
     phi: a name of tinyinit.activations.ACTIVATIONS, a callable or an Activation;
     param: leaky_relu's slope. (The mean square of an array is
-    tinyinit.propagation.mean_square.)
+    tinyinit.variance.mean_square.)
 
     >>> round(activation_mean_square("relu", 3.0), 12)   # relu keeps half of E[z**2] = q
     1.5
@@ -165,7 +196,8 @@ def next_q(phi: Phi, gain: float, q: float, *, param: float | None = None) -> fl
     >>> round(next_q("relu", 2**0.5, 3.0), 12)       # Kaiming keeps relu's q
     3.0
     """
-    return gain**2 * activation_mean_square(phi, q, param=param)
+    gain = number("gain", gain, minimum=0)
+    return _square(gain) * activation_mean_square(phi, q, param=param)
 
 
 def q_map_slope(phi: Phi, gain: float, q: float, *, param: float | None = None) -> float:
@@ -186,48 +218,54 @@ def q_map_slope(phi: Phi, gain: float, q: float, *, param: float | None = None) 
     1.1441
     """
     act = as_activation(phi, param)
+    gain, q = number("gain", gain, minimum=0), number("q", q, above=0)
     f, dphi = act.phi, act.dphi
 
     def integrand(z: np.ndarray) -> np.ndarray:
         return z * np.asarray(f(z), dtype=np.float64) * np.asarray(dphi(z), dtype=np.float64)
 
-    return gain**2 * gaussian_expectation(integrand, q, kinks=(0.0, *act.kinks)) / q
+    with np.errstate(all="ignore"):  # a gain beyond float64: an inf slope, as every square
+        return _square(gain) * gaussian_expectation(integrand, q, kinks=(0.0, *act.kinks)) / q
 
 
 def mean_field_forward(
-    phi: Phi, fan_var: float, n_layers: int, input_mean_square: float = 1.0
+    phi: Phi, gain: float, n_layers: int, input_mean_square: float = 1.0
 ) -> tuple[list[float], list[float]]:
     """The mean-field recursion forward: ([q_1 .. q_L], [m_0 .. m_L]), L = n_layers.
 
-        m_0 = input_mean_square,  q_l = fan_var * m_{l-1},  m_l = E[phi(z)**2], z ~ N(0, q_l)
+        m_0 = input_mean_square,  q_l = gain**2 * m_{l-1},  m_l = E[phi(z)**2], z ~ N(0, q_l)
 
-    fan_var = n * std**2, gain**2 for std = gain / sqrt(n); q_l is the variance of
-    layer l's pre-activation, m_l the mean square of its output. A nan (inf * 0
-    inside phi, gelu's at -inf: the stack has overflowed) is inf, and stays inf.
+    std = gain / sqrt(n), so gain**2 = n * std**2; q_l is the variance of layer l's
+    pre-activation, m_l the mean square of its output. A nan (inf * 0 inside phi, gelu's at
+    -inf: the stack has overflowed) is inf, and stays inf.
 
     >>> mean_field_forward("relu", 1.0, 3)              # Xavier + ReLU halves per layer
     ([1.0, 0.5, 0.25000000000000006], [1.0, 0.5, 0.25000000000000006, 0.125])
     """
-    act, fan_var = as_activation(phi), float(fan_var)
-    q, m = [], [float(input_mean_square)]
-    for _ in range(int(n_layers)):
+    act = as_activation(phi)
+    fan_var = _square(number("gain", gain, minimum=0))
+    n_layers = integer("n_layers", n_layers, minimum=0)
+    q, m = [], [number("input_mean_square", input_mean_square, minimum=0)]
+    for _ in range(n_layers):
         q.append(fan_var * m[-1])
         m_l = activation_mean_square(act, q[-1])
         m.append(math.inf if math.isnan(m_l) else m_l)
     return q, m
 
 
-def mean_field_backward(phi: Phi, fan_var: float, q: list[float]) -> list[float]:
+def mean_field_backward(phi: Phi, gain: float, q) -> list[float]:
     """The mean-field recursion backward: [g_0 .. g_L] from g_L = 1 down, q = [q_1 .. q_L].
 
-        g_{l-1} = chi_l * g_l,   chi_l = fan_var * E[phi'(z)**2],  z ~ N(0, q_l)
+        g_{l-1} = chi_l * g_l,   chi_l = gain**2 * E[phi'(z)**2],  z ~ N(0, q_l)
 
     g_l is the mean square of dloss/dh_l; q is mean_field_forward's.
 
-    >>> mean_field_backward("relu", 2.0, [1.0, 1.0])    # Kaiming + ReLU: chi = 1, to rounding
-    [0.9999999999999998, 0.9999999999999999, 1.0]
+    >>> mean_field_backward("relu", 2**0.5, [1.0, 1.0])    # Kaiming + ReLU: chi = 1
+    [1.0, 1.0, 1.0]
     """
-    act, fan_var = as_activation(phi), float(fan_var)
+    act = as_activation(phi)
+    fan_var = _square(number("gain", gain, minimum=0))
+    q = [_variance("q", q_l) for q_l in _sequence("q", q)]
     g = [1.0]
     for q_l in reversed(q):
         g.append(_chi(act, fan_var, q_l) * g[-1])
@@ -236,7 +274,8 @@ def mean_field_backward(phi: Phi, fan_var: float, q: list[float]) -> list[float]
 
 def _chi(act: Activation, fan_var: float, q: float) -> float:
     # One layer's factor on a gradient's mean square; gradient_factor is its public face.
-    return fan_var * slope_mean_square(act, q)
+    with np.errstate(all="ignore"):
+        return fan_var * slope_mean_square(act, q)
 
 
 def mean_square_by_depth(
@@ -251,14 +290,14 @@ def mean_square_by_depth(
 
     q[l] is the variance of layer l+1's pre-activation, h[l] = E[phi(z)**2] the
     mean square of its output (what the next layer receives). The input has
-    mean square `input_mean_square`, so q[0] = gain**2 * input_mean_square:
-    mean_field_forward with fan_var = gain**2.
+    mean square `input_mean_square`, so q[0] = gain**2 * input_mean_square: the q and
+    (but for m_0) the m of mean_field_forward, as arrays.
 
     >>> q, h = mean_square_by_depth("relu", 2 ** 0.5, 3)
     >>> h.round(12).tolist()
     [1.0, 1.0, 1.0]
     """
-    q, m = mean_field_forward(as_activation(phi, param), gain**2, n_layers, input_mean_square)
+    q, m = mean_field_forward(as_activation(phi, param), gain, n_layers, input_mean_square)
     return np.array(q, dtype=np.float64), np.array(m[1:], dtype=np.float64)
 
 
@@ -276,8 +315,8 @@ def fixed_point(phi: Phi, gain: float, *, param: float | None = None, q0: float 
     >>> fixed_point("tanh", 1.0), fixed_point("relu", 2 ** 0.5)
     (0.0, 1.0)
     """
-
     act = as_activation(phi, param)
+    gain, q0 = number("gain", gain, minimum=0), number("q0", q0, above=0)
 
     def excess(q: float) -> float:
         return next_q(act, gain, q) / q - 1.0
@@ -310,4 +349,10 @@ def gradient_factor(phi: Phi, gain: float, q: float, *, param: float | None = No
     >>> round(gradient_factor("relu", 2**0.5, 1.0), 12)   # Kaiming: gradients keep their size
     1.0
     """
-    return _chi(as_activation(phi, param), gain**2, q)
+    act, gain = as_activation(phi, param), number("gain", gain, minimum=0)
+    return _chi(act, _square(gain), _variance("q", q))
+
+
+def _square(gain: float) -> float:
+    """gain**2, inf beyond float64 (a Python float's ** would raise OverflowError)."""
+    return gain * gain

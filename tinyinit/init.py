@@ -21,11 +21,12 @@ package needs a Xavier or Kaiming std asks them.
 from __future__ import annotations
 
 import math
-from numbers import Real
 
 import numpy as np
 
-from .checks import integer, is_integer, number, one_of
+from . import checks
+from .activations import LEAKY_RELU_SLOPE, normal_cdf
+from .checks import integer, number, one_of
 from .distributions import (
     _check_rng,
     normal,
@@ -34,6 +35,31 @@ from .distributions import (
     uniform_float32,
     uniforms,
 )
+
+__all__ = [
+    "calculate_gain",
+    "constant_init",
+    "dirac_init",
+    "eye_init",
+    "fans",
+    "kaiming_normal",
+    "kaiming_std",
+    "kaiming_uniform",
+    "normal_init",
+    "ones_init",
+    "orthogonal_init",
+    "scaled_residual_std",
+    "sparse_init",
+    "torch_default_init",
+    "trunc_normal_init",
+    "uniform_bound",
+    "uniform_init",
+    "xavier_bound",
+    "xavier_normal",
+    "xavier_std",
+    "xavier_uniform",
+    "zeros_init",
+]
 
 # torch.nn.init.calculate_gain's table; leaky_relu is a formula of its slope.
 GAINS = {
@@ -52,22 +78,14 @@ GAINS = {
 }
 NONLINEARITIES = tuple(GAINS)
 FAN_MODES = ("fan_in", "fan_out")
-DEFAULT_LEAKY_RELU_SLOPE = 0.01
 
 
 # --- argument checks: say what was wrong, the value, and what is accepted -------
 
 
 def _shape(shape, *, min_dims: int = 0) -> tuple[int, ...]:
-    if is_integer(shape):
-        shape = (shape,)
-    try:
-        dims = tuple(shape)
-    except TypeError:
-        dims = None
-    if dims is None or not all(is_integer(d) and d >= 0 for d in dims):
-        raise ValueError(f"shape must be a tuple of non-negative integers, got {shape!r}")
-    dims = tuple(int(d) for d in dims)
+    """shape as a tuple of ints (checks.shape), with at least min_dims of them."""
+    dims = checks.shape("shape", shape)
     if len(dims) < min_dims:
         raise ValueError(
             f"shape {dims!r} has {len(dims)} dimension(s); fans need at least 2, "
@@ -114,9 +132,9 @@ def calculate_gain(nonlinearity: str, param: float | None = None) -> float:
     """
     if one_of("nonlinearity", nonlinearity, NONLINEARITIES) != "leaky_relu":
         return GAINS[nonlinearity]
-    slope = DEFAULT_LEAKY_RELU_SLOPE if param is None else param
+    slope = LEAKY_RELU_SLOPE if param is None else param
     number("param (the leaky_relu negative slope)", slope)  # kept as given: a float32 stays one
-    return math.sqrt(2.0 / (1 + slope**2))
+    return math.sqrt(2.0 / (1 + slope * slope))  # a slope beyond 1e154: inf, so gain 0
 
 
 # --- scales: each formula once --------------------------------------------------------
@@ -131,6 +149,7 @@ def xavier_std(fan_in: int, fan_out: int, gain: float = 1.0) -> float:
     >>> xavier_std(3, 4)
     0.5345224838248488
     """
+    fan_in, fan_out, gain = _fans_and_gain(fan_in, fan_out, gain)
     return gain * math.sqrt(2.0 / (fan_in + fan_out))
 
 
@@ -143,7 +162,13 @@ def xavier_bound(fan_in: int, fan_out: int, gain: float = 1.0) -> float:
     >>> xavier_bound(3, 4)      # the card's sqrt(6/7)
     0.9258200997725514
     """
+    fan_in, fan_out, gain = _fans_and_gain(fan_in, fan_out, gain)
     return gain * math.sqrt(6.0 / (fan_in + fan_out))
+
+
+def _fans_and_gain(fan_in, fan_out, gain) -> tuple[int, int, float]:
+    fan_in, fan_out = integer("fan_in", fan_in, minimum=1), integer("fan_out", fan_out, minimum=1)
+    return fan_in, fan_out, number("gain", gain, minimum=0)
 
 
 def kaiming_std(fan: int, gain: float) -> float:
@@ -152,6 +177,7 @@ def kaiming_std(fan: int, gain: float) -> float:
     >>> kaiming_std(3, calculate_gain("relu"))
     0.8164965809277261
     """
+    fan, gain = integer("fan", fan, minimum=1), number("gain", gain, minimum=0)
     return gain / math.sqrt(fan)
 
 
@@ -163,7 +189,7 @@ def uniform_bound(std: float) -> float:
     >>> uniform_bound(1.0)
     1.7320508075688772
     """
-    return math.sqrt(3.0) * std
+    return math.sqrt(3.0) * number("std", std, minimum=0)
 
 
 # --- initializers ----------------------------------------------------------------------
@@ -222,8 +248,7 @@ def kaiming_normal(
 def _kaiming(shape, fan_mode, nonlinearity, param, rng) -> float:
     """Kaiming's std for these arguments, after checking all of them (rng included)."""
     fan_in, fan_out = fans(shape)
-    if not isinstance(fan_mode, str) or fan_mode not in FAN_MODES:  # a list is unhashable
-        raise ValueError(f"fan_mode must be 'fan_in' or 'fan_out', got {fan_mode!r}")
+    one_of("fan_mode", fan_mode, FAN_MODES)
     gain = calculate_gain(nonlinearity, param)
     _check_rng(rng)
     return kaiming_std(fan_in if fan_mode == "fan_in" else fan_out, gain)
@@ -346,11 +371,8 @@ def constant_init(shape, value: float) -> np.ndarray:
     """
     dims = _shape(shape)
     value = number("value", value)
-    with np.errstate(over="ignore"):  # the overflow is the answer here, not news
-        fits = math.isfinite(np.float32(value))
-    if not fits:
-        raise ValueError(f"value must fit in float32 (|value| < 3.4e38), got {value!r}")
-    return np.full(dims, value, dtype=np.float32)
+    with np.errstate(over="ignore"):  # beyond float32 is inf, as every overflow in tinyinit
+        return np.full(dims, np.float32(value), dtype=np.float32)
 
 
 def zeros_init(shape) -> np.ndarray:
@@ -376,13 +398,6 @@ def ones_init(shape) -> np.ndarray:
 MIN_TRUNC_ACCEPTANCE = 1e-3
 
 
-def _normal_cdf(x: float) -> float:
-    """Phi(x), the standard normal CDF: tinyinit.activations.normal_cdf, for one float."""
-    from .activations import normal_cdf  # imported here: activations imports this module
-
-    return float(normal_cdf(x))
-
-
 def trunc_normal_init(
     shape, std: float, rng, *, mean: float = 0.0, a: float = -2.0, b: float = 2.0
 ) -> np.ndarray:
@@ -406,7 +421,7 @@ def trunc_normal_init(
     mean, a, b = number("mean", mean), number("a", a), number("b", b)
     if not a < b:
         raise ValueError(f"a must be < b (the cutoffs of [a, b]), got a={a!r} and b={b!r}")
-    chance = _normal_cdf((b - mean) / std) - _normal_cdf((a - mean) / std)
+    chance = float(normal_cdf((b - mean) / std) - normal_cdf((a - mean) / std))
     if not chance >= MIN_TRUNC_ACCEPTANCE:
         raise ValueError(
             f"a and b must leave N(mean, std**2) a chance >= {MIN_TRUNC_ACCEPTANCE} of "
@@ -453,7 +468,8 @@ def orthogonal_init(shape, gain: float, rng) -> np.ndarray:
     q *= np.sign(np.diag(r))
     if wide:
         q = q.T
-    return np.ascontiguousarray(gain * q, dtype=np.float32).reshape(dims)
+    with np.errstate(over="ignore"):  # beyond float32 is inf, the package's overflow
+        return np.ascontiguousarray(gain * q, dtype=np.float32).reshape(dims)
 
 
 def eye_init(shape) -> np.ndarray:
@@ -483,8 +499,11 @@ def dirac_init(shape, groups: int = 1) -> np.ndarray:
            [0., 1.]], dtype=float32)
     """
     dims = _shape(shape)
-    if len(dims) not in (3, 4, 5):
-        raise ValueError(f"shape must have 3, 4 or 5 dimensions (out, in, *kernel), got {dims!r}")
+    if len(dims) not in (3, 4, 5) or 0 in dims[2:]:
+        raise ValueError(
+            f"shape must have 3, 4 or 5 dimensions (out, in, *kernel), the kernel's >= 1, "
+            f"got {dims!r}"
+        )
     groups = integer("groups", groups, minimum=1)
     if dims[0] % groups:
         raise ValueError(f"groups must divide shape[0] = {dims[0]}, got {groups!r}")
@@ -514,12 +533,7 @@ def sparse_init(shape, sparsity: float, std: float, rng) -> np.ndarray:
     dims = _shape(shape)
     if len(dims) != 2:
         raise ValueError(f"shape must have 2 dimensions (rows, cols), got {dims!r}")
-    if (
-        isinstance(sparsity, bool)
-        or not isinstance(sparsity, Real)
-        or not 0 <= sparsity <= 1  # also refuses NaN
-    ):
-        raise ValueError(f"sparsity must be a real number in [0, 1], got {sparsity!r}")
+    sparsity = number("sparsity", sparsity, minimum=0, maximum=1)
     std = number("std", std, minimum=0)
     _check_rng(rng)
     rows, cols = dims

@@ -20,11 +20,31 @@ import math
 
 import numpy as np
 
-from .checks import one_of
+from . import checks
+from .checks import integer, one_of, real_array, shown
 
 __all__ = ["LAYERS", "apply_layer", "counted_fans", "layer_fans", "weight_shape"]
 
 LAYERS = ("linear", "linear_in_out", "conv", "conv_transpose")
+
+
+def _layer(layer, in_channels, out_channels, kernel_size) -> tuple[int, ...]:
+    """The checked kernel of a layer: () for a linear one, 1 to 3 sizes >= 1 for a convolution."""
+    one_of("layer", layer, LAYERS)
+    integer("in_channels", in_channels, minimum=1)
+    integer("out_channels", out_channels, minimum=1)
+    if layer in ("linear", "linear_in_out"):
+        if checks.shape("kernel_size", kernel_size):
+            raise ValueError(f"kernel_size must be () for a {layer} layer, got {kernel_size!r}")
+        return ()
+    return _kernel(kernel_size, 1)
+
+
+def _kernel(kernel_size, fewest: int) -> tuple[int, ...]:
+    kernel = checks.shape("kernel_size", kernel_size)
+    if not (fewest <= len(kernel) <= 3 and all(k >= 1 for k in kernel)):
+        raise ValueError(f"kernel_size must be {fewest} to 3 sizes >= 1, got {kernel_size!r}")
+    return kernel
 
 
 def weight_shape(
@@ -39,8 +59,7 @@ def weight_shape(
     >>> weight_shape("linear", 3, 4), weight_shape("linear_in_out", 3, 4)
     ((4, 3), (3, 4))
     """
-    one_of("layer", layer, LAYERS)
-    kernel = tuple(kernel_size)
+    kernel = _layer(layer, in_channels, out_channels, kernel_size)
     if layer == "linear":
         return (out_channels, in_channels)
     if layer == "linear_in_out":
@@ -60,7 +79,9 @@ def layer_fans(
     >>> layer_fans(4, 6, (3, 3))
     (36, 54)
     """
-    receptive = math.prod(kernel_size)
+    integer("in_channels", in_channels, minimum=1)
+    integer("out_channels", out_channels, minimum=1)
+    receptive = math.prod(_kernel(kernel_size, 0))
     return in_channels * receptive, out_channels * receptive
 
 
@@ -74,6 +95,22 @@ def apply_layer(layer: str, weight: np.ndarray, x: np.ndarray) -> np.ndarray:
     array([[11.]])
     """
     one_of("layer", layer, LAYERS)
+    weight, x = real_array("weight", weight), real_array("x", x)
+    linear = layer in ("linear", "linear_in_out")
+    if weight.ndim != 2 if linear else not 3 <= weight.ndim <= 5:
+        dims = "2 dimensions" if linear else "3 to 5 dimensions, 1 to 3 of them the kernel's"
+        raise ValueError(f"weight must be a {layer} weight of {dims}, got {shown(weight)}")
+    fan_axis = {"linear": 1, "linear_in_out": 0, "conv": 1, "conv_transpose": 0}[layer]
+    spatial = weight.ndim - 2
+    if x.ndim != 2 + spatial or x.shape[1] != weight.shape[fan_axis]:
+        raise ValueError(
+            f"x must be (batch, {weight.shape[fan_axis]}, *{spatial} spatial) for this weight, "
+            f"got {shown(x)}"
+        )
+    if layer == "conv" and any(n < k for n, k in zip(x.shape[2:], weight.shape[2:])):
+        raise ValueError(
+            f"x must be at least as wide as the kernel {weight.shape[2:]}, got {shown(x)}"
+        )
     if layer == "linear":
         return x @ weight.T
     if layer == "linear_in_out":
@@ -107,7 +144,7 @@ def counted_fans(
     >>> counted_fans("conv_transpose", 4, 6, (3, 3))    # torch's fans() says (54, 36)
     (36, 54)
     """
-    kernel = tuple(kernel_size)
+    kernel = _layer(layer, in_channels, out_channels, kernel_size)
     spatial = tuple(4 * k for k in kernel)
     weight = np.ones(weight_shape(layer, in_channels, out_channels, kernel))
     fan_in = apply_layer(layer, weight, np.ones((1, in_channels, *spatial))).max()

@@ -32,6 +32,14 @@ from functools import cache
 
 import numpy as np
 
+from .checks import function, real_array
+
+__all__ = [
+    "cos",
+    "log",
+    "sin",
+]
+
 PROBE_SIZE = 1 << 16
 
 # name: (numpy's ufunc, the C library's function as Python exposes it, what to check it on)
@@ -59,6 +67,8 @@ def agrees(vectorized, scalar, x: np.ndarray) -> bool:
     >>> agrees(np.sqrt, math.sqrt, np.array([2.0, 3.0]))  # sqrt is correctly rounded everywhere
     True
     """
+    vectorized, scalar = function("vectorized", vectorized), function("scalar", scalar)
+    x = real_array("x", x, ndim=1)
     return np.array_equal(vectorized(x), _one_by_one(scalar, x))
 
 
@@ -91,7 +101,7 @@ def log(x) -> np.ndarray:
     >>> bool(np.all(log(x) == [math.log(v) for v in x]))
     True
     """
-    x = np.asarray(x, dtype=np.float64)
+    x = real_array("x", x)
     if x.size and not x.min() > 0:  # `not >` also catches NaN
         bad = float(x.reshape(-1)[~(x.reshape(-1) > 0)][0])
         raise ValueError(f"x must hold positive numbers only (log's domain), got {bad!r}")
@@ -104,7 +114,7 @@ def cos(x) -> np.ndarray:
     >>> bool(cos(np.array([2.0]))[0] == math.cos(2.0))
     True
     """
-    return _apply("cos", x)
+    return _apply("cos", real_array("x", x, finite=True))
 
 
 def sin(x) -> np.ndarray:
@@ -113,4 +123,4 @@ def sin(x) -> np.ndarray:
     >>> bool(sin(np.array([2.0]))[0] == math.sin(2.0))
     True
     """
-    return _apply("sin", x)
+    return _apply("sin", real_array("x", x, finite=True))

@@ -11,6 +11,11 @@ container, a taskset or a batch scheduler lets us run on, and threads beyond
 those only queue. So the pool has `usable_cpus()` threads: the affinity mask,
 capped by a cgroup v2 CPU quota.
 
+Fork-safe: a forked child (a multiprocessing worker, a grading job) inherits the
+pool object but none of its threads, so work handed to it would wait for ever. At
+a fork the child forgets the pool (`os.register_at_fork`) and makes its own on
+first use.
+
 >>> run_all(abs, [-1, 2, -3])
 [1, 2, 3]
 """
@@ -23,9 +28,23 @@ from collections.abc import Callable, Iterable
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
+from .checks import function, instance
+
+__all__ = ["cgroup_cpu_quota", "run_all", "usable_cpus", "workers"]
+
 CGROUP_CPU_MAX = Path("/sys/fs/cgroup/cpu.max")
 
 _pool: ThreadPoolExecutor | None = None
+
+
+def _forget_the_pool() -> None:
+    """In a forked child: the parent's pool has no threads here; the next draw makes one."""
+    global _pool
+    _pool = None
+
+
+if hasattr(os, "register_at_fork"):  # not on Windows, which does not fork
+    os.register_at_fork(after_in_child=_forget_the_pool)
 
 
 def cgroup_cpu_quota(cpu_max: str) -> float | None:
@@ -34,7 +53,7 @@ def cgroup_cpu_quota(cpu_max: str) -> float | None:
     >>> cgroup_cpu_quota("150000 100000"), cgroup_cpu_quota("max 100000")
     (1.5, None)
     """
-    fields = cpu_max.split()
+    fields = instance("cpu_max", cpu_max, str, "a line of text, as cpu.max holds").split()
     if len(fields) != 2 or fields[0] == "max":
         return None
     try:
@@ -52,6 +71,7 @@ def usable_cpus(cpu_max_file: Path = CGROUP_CPU_MAX) -> int:
     >>> usable_cpus() >= 1
     True
     """
+    cpu_max_file = Path(instance("cpu_max_file", cpu_max_file, (str, os.PathLike), "a path"))
     try:
         cpus = len(os.sched_getaffinity(0))
     except AttributeError:  # macOS and Windows have no affinity mask
@@ -85,6 +105,9 @@ def run_all(task: Callable, items: Iterable) -> list:
     >>> run_all(len, ["ab", "c"])
     [2, 1]
     """
+    task = function("task", task)
+    if isinstance(items, (str, bytes)) or not hasattr(items, "__iter__"):
+        instance("items", items, list, "an iterable of the tasks' arguments")
     items = list(items)
     if len(items) > 1:
         return list(workers().map(task, items))

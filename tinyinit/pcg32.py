@@ -23,6 +23,10 @@ import numpy as np
 
 from .checks import integer
 
+__all__ = [
+    "PCG32",
+]
+
 MULT = 6364136223846793005
 MASK64 = (1 << 64) - 1
 DEFAULT_STREAM = 54

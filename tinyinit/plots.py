@@ -32,7 +32,7 @@ from matplotlib.patches import Polygon
 
 from ._extras import extra
 from .activations import TANH_SATURATED
-from .propagation import DepthResult
+from .depth_result import DepthResult
 from .residual import ResidualStack, block_variances
 from .stack import SCHEMES
 from .transport import BlitPlot
@@ -72,14 +72,14 @@ def initializer_color(name: str) -> str:
     >>> initializer_color("he")  # doctest: +ELLIPSIS
     Traceback (most recent call last):
     ...
-    ValueError: initializer: got 'he', expected one of 'xavier', 'kaiming', ... or their variants
+    ValueError: initializer must be one of 'xavier', 'kaiming', ... or their variants, got 'he'
     """
     if isinstance(name, str):
         for key in (name, name.split("_")[0]):
             if key in INITIALIZER_COLORS:
                 return INITIALIZER_COLORS[key]
     choices = ", ".join(repr(key) for key in INITIALIZER_COLORS)
-    raise ValueError(f"initializer: got {name!r}, expected one of {choices} or their variants")
+    raise ValueError(f"initializer must be one of {choices} or their variants, got {name!r}")
 
 
 # Tick labels and legends of a stored figure, in points: readable on a projector and in print.
@@ -107,8 +107,8 @@ def _initializer_words(result: DepthResult) -> tuple[str, list[str]]:
     """The initializer's name, and the numbers it was given (the one that was set first)."""
     row = SCHEMES[result.initializer]
     if not row.uses_gain:
-        return row.title, [f"std {result.std:.3g}"]
-    return row.title, [f"gain {result.gain:.3g}", f"std {result.std:.3g}"]
+        return row.title, [f"std {result.weight_std:.3g}"]
+    return row.title, [f"gain {result.gain:.3g}", f"std {result.weight_std:.3g}"]
 
 
 def settings_title(result: DepthResult) -> str:
@@ -230,7 +230,9 @@ def layer_span(depth: int) -> int:
 def edge_note(result: DepthResult) -> str:
     """The words for values beyond float64, or "" when every value is drawable."""
     toward = "on" if result.direction == "forward" else "and below"
-    why_zero = "all weights are 0" if result.std == 0 else "underflow: below float64's 1e-323"
+    why_zero = "underflow: below float64's 1e-323"
+    if result.weight_std == 0:
+        why_zero = "all weights are 0"
     parts = []
     if (k := result.overflow_from) is not None:
         parts.append(f"▲ overflow: mean square beyond float64 (inf) from layer {k} {toward}")
@@ -529,6 +531,8 @@ class HistogramPlot(BlitPlot):
         for ax in self.axes[1:]:  # shared axes: the numbers once, on the first panel
             ax.tick_params(labelbottom=False, labelleft=False)
         self.axes[0].set_ylabel("fraction of values", fontsize=9)
+        # The title's Text, made once and kept: the figure's own is a private attribute.
+        self.title = self.figure.suptitle("", fontsize=10)
         self.decorated = decorated
         for note in self.notes:
             note.set_visible(decorated)
@@ -581,14 +585,14 @@ class HistogramPlot(BlitPlot):
         what = f"{kind} {QUANTITIES[result.direction][1]}"
         self.axes[0].set_xlabel(f"value of the {what}", fontsize=9, loc="left")
         if self.decorated:
-            self.figure.suptitle(settings_title(result), fontsize=10)
+            self.title.set_text(settings_title(result))
         if draw:
             self._show()
 
     def _frame_state(self) -> tuple:
         ax = self.axes[0]
         shown = tuple(a.get_visible() for a in self.axes)
-        texts = (ax.get_xlabel(), self.figure._suptitle.get_text() if self.figure._suptitle else "")
+        texts = (ax.get_xlabel(), self.title.get_text())
         return ax.get_xlim(), ax.get_ylim(), shown, texts, tuple(self.figure.bbox.bounds)
 
 
@@ -648,8 +652,8 @@ def show(fig: Figure, alt: str) -> None:
     """
     if not isinstance(alt, str) or len(alt.strip()) < 15:
         raise ValueError(
-            f"alt: got {alt!r}, expected a sentence (15 characters or more) saying what the "
-            "figure shows and concludes"
+            "alt must be a sentence (15 characters or more) saying what the figure shows and "
+            f"concludes, got {alt!r}"
         )
     with extra("lab", "plots.show"):
         from IPython.core.pylabtools import print_figure

@@ -31,6 +31,9 @@ Gaussian with variance q_l:
 The expectations are Gaussian integrals, computed by quadrature for any activation
 (`tinyinit.gaussian`, which also holds this recursion for every module that asks).
 
+With std = gain / sqrt(n) (the module card's definition of the gain), fan_in * std**2 =
+gain**2: the theory takes the gain, `gain_of(width, std)` for any std.
+
 The weights and batches come from `tinyinit.stack`. Everything here is plain float64
 numpy, run anew on every call; the live explorer's faster way to the same numbers
 (kept matrices, rescaled passes, float32 products) is `tinyinit.fastpath`, tested equal.
@@ -43,51 +46,42 @@ from collections.abc import Callable, Sequence
 
 import numpy as np
 
-from .activations import Activation, as_activation
-from .depth_result import DepthResult, _read_only
-from .gaussian import (
-    Phi,
-    mean_field_backward,
-    mean_field_forward,
-    slope_mean_square,
-)
+from .activations import as_activation
+from .checks import instance, integer, number, one_of, real_array
+from .depth_result import DIRECTIONS, DepthResult, SeedPass, _read_only, experiment
+from .gaussian import Phi, mean_field_backward, mean_field_forward, slope_mean_square
 from .pcg32 import PCG32
+from .stack import GRADIENT_STREAM, INPUT_STREAM, layer_weights, unit_batch, weight_std
+from .variance import mean_square
 
-# The stack's weights and batches (the names not used here: where callers have always found them).
-from .stack import (  # noqa: F401
-    GRADIENT_STREAM,
-    INITIALIZERS,
-    INPUT_STREAM,
-    KINDS,
-    layer_weights,
-    suggested_gain,
-    unit_batch,
-    unit_matrix,
-    unit_scale,
-    weight_std,
-    words_per_layer,
-)
+__all__ = [
+    "backward_values",
+    "forward_values",
+    "gain_of",
+    "mean_field",
+    "per_sample_weight_square",
+    "simulate",
+    "weight_gradient_theory",
+]
 
 # --- measuring ---------------------------------------------------------------------------
-
-
-def mean_square(a: np.ndarray) -> float:
-    """mean(a**2); inf when it is beyond float64 or a holds inf or nan (overflowed)."""
-    flat = np.ravel(a)
-    with np.errstate(all="ignore"):
-        m = float(np.dot(flat, flat)) / flat.size
-    return math.inf if math.isnan(m) else m
 
 
 def per_sample_weight_square(delta: np.ndarray, h: np.ndarray) -> float:
     """Mean square of one sample's weight gradient dloss/dW = delta h^T, averaged over samples.
 
-    For sample b the entries are delta_i h_j, so their mean square is
-    mean(delta_b**2) * mean(h_b**2): no (width, width) matrix is formed.
+    delta (n_out, batch), h (n_in, batch). For sample b the entries are delta_i h_j, so
+    their mean square is mean(delta_b**2) * mean(h_b**2): no (n_out, n_in) matrix is formed.
 
     >>> per_sample_weight_square(np.array([[2.0], [0.0]]), np.array([[1.0], [1.0]]))
     2.0
     """
+    delta, h = real_array("delta", delta, ndim=2), real_array("h", h, ndim=2)
+    if delta.shape[1] != h.shape[1]:
+        raise ValueError(
+            f"h must have as many columns (samples) as delta, {delta.shape[1]}, "
+            f"got an array of shape {h.shape}"
+        )
     with np.errstate(all="ignore"):
         columns = np.einsum("ij,ij->j", delta, delta) * np.einsum("ij,ij->j", h, h)
         m = float(columns.sum()) / (delta.shape[0] * h.shape[0] * columns.size)
@@ -97,9 +91,36 @@ def per_sample_weight_square(delta: np.ndarray, h: np.ndarray) -> float:
 # --- the recursion, forward and backward ---------------------------------------------------
 
 
-def forward_values(weights: Sequence[np.ndarray], act: Activation, x: np.ndarray):
-    """h_0 = x, z_l = W_l h_{l-1}, h_l = phi(z_l): the lists ([h_0 .. h_L], [z_1 .. z_L])."""
-    hs, zs = [x], []
+def _weights(weights) -> list[np.ndarray]:
+    """weights checked: a non-empty sequence of square float arrays of one size."""
+    if isinstance(weights, np.ndarray) and weights.ndim == 3:
+        weights = list(weights)
+    instance("weights", weights, (list, tuple), "a list of square weight matrices")
+    arrays = [real_array("weights", w, ndim=2) for w in weights]
+    if not arrays or any(w.shape != arrays[0].shape or w.shape[0] != w.shape[1] for w in arrays):
+        shapes = [w.shape for w in arrays]
+        raise ValueError(f"weights must be square matrices of one size, got shapes {shapes}")
+    return arrays
+
+
+def _batch(name: str, x, width: int) -> np.ndarray:
+    x = real_array(name, x, ndim=2)
+    if x.shape[0] != width:
+        raise ValueError(f"{name} must have {width} rows, one per unit, got shape {x.shape}")
+    return x
+
+
+def forward_values(weights: Sequence[np.ndarray], activation: Phi, x: np.ndarray):
+    """h_0 = x, z_l = W_l h_{l-1}, h_l = phi(z_l): the lists ([h_0 .. h_L], [z_1 .. z_L]).
+
+    weights: the square (width, width) matrices W_1 .. W_L; x (width, batch).
+
+    >>> hs, zs = forward_values([2 * np.eye(2)], "relu", np.array([[1.0], [-1.0]]))
+    >>> hs[1].ravel().tolist(), zs[0].ravel().tolist()
+    ([2.0, 0.0], [2.0, -2.0])
+    """
+    act, weights = as_activation(activation, name="activation"), _weights(weights)
+    hs, zs = [_batch("x", x, weights[0].shape[1])], []
     with np.errstate(all="ignore"):  # overflow is inf, underflow 0: shown, not raised
         for w in weights:
             zs.append(w @ hs[-1])
@@ -111,8 +132,21 @@ def backward_values(weights: Sequence[np.ndarray], slopes, g: np.ndarray):
     """From g_L = dloss/dh_L down: ([dloss/dh_0 .. dloss/dh_L], [dloss/dz_1 .. dloss/dz_L]).
 
     dloss/dz_l = phi'(z_l) * dloss/dh_l,    dloss/dh_{l-1} = W_l^T dloss/dz_l;
-    slopes[l - 1] = phi'(z_l).
+    slopes[l - 1] = phi'(z_l), one (width, batch) array per layer; g (width, batch).
+
+    >>> gs, _ = backward_values([2 * np.eye(2)], [np.array([[1.0], [0.0]])], np.ones((2, 1)))
+    >>> gs[0].ravel().tolist()
+    [2.0, 0.0]
     """
+    weights = _weights(weights)
+    g = _batch("g", g, weights[-1].shape[0])
+    instance("slopes", slopes, (list, tuple), "a list of arrays, phi'(z_l) for each layer")
+    slopes = [_batch("slopes", slope, g.shape[0]) for slope in slopes]
+    if len(slopes) != len(weights) or any(slope.shape != g.shape for slope in slopes):
+        raise ValueError(
+            f"slopes must hold one array of g's shape {g.shape} per layer ({len(weights)}), "
+            f"got shapes {[slope.shape for slope in slopes]}"
+        )
     gs, deltas = [g], []
     with np.errstate(all="ignore"):
         for w, slope in zip(reversed(weights), reversed(slopes)):
@@ -121,86 +155,66 @@ def backward_values(weights: Sequence[np.ndarray], slopes, g: np.ndarray):
     return gs, deltas
 
 
-def _scaled(units: Sequence[np.ndarray], scale: float) -> list[np.ndarray]:
-    with np.errstate(all="ignore"):
-        return [scale * np.asarray(unit, np.float64) for unit in units]
-
-
-def propagate(
-    units: Sequence[np.ndarray],
-    scale: float,
-    activation: Phi,
-    x: np.ndarray,
-    upstream: np.ndarray | None = None,
-):
-    """Mean square per layer through the stack with weights W_l = scale * units[l-1].
-
-    Forward: [m_0, ..., m_L], m_l = mean_square(h_l), h_0 = x. With `upstream`
-    (the gradient dloss/dh_L) returns (forward, backward), backward =
-    [g_0, ..., g_L], g_l the mean square of dloss/dh_l. Overflow gives inf,
-    underflow 0; nothing raises and no warning escapes.
-    """
-    act, weights = as_activation(activation), _scaled(units, scale)
-    hs, zs = forward_values(weights, act, x)
-    if upstream is None:
-        return [mean_square(h) for h in hs]
-    with np.errstate(all="ignore"):
-        gs, _ = backward_values(weights, [act.dphi(z) for z in zs], upstream)
-    return [mean_square(h) for h in hs], [mean_square(g) for g in gs]
-
-
 # --- theory: the mean-field recursion (tinyinit.gaussian) -----------------------------------
 
-DIRECTIONS = ("forward", "backward")
 
+def gain_of(width: int, std: float) -> float:
+    """The gain of weights of std over `width` inputs: std = gain / sqrt(width), so gain = std
+    * sqrt(width), and gain**2 = width * std**2 is what Var(z) = gain**2 * E[h**2] multiplies.
 
-def fan_var_of(width: int, std: float) -> float:
-    """fan_var = n * std**2 for a square layer of n = width inputs: Var(z) = fan_var * E[h**2].
-
-    inf where it is beyond float64 (std**2 would raise OverflowError).
-
-    >>> fan_var_of(256, 2**0.5 / 16), fan_var_of(8, 1e300)
-    (2.0000000000000004, inf)
+    >>> gain_of(256, 2**0.5 / 16), gain_of(64, 0.02)
+    (1.4142135623730951, 0.16)
     """
-    return width * std * std
+    width = integer("width", width, minimum=1)
+    return number("std", std, minimum=0) * math.sqrt(width)
 
 
-def mean_field(activation: Phi, fan_var: float, n_layers: int, direction: str = "forward"):
+def mean_field(activation: Phi, *, gain: float, n_layers: int, direction: str = "forward"):
     """Theory for the mean square per layer, l = 0 .. n_layers (float64 array, read-only).
 
-    fan_var = n * std**2 (fan_in forward, fan_out backward: equal for a square stack).
-    Forward: m_0 = 1, q_l = fan_var * m_{l-1}, m_l = E[phi(z)**2], z ~ N(0, q_l).
-    Backward: g_L = 1, g_{l-1} = fan_var * E[phi'(z)**2] * g_l, z ~ N(0, q_l).
-    Beyond float64 is inf. activation: a name of ACTIVATIONS (or an Activation).
+    gain: std = gain / sqrt(n) (n fan_in forward, fan_out backward: equal for a square stack).
+    Forward: m_0 = 1, q_l = gain**2 * m_{l-1}, m_l = E[phi(z)**2], z ~ N(0, q_l).
+    Backward: g_L = 1, g_{l-1} = gain**2 * E[phi'(z)**2] * g_l, z ~ N(0, q_l).
+    Beyond float64 is inf. activation: a name of ACTIVATIONS, a callable or an Activation.
 
-    >>> mean_field("relu", 1.0, 3)                  # Xavier + ReLU halves per layer
+    >>> mean_field("relu", gain=1.0, n_layers=3)      # Xavier + ReLU halves per layer
     array([1.   , 0.5  , 0.25 , 0.125])
     """
-    act = as_activation(activation)
-    if direction not in DIRECTIONS:
-        raise ValueError(f"direction must be 'forward' or 'backward', got {direction!r}")
-    q, m = mean_field_forward(act, fan_var, n_layers)
-    out = np.array(m if direction == "forward" else mean_field_backward(act, fan_var, q))
+    act = as_activation(activation, name="activation")
+    gain = number("gain", gain, minimum=0)
+    n_layers = integer("n_layers", n_layers, minimum=0)
+    one_of("direction", direction, DIRECTIONS)
+    q, m = mean_field_forward(act, gain, n_layers)
+    out = np.array(m if direction == "forward" else mean_field_backward(act, gain, q))
     out[np.isnan(out)] = math.inf  # inf * 0 on the way down: the stack has overflowed
     return _read_only(out)
 
 
-def weight_gradient_theory(activation: Phi, fan_var: float, n_layers: int, curves=None):
+def weight_gradient_theory(activation: Phi, *, gain: float, n_layers: int, curves=None):
     """Theory for per_sample_weight_square of dloss/dW_l, l = 0 .. n_layers (nan at 0).
 
     dloss/dW_l = delta_l h_{l-1}^T with delta_l = phi'(z_l) * dloss/dh_l, so in
     mean field its mean square is E[phi'(z)**2] * g_l * m_{l-1}, z ~ N(0, q_l).
     curves: (m, g), mean_field's forward and backward curves, when already at hand.
 
-    >>> weight_gradient_theory("relu", 2.0, 2)           # Kaiming + ReLU: 1/2 everywhere
+    >>> weight_gradient_theory("relu", gain=2**0.5, n_layers=2)   # Kaiming + ReLU: 1/2
     array([nan, 0.5, 0.5])
     """
-    act, fan_var, n_layers = as_activation(activation), float(fan_var), int(n_layers)
-    m, g = curves or [mean_field(act, fan_var, n_layers, d) for d in DIRECTIONS]
+    act = as_activation(activation, name="activation")
+    gain = number("gain", gain, minimum=0)
+    n_layers = integer("n_layers", n_layers, minimum=0)
+    if curves is None:
+        curves = [mean_field(act, gain=gain, n_layers=n_layers, direction=d) for d in DIRECTIONS]
+    instance("curves", curves, (list, tuple), "(m, g), mean_field's two curves, or None")
+    if len(curves) != 2:
+        raise ValueError(f"curves must be (m, g), mean_field's two curves, got {len(curves)}")
+    m, g = (real_array("curves", c, ndim=1) for c in curves)
+    if not len(m) == len(g) == n_layers + 1:
+        raise ValueError(f"curves must be two curves of n_layers + 1 = {n_layers + 1} values")
     out = np.full(n_layers + 1, math.nan)
     with np.errstate(all="ignore"):
         for layer in range(1, n_layers + 1):
-            slope2 = slope_mean_square(act, fan_var * m[layer - 1])
+            slope2 = slope_mean_square(act, gain * gain * m[layer - 1])
             out[layer] = slope2 * g[layer] * m[layer - 1]
     out[1:][np.isnan(out[1:])] = math.inf  # as mean_field: beyond float64
     return _read_only(out)
@@ -210,75 +224,75 @@ def weight_gradient_theory(activation: Phi, fan_var: float, n_layers: int, curve
 
 
 def simulate(
-    activation: str = "relu",
+    activation: Phi = "relu",
     initializer: str = "xavier_uniform",
     *,
     gain: float = 1.0,
     std: float = 0.02,
     n_layers: int = 20,
     width: int = 256,
-    seeds: int | Sequence[int] = 3,
+    seeds=3,
     batch: int = 32,
     direction: str = "forward",
-    cache=None,
     sample_layers: Sequence[int] = (),
     draw: Callable | None = None,
 ) -> DepthResult:
     """Push a unit batch through `n_layers` layers for each seed; measure and predict.
 
-    seeds: a count n (seeds 0 .. n-1) or the seeds themselves. Each seed has its
-    own weights (PCG32(seed), stream 54), inputs and upstream gradient (streams
-    1 and 2). sample_layers: layers whose values to keep in `samples` (for
-    histograms); those beyond n_layers are left out. draw: a function
-    draw(shape, rng) -> weights that draws the initializer's weights instead of
-    tinyinit (a student's own, `tinyinit.yours.Yours.draw`), layer after layer from
-    PCG32(seed) as a model is initialized; the theory stays the initializer's, so a
-    mistake in draw shows as a gap between the two. cache: a
-    `tinyinit.fastpath.UnitWeights` that keeps what it computed for the next call
-    (the explorer's); the numbers are these, to float32's rounding.
+    seeds: a count n (seeds 0 .. n-1) or the seeds themselves, taken one at a time (a
+    progress bar may wrap them, as tqdm wraps a loop). Each seed has its own weights
+    (PCG32(seed), stream 54), inputs and upstream gradient (streams 1 and 2). std: the
+    weights' std for initializer "normal" (the others compute theirs from the gain).
+    sample_layers: layers whose values to keep in `samples` (for histograms); those beyond
+    n_layers are left out. draw: a function draw(shape, rng) -> weights that draws the
+    initializer's weights instead of tinyinit (a student's own, `tinyinit.yours.Yours.draw`),
+    layer after layer from PCG32(seed) as a model is initialized; the theory stays the
+    initializer's, so a mistake in draw shows as a gap between the two.
 
     >>> r = simulate("relu", "kaiming_fan_in", gain=2**0.5, n_layers=5, width=64, seeds=1)
     >>> r.per_seed.shape, round(r.theory_end, 12)    # Kaiming keeps relu's signal
     ((1, 6), 1.0)
     """
-    seeds = tuple(range(seeds)) if isinstance(seeds, int) else tuple(seeds)
-    if direction not in DIRECTIONS:
-        raise ValueError(f"direction must be 'forward' or 'backward', got {direction!r}")
-    if cache is not None and draw is None:
-        return cache.simulate(
-            activation, initializer, gain=gain, std=std, n_layers=n_layers, width=width,
-            seeds=seeds, batch=batch, direction=direction, sample_layers=sample_layers,
-        )  # fmt: skip
-    act = as_activation(activation)
-    std_w = weight_std(initializer, width, width, gain, std)
-    sample_layers = tuple(layer for layer in sample_layers if 0 <= layer <= n_layers)
-    rows, weight_rows, kept = [], [], {layer: [] for layer in sample_layers}
-    for seed in seeds:
-        layers = range(1, n_layers + 1)
-        if draw is None:
-            weights = [layer_weights(initializer, width, k, seed, gain, std) for k in layers]
-        else:
-            rng = PCG32(seed)
-            weights = [np.asarray(draw((width, width), rng), dtype=np.float64) for _ in layers]
-        hs, zs = forward_values(weights, act, unit_batch(width, batch, seed, INPUT_STREAM))
-        values = hs
-        if direction == "backward":
-            with np.errstate(all="ignore"):
-                slopes = [act.dphi(z) for z in zs]
-            upstream = unit_batch(width, batch, seed, GRADIENT_STREAM)
-            values, deltas = backward_values(weights, slopes, upstream)
-            weight_rows.append([math.nan, *map(per_sample_weight_square, deltas, hs)])
-        rows.append([mean_square(v) for v in values])
-        for layer in sample_layers:
-            kept[layer].append(values[layer])
-    fan_var = fan_var_of(width, std_w)
-    theory = mean_field(act, fan_var, n_layers, direction)
-    weights = weight_theory = None
-    if direction == "backward":
-        weights = np.array(weight_rows)
-        weight_theory = weight_gradient_theory(act, fan_var, n_layers)
-    samples = {layer: np.concatenate([a.ravel() for a in kept[layer]]) for layer in sample_layers}
-    return DepthResult(
-        activation, initializer, float(gain), std_w, width, n_layers, seeds, batch, direction,
-        np.array(rows), theory, weights, weight_theory, samples or None,
+    e = experiment(
+        activation, initializer, gain=gain, std=std, n_layers=n_layers, width=width,
+        seeds=seeds, batch=batch, direction=direction, sample_layers=sample_layers, draw=draw,
     )  # fmt: skip
+    passes = []
+    for seed in e.seeds:
+        layers = range(1, e.n_layers + 1)
+        if draw is None:
+            weights = [
+                layer_weights(e.initializer, e.width, k, seed, e.gain, e.std) for k in layers
+            ]
+        else:
+            weights = _drawn(e.draw, e.width, e.n_layers, seed)
+        x = unit_batch(e.width, e.batch, seed, INPUT_STREAM)
+        hs, zs = forward_values(weights, e.act, x)
+        if e.direction == "forward":
+            passes.append(SeedPass(seed, [mean_square(h) for h in hs], None, hs))
+            continue
+        with np.errstate(all="ignore"):
+            slopes = [e.act.dphi(z) for z in zs]
+        upstream = unit_batch(e.width, e.batch, seed, GRADIENT_STREAM)
+        gs, deltas = backward_values(weights, slopes, upstream)
+        weight_squares = [math.nan, *map(per_sample_weight_square, deltas, hs)]
+        passes.append(SeedPass(seed, [mean_square(g) for g in gs], weight_squares, gs))
+    std_w = weight_std(e.initializer, e.width, e.width, e.gain, e.std)
+    gain_w = gain_of(e.width, std_w)
+    theory = mean_field(e.act, gain=gain_w, n_layers=e.n_layers, direction=e.direction)
+    weight_theory = None
+    if e.direction == "backward":
+        weight_theory = weight_gradient_theory(e.act, gain=gain_w, n_layers=e.n_layers)
+    return e.result(std_w, passes, theory, weight_theory)
+
+
+def _drawn(draw: Callable, width: int, n_layers: int, seed: int) -> list[np.ndarray]:
+    """n_layers square weight matrices from draw((width, width), rng), one rng for the stack."""
+    rng = PCG32(seed)
+    weights = []
+    for _ in range(n_layers):
+        w = real_array("what draw returned", draw((width, width), rng), ndim=2)
+        if w.shape != (width, width):
+            raise ValueError(f"draw must return weights of shape {(width, width)}, got {w.shape}")
+        weights.append(w)
+    return weights

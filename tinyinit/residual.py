@@ -31,12 +31,41 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .activations import activation
-from .checks import integer, one_of
+from .activations import relu
+from .checks import (
+    KindError,
+    flag,
+    generator,
+    instance,
+    integer,
+    is_integer,
+    number,
+    one_of,
+    real_array,
+    shown,
+)
 from .distributions import normal
 from .init import calculate_gain, kaiming_normal, kaiming_std, normal_init, scaled_residual_std
 from .normalization import standardize
 from .variance import mean_squares_by_layer
+
+__all__ = [
+    "ProjectionCheck",
+    "ResidualScalingReport",
+    "ResidualStack",
+    "block_variances",
+    "check_residual_scaling",
+    "compounded",
+    "draw_residual_stack",
+    "name_pattern",
+    "normalize",
+    "out_scale",
+    "relu_stack_mean_squares",
+    "residual_variance_theory",
+    "stream_variance",
+    "stream_variances",
+    "toy_gpt2_parameters",
+]
 
 # --- a stack of residual sublayers, drawn once -------------------------------------------
 
@@ -49,7 +78,10 @@ def normalize(x: np.ndarray, eps: float = 1e-5) -> np.ndarray:
     >>> normalize(np.array([[1.0, 3.0]]))
     array([[-0.999995,  0.999995]])
     """
-    return standardize(np.asarray(x, dtype=np.float64), axis=-1, eps=eps)
+    x = real_array("x", x)
+    if x.ndim == 0 or x.shape[-1] == 0:
+        raise ValueError(f"x must have features along its last axis, got {shown(x)}")
+    return standardize(x, axis=-1, eps=number("eps", eps, above=0))
 
 
 @dataclass(frozen=True)
@@ -62,6 +94,11 @@ class ResidualStack:
     x0:    (tokens, width), standard normals: Var(x_0) = 1
 
     Sublayers 2b and 2b + 1 play the attention and MLP of block b.
+
+    >>> from tinyinit import PCG32
+    >>> stack = draw_residual_stack(3, 8, 16, 4, PCG32(0))
+    >>> stack.max_layers, stack.w_out.shape, stack.x0.shape
+    (3, (6, 8, 16), (4, 8))
     """
 
     w_in: np.ndarray
@@ -83,6 +120,9 @@ def draw_residual_stack(
     (4, 16, 8)
     """
     integer("max_layers", max_layers, minimum=1)
+    width, hidden = integer("width", width, minimum=1), integer("hidden", hidden, minimum=1)
+    tokens = integer("tokens", tokens, minimum=1)
+    generator("rng", rng)
     x0 = normal(rng, tokens * width).reshape(tokens, width)
     w_in, w_out = [], []
     for _ in range(2 * max_layers):
@@ -92,21 +132,30 @@ def draw_residual_stack(
 
 
 def stream_variance(x: np.ndarray) -> float:
-    """The variance of the stream: np.var over every entry (all tokens, all features)."""
-    return float(np.var(x))
+    """The variance of the stream: np.var over every entry (all tokens, all features).
+
+    >>> stream_variance(np.array([[1.0, 3.0]]))
+    1.0
+    """
+    x = real_array("x", x)
+    if not x.size:
+        raise ValueError("x must hold at least one number, got an empty array")
+    with np.errstate(all="ignore"):  # a stream beyond float64: inf
+        v = float(np.var(x))
+    return math.inf if math.isnan(v) else v
 
 
-NORMS = ("pre", "post", "none")
+LAYER_NORM_PLACES = ("pre", "post", "none")
 
 
 def stream_variances(
-    stack: ResidualStack, n_layers: int, out_scale: float = 1.0, *, norm: str = "pre"
+    stack: ResidualStack, n_layers: int, out_scale: float = 1.0, *, layer_norm: str = "pre"
 ) -> np.ndarray:
     """Var(x_k) after each of the 2N additions of sublayer outputs; shape (2N + 1,).
 
     Entry 0 is the input; entry 2b is the stream after b whole blocks. out_scale
     multiplies every output projection (1 / sqrt(2N) for GPT-2's scaling): the
-    weights are drawn once and rescaled, never redrawn. norm says where LayerNorm sits:
+    weights are drawn once and rescaled, never redrawn. layer_norm says where LayerNorm sits:
 
         "pre"   x <- x + out_scale * f(LN(x))    GPT-2 and most modern decoders
         "post"  x <- LN(x + out_scale * f(x))    the original Transformer, BERT
@@ -116,20 +165,22 @@ def stream_variances(
     >>> stack = draw_residual_stack(2, 128, 128, 128, PCG32(0))
     >>> stream_variances(stack, 2).round(1)         # theory 1, 2, 3, 4, 5
     array([1. , 2. , 3. , 3.8, 4.7])
-    >>> stream_variances(stack, 2, norm="post").round(1)  # renormalized after each addition
+    >>> stream_variances(stack, 2, layer_norm="post").round(1)  # renormalized after each addition
     array([1., 1., 1., 1., 1.])
     """
-    if not 1 <= n_layers <= stack.max_layers:
-        raise ValueError(f"n_layers must be in 1 .. {stack.max_layers}, got {n_layers!r}")
-    one_of("norm", norm, NORMS)
+    _stack(stack)
+    n_layers = integer("n_layers", n_layers, minimum=1, maximum=stack.max_layers)
+    out_scale = number("out_scale", out_scale, minimum=0)
+    one_of("layer_norm", layer_norm, LAYER_NORM_PLACES)
     x = stack.x0.astype(np.float64)
     variances = [stream_variance(x)]
-    for k in range(2 * n_layers):
-        h = np.maximum((normalize(x) if norm == "pre" else x) @ stack.w_in[k].T, 0.0)
-        x = x + out_scale * (h @ stack.w_out[k].T)
-        if norm == "post":
-            x = normalize(x)
-        variances.append(stream_variance(x))
+    with np.errstate(all="ignore"):  # a stream beyond float64 is inf (its variance says so)
+        for k in range(2 * n_layers):
+            h = relu((normalize(x) if layer_norm == "pre" else x) @ stack.w_in[k].T)
+            x = x + out_scale * (h @ stack.w_out[k].T)
+            if layer_norm == "post":
+                x = normalize(x)
+            variances.append(stream_variance(x))
     return np.array(variances)
 
 
@@ -146,13 +197,21 @@ def residual_variance_theory(
     >>> residual_variance_theory(2, scaled=True)
     array([1.  , 1.25, 1.5 , 1.75, 2.  ])
     """
+    n_layers, scaled = integer("n_layers", n_layers, minimum=1), flag("scaled", scaled)
+    x0_var = number("x0_var", x0_var, minimum=0)
+    addition_var = number("addition_var", addition_var, minimum=0)
     s2 = addition_var / (2 * n_layers) if scaled else addition_var
     return x0_var + s2 * np.arange(2 * n_layers + 1)
 
 
 def out_scale(n_layers: int, scaled: bool) -> float:
-    """The factor on every output projection's std: 1/sqrt(2N) if scaled, else 1."""
-    return scaled_residual_std(1.0, n_layers) if scaled else 1.0
+    """The factor on every output projection's std: 1/sqrt(2N) if scaled, else 1.
+
+    >>> out_scale(2, scaled=True), out_scale(2, scaled=False)
+    (0.5, 1.0)
+    """
+    n_layers = integer("n_layers", n_layers, minimum=1)
+    return scaled_residual_std(1.0, n_layers) if flag("scaled", scaled) else 1.0
 
 
 def block_variances(
@@ -169,6 +228,7 @@ def block_variances(
     >>> measured.round(1), theory.round(2)
     (array([1. , 3. , 4.7]), array([0.97, 2.97, 4.97]))
     """
+    _stack(stack)
     measured = stream_variances(stack, n_layers, out_scale(n_layers, scaled))
     theory = residual_variance_theory(n_layers, scaled=scaled, x0_var=stream_variance(stack.x0))
     return measured[::2], theory[::2]
@@ -183,7 +243,10 @@ def compounded(per_layer: float, n_layers: int) -> np.ndarray:
     >>> float(compounded(0.95, 48)[-1].round(4))
     0.0853
     """
-    return float(per_layer) ** np.arange(n_layers + 1)
+    per_layer = number("per_layer", per_layer, minimum=0)
+    n_layers = integer("n_layers", n_layers, minimum=0)
+    with np.errstate(over="ignore", under="ignore"):  # beyond float64: inf, or 0
+        return per_layer ** np.arange(n_layers + 1)
 
 
 def relu_stack_mean_squares(
@@ -193,16 +256,29 @@ def relu_stack_mean_squares(
 
     E[relu(z)**2] = Var(z) / 2 = variance_factor * E[x**2]: each layer multiplies
     the mean square by variance_factor (1 is Kaiming). Shape (n_layers + 1,).
+
+    >>> from tinyinit import PCG32
+    >>> relu_stack_mean_squares(256, 3, 0.5, PCG32(0)).round(2)     # half Kaiming's: halves
+    array([0.99, 0.48, 0.26, 0.14])
     """
+    width, n_layers = integer("width", width, minimum=1), integer("n_layers", n_layers, minimum=0)
+    variance_factor = number("variance_factor", variance_factor, minimum=0)
+    generator("rng", rng)
+    tokens = integer("tokens", tokens, minimum=1)
     x = normal(rng, tokens * width).reshape(tokens, width)
     std = kaiming_std(width, calculate_gain("relu")) * math.sqrt(variance_factor)
 
     def layers():  # drawn one by one, after x
         for _ in range(n_layers):
             w = normal_init((width, width), std, rng).T.astype(np.float64)
-            yield lambda h, w=w: h @ w
+            yield lambda h, w=w: _product(h, w)
 
-    return mean_squares_by_layer(x, layers(), activation("relu").phi)
+    return mean_squares_by_layer(x, layers(), relu)
+
+
+def _product(h: np.ndarray, w: np.ndarray) -> np.ndarray:
+    with np.errstate(all="ignore"):  # inf weights (a huge variance_factor): inf, silently
+        return h @ w
 
 
 # --- checker: did the 1/sqrt(2N) reach every output projection? ---------------------------
@@ -236,6 +312,9 @@ def name_pattern(template: str) -> str:
     >>> print(name_pattern("h.{i}.mlp.c_proj.weight"))
     (?:^|\.)h\.(\d+)\.mlp\.c_proj\.weight$
     """
+    instance("template", template, str, "a parameter name with {i} for the block index")
+    if template.count("{i}") != 1:
+        raise ValueError(f"template must hold {{i}} once (the block index), got {template!r}")
     return r"(?:^|\.)" + template.replace(".", r"\.").replace("{i}", r"(\d+)") + "$"
 
 
@@ -255,7 +334,13 @@ STATUSES = {
 
 @dataclass(frozen=True)
 class ProjectionCheck:
-    """One output projection: what was measured, what was expected, and the verdict."""
+    """One output projection: what was measured, what was expected, and the verdict.
+
+    >>> from tinyinit import PCG32
+    >>> first = check_residual_scaling(toy_gpt2_parameters(2, 32, PCG32(0)), 2).checks[0]
+    >>> first.name, first.status, first.ok
+    ('h.0.attn.c_proj.weight', 'ok', True)
+    """
 
     layer: int
     kind: str
@@ -307,7 +392,13 @@ class ResidualScalingReport:
         return tuple(c for c in self.checks if not c.ok)
 
     def count(self, status: str) -> int:
-        return sum(c.status == status for c in self.checks)
+        """How many checks have this status (a key of STATUSES).
+
+        >>> from tinyinit import PCG32
+        >>> check_residual_scaling(toy_gpt2_parameters(2, 32, PCG32(0)), 2).count("ok")
+        4
+        """
+        return sum(c.status == one_of("status", status, STATUSES) for c in self.checks)
 
     def __str__(self) -> str:
         head = (
@@ -341,7 +432,28 @@ class ResidualScalingReport:
 def _as_float_array(p) -> np.ndarray:
     if hasattr(p, "detach"):  # a torch tensor
         p = p.detach().cpu().numpy()
-    return np.asarray(p, dtype=np.float64)
+    return real_array("named_params", p, what="(name, array) pairs, the arrays of numbers")
+
+
+def _named(named_params) -> list[tuple[str, object]]:
+    """named_params as (name, parameter) pairs: a dict, or pairs as torch gives them."""
+    accepted = "(name, array) pairs, as model.named_parameters() gives, or a dict"
+    if isinstance(named_params, Mapping):
+        pairs = list(named_params.items())
+    elif isinstance(named_params, (str, bytes, np.ndarray)) or not isinstance(
+        named_params, Iterable
+    ):
+        raise KindError(f"named_params must be {accepted}, got {shown(named_params)}")
+    else:
+        pairs = list(named_params)
+    for pair in pairs:
+        if not (isinstance(pair, tuple | list) and len(pair) == 2 and isinstance(pair[0], str)):
+            raise KindError(f"named_params must be {accepted}, got an item {shown(pair)}")
+    return pairs
+
+
+def _stack(stack) -> ResidualStack:
+    return instance("stack", stack, ResidualStack, "a ResidualStack (draw_residual_stack's)")
 
 
 def check_residual_scaling(
@@ -370,16 +482,24 @@ def check_residual_scaling(
     True
     """
     expected = scaled_residual_std(base_std, n_layers)
+    n_sigmas = number("n_sigmas", n_sigmas, above=0)
+    instance("patterns", patterns, Mapping, "a dict {kind: regex}, such as GPT2_PATTERNS")
+    if not patterns:
+        raise ValueError("patterns must name at least one kind of output projection, got {}")
     compiled = {}
     for kind, pattern in patterns.items():
-        regex = re.compile(pattern)
+        instance("patterns", pattern, str, "a dict {kind: regex}, such as GPT2_PATTERNS")
+        try:
+            regex = re.compile(pattern)
+        except re.error as error:
+            raise ValueError(f"patterns must hold regexes, got {pattern!r} ({error})") from None
         if regex.groups != 1:
             raise ValueError(
                 f"pattern for {kind!r} must have exactly one group (the block index), "
                 f"got {pattern!r}"
             )
         compiled[kind] = regex
-    items = named_params.items() if isinstance(named_params, Mapping) else named_params
+    items = _named(named_params)
 
     found: dict[tuple[int, str], list[ProjectionCheck]] = {}
     extra = []
@@ -407,6 +527,20 @@ def check_residual_scaling(
                     ProjectionCheck(layer, kind, None, 0, math.nan, expected, 0, "missing")
                 )
     return ResidualScalingReport(n_layers, base_std, tuple(checks + extra))
+
+
+def _unscaled(unscaled, n_layers: int) -> set[tuple[int, str]]:
+    accepted = f"(layer, kind) pairs, layer in 0 .. {n_layers - 1}, kind attn or mlp"
+    if isinstance(unscaled, (str, bytes, dict)) or not isinstance(unscaled, Iterable):
+        raise KindError(f"unscaled must be {accepted}, got {shown(unscaled)}")
+    pairs = set()
+    for pair in unscaled:
+        if not (isinstance(pair, tuple | list) and len(pair) == 2 and is_integer(pair[0])):
+            raise KindError(f"unscaled must be {accepted}, got an item {shown(pair)}")
+        if not (0 <= pair[0] < n_layers and pair[1] in RESIDUAL_OUTPUTS):
+            raise ValueError(f"unscaled must be {accepted}, got {shown(pair)}")
+        pairs.add((int(pair[0]), pair[1]))
+    return pairs
 
 
 def _check_one(layer, kind, name, w, expected, base_std, n_sigmas) -> ProjectionCheck:
@@ -446,9 +580,15 @@ def toy_gpt2_parameters(
     unscaled: (layer, kind) pairs, kind "attn" or "mlp", left at base_std, to
     make the mistakes the checker should catch. naming: "gpt2" or "llama".
     Drawn block by block in the order of NAMINGS[naming].
+
+    >>> from tinyinit import PCG32
+    >>> [name for name, _ in toy_gpt2_parameters(1, 8, PCG32(0), naming="llama")][:2]
+    ['layers.0.attention.wq.weight', 'layers.0.attention.wo.weight']
     """
     one_of("naming", naming, NAMINGS)
-    unscaled = set(unscaled)
+    n_layers, width = integer("n_layers", n_layers, minimum=1), integer("width", width, minimum=1)
+    generator("rng", rng)
+    unscaled = _unscaled(unscaled, n_layers)
     scaled = scaled_residual_std(base_std, n_layers)
     shapes = {
         "attn_in": (3 * width if naming == "gpt2" else width, width),

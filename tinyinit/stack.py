@@ -21,18 +21,38 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .activations import activation
-from .checks import one_of
+from .activations import ACTIVATIONS
+from .checks import flag, instance, integer, number, one_of
 from .distributions import normal, uniforms
 from .gains import single_layer_gain
-from .init import calculate_gain, kaiming_std, uniform_bound, xavier_bound, xavier_std
+from .init import (
+    NONLINEARITIES,
+    calculate_gain,
+    kaiming_std,
+    uniform_bound,
+    xavier_bound,
+    xavier_std,
+)
 from .pcg32 import PCG32
+
+__all__ = [
+    "SCHEMES",
+    "Scheme",
+    "layer_weights",
+    "scheme",
+    "suggested_gain",
+    "unit_batch",
+    "unit_matrix",
+    "unit_scale",
+    "weight_std",
+    "words_per_layer",
+]
 
 # --- activations: torch's gain where it has one ------------------------------------------
 
 
-def suggested_gain(name: str) -> tuple[float, str]:
-    """(the gain Kaiming starts from, where it comes from) for activation `name`.
+def suggested_gain(activation: str) -> tuple[float, str]:
+    """(the gain Kaiming starts from, where it comes from) for the activation of that name.
 
     torch's calculate_gain(name) where torch has one ("calculate_gain"); for the
     others (gelu, silu) the gain that keeps a unit signal unit-sized after one
@@ -45,11 +65,10 @@ def suggested_gain(name: str) -> tuple[float, str]:
     >>> gain, source = suggested_gain("gelu"); round(gain, 4), source
     (1.5335, 'quadrature')
     """
-    act = activation(name)
-    try:
-        return calculate_gain(name), "calculate_gain"
-    except ValueError:
-        return single_layer_gain(act), "quadrature"
+    act = ACTIVATIONS[one_of("activation", activation, ACTIVATIONS)]
+    if activation in NONLINEARITIES:
+        return calculate_gain(activation), "calculate_gain"
+    return single_layer_gain(act), "quadrature"
 
 
 # --- the explorer's initializers: one row each ---------------------------------------------
@@ -87,8 +106,11 @@ class Scheme:
     title: str = ""
 
     def __post_init__(self):
+        for name in ("key", "label", "formula", "title"):
+            instance(name, getattr(self, name), str, "a str")
         one_of("kind", self.kind, KINDS)
         one_of("fan", self.fan, FANS)
+        flag("gain_from_activation", self.gain_from_activation)
         if not self.title:
             object.__setattr__(self, "title", self.label)  # frozen: set once, here
 
@@ -104,6 +126,11 @@ class Scheme:
         fan_out:         std = gain / sqrt(fan_out)
         None:            std = std   (gain is not used)
         """
+        fan_in, fan_out = (
+            integer("fan_in", fan_in, minimum=1),
+            integer("fan_out", fan_out, minimum=1),
+        )
+        gain, std = number("gain", gain, minimum=0), number("std", std, minimum=0)
         if self.fan == XAVIER_FAN:
             return xavier_std(fan_in, fan_out, gain)
         if self.fan == "fan_in":
@@ -126,6 +153,7 @@ class Scheme:
 
     def initial_gain(self, activation: str) -> float:
         """The gain this initializer starts from: the activation's for Kaiming, else 1."""
+        one_of("activation", activation, ACTIVATIONS)
         return suggested_gain(activation)[0] if self.gain_from_activation else 1.0
 
 
@@ -162,13 +190,12 @@ INITIALIZERS = {key: row.label for key, row in SCHEMES.items()}
 
 
 def scheme(initializer: str) -> Scheme:
-    """The row of SCHEMES for `initializer`; a ValueError naming the keys for any other."""
-    try:
-        return SCHEMES[initializer]
-    except (KeyError, TypeError):
-        raise ValueError(
-            f"initializer must be one of {', '.join(SCHEMES)}; got {initializer!r}"
-        ) from None
+    """The row of SCHEMES for `initializer`; an error naming the keys for any other.
+
+    >>> scheme("kaiming_fan_in").fan, scheme("xavier_uniform").kind
+    ('fan_in', 'uniform')
+    """
+    return SCHEMES[one_of("initializer", initializer, SCHEMES)]
 
 
 def weight_std(initializer: str, fan_in: int, fan_out: int, gain: float = 1.0, std: float = 0.02):
@@ -201,8 +228,12 @@ def words_per_layer(kind: str, width: int) -> int:
 
     A uniform layer draws width**2 uniforms; a normal layer draws ceil(width**2 / 2)
     Box-Muller pairs, one uniform more when width**2 is odd.
+
+    >>> words_per_layer("uniform", 3), words_per_layer("normal", 3)   # 9 uniforms; 5 pairs
+    (18, 20)
     """
-    n = width * width
+    one_of("kind", kind, KINDS)
+    n = integer("width", width, minimum=1) ** 2
     return 2 * n if kind == "uniform" else 4 * ((n + 1) // 2)
 
 
@@ -214,15 +245,20 @@ def unit_matrix(kind: str, width: int, layer: int, seed: int) -> np.ndarray:
     (width, width), as a model would be. So layer l starts after l - 1 layers'
     worth of draws; jump-ahead gets there without drawing them. Row-major: row i
     holds the weights of output unit i (torch's (out, in) layout).
+
+    >>> from tinyinit import normal
+    >>> second = unit_matrix("normal", 2, layer=2, seed=0)     # after layer 1's two pairs
+    >>> bool((second.ravel() == normal(PCG32(0), 8)[4:]).all())
+    True
     """
+    one_of("kind", kind, KINDS)
+    width, layer = integer("width", width, minimum=1), integer("layer", layer, minimum=1)
     rng = PCG32(seed).advance((layer - 1) * words_per_layer(kind, width))
     n = width * width
     if kind == "uniform":
         # 2u - 1 is exact in float64 (u has 53 bits, a multiple of 2**-53 in [0, 1)).
         return (2.0 * uniforms(rng, n) - 1.0).reshape(width, width)
-    if kind == "normal":
-        return normal(rng, n).reshape(width, width)
-    raise ValueError(f"kind must be one of {', '.join(KINDS)}; got {kind!r}")
+    return normal(rng, n).reshape(width, width)
 
 
 def layer_weights(
@@ -239,6 +275,7 @@ def layer_weights(
     >>> bool((w.astype("float32") == xavier_uniform((4, 4), 1.0, PCG32(0))).all())
     True
     """
+    width = integer("width", width, minimum=1)
     kind, scale = unit_scale(initializer, width, width, gain, std)
     unit = unit_matrix(kind, width, layer, seed)
     if kind == "uniform":
@@ -259,7 +296,12 @@ def unit_batch(width: int, batch: int, seed: int, stream: int) -> np.ndarray:
 
     Drawn from PCG32(seed, stream); one column per sample. Read-only, so that a
     cache (fastpath.UnitWeights.batch) can hand the same array out again.
+
+    >>> x = unit_batch(4, 3, seed=0, stream=INPUT_STREAM)
+    >>> x.shape, round(float(np.mean(x * x)), 12)
+    ((4, 3), 1.0)
     """
+    width, batch = integer("width", width, minimum=1), integer("batch", batch, minimum=1)
     x = normal(PCG32(seed, stream), width * batch).reshape(width, batch)
     x /= math.sqrt(np.mean(x * x))
     x.setflags(write=False)

@@ -42,17 +42,28 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from numbers import Real
 from typing import NamedTuple
 
 import numpy as np
 from threadpoolctl import threadpool_limits
 
 from ._extras import extra
-from .activations import Activation
-from .activations import activation as _activation_named
-from .checks import integer, number, one_of
+from .activations import Activation, as_activation
+from .checks import (
+    KindError,
+    flag,
+    function,
+    generator,
+    instance,
+    integer,
+    integers,
+    number,
+    one_of,
+    real_array,
+    shown,
+)
 from .diagnostics import dead_fraction, saturated_fraction
+from .distributions import uniforms
 from .normalization import (
     NORMS,
     Norm,
@@ -96,17 +107,19 @@ OPTIMIZERS = ("sgd", "adam")
 # --- argument checks: say what was wrong, the value, and what is accepted -------------
 
 
-def _check_params(params) -> None:
-    if not isinstance(params, (list, tuple)) or len(params) == 0:
-        raise ValueError(
-            f"params must be a non-empty list of (W, b) layers, got {type(params).__name__} "
-            f"of length {len(params) if hasattr(params, '__len__') else 'none'}"
-        )
+def _check_params(params, *, biases: bool = True) -> None:
+    """params: a non-empty list of (W, b) pairs whose shapes chain (b None where not biases)."""
+    if not isinstance(params, (list, tuple)):
+        raise KindError(f"params must be a non-empty list of (W, b) layers, got {shown(params)}")
+    if len(params) == 0:
+        raise ValueError("params must be a non-empty list of (W, b) layers, got an empty one")
     previous_out = None
     for l, layer in enumerate(params):
         if not isinstance(layer, (list, tuple)) or len(layer) != 2:
-            raise ValueError(f"params[{l}] must be a pair (W, b), got {type(layer).__name__}")
-        W, b = (np.asarray(a) for a in layer)
+            raise KindError(f"params[{l}] must be a pair (W, b), got {shown(layer)}")
+        W = real_array("params", layer[0])
+        b = np.zeros(W.shape[:1]) if layer[1] is None and not biases else layer[1]
+        b = real_array("params", b)
         if W.ndim != 2 or b.shape != (W.shape[0],):
             raise ValueError(
                 f"params[{l}] has W of shape {W.shape} and b of shape {b.shape}; "
@@ -120,21 +133,58 @@ def _check_params(params) -> None:
         previous_out = W.shape[0]
 
 
-def _check_batch(params, x, labels) -> None:
-    d_in, n_classes = params[0][0].shape[1], params[-1][0].shape[0]
-    x = np.asarray(x)
+def _check_x(params, x) -> np.ndarray:
+    d_in = np.shape(params[0][0])[1]
+    x = real_array("x", x, what=f"a (batch, {d_in}) array for this network", float64=False)
     if x.ndim != 2 or x.shape[1] != d_in:
         raise ValueError(f"x must have shape (batch, {d_in}) for this network, got {x.shape}")
+    return x
+
+
+def _check_batch(params, x, labels) -> None:
+    n_classes = np.shape(params[-1][0])[0]
+    x = _check_x(params, x)
+    _check_labels(labels, len(x), n_classes)
+
+
+def _check_labels(labels, rows: int, n_classes: int) -> None:
+    if labels is None or isinstance(labels, (str, bytes)):
+        raise KindError(f"labels must be an integer array, one per row, got {shown(labels)}")
     labels = np.asarray(labels)
-    if labels.shape != (len(x),):
-        raise ValueError(
-            f"labels must have shape ({len(x)},), one per row of x, got {labels.shape}"
-        )
     if labels.dtype.kind not in "iu":
-        raise ValueError(f"labels must be integers, got dtype {labels.dtype}")
+        raise KindError(f"labels must be integers, got dtype {labels.dtype}")
+    if labels.shape != (rows,):
+        raise ValueError(f"labels must have shape ({rows},), one per row of x, got {labels.shape}")
     if len(labels) and (labels.min() < 0 or labels.max() >= n_classes):
         bad = labels[(labels < 0) | (labels >= n_classes)][0]
         raise ValueError(f"labels must be in 0 .. {n_classes - 1} (the logits), got {bad}")
+
+
+def _arrays(name: str, arrays, like=None) -> list[np.ndarray]:
+    """A list of real arrays (one per parameter), of like's shapes when given."""
+    instance(name, arrays, (list, tuple), "a list of arrays, one per parameter")
+    arrays = [real_array(name, a, float64=False) for a in arrays]
+    if like is not None and [a.shape for a in arrays] != [np.shape(w) for w in like]:
+        raise ValueError(f"{name} must have the weights' shapes {[np.shape(w) for w in like]}, "
+                         f"got {[a.shape for a in arrays]}")  # fmt: skip
+    return arrays
+
+
+def _lrs(lrs, n: int) -> list[float]:
+    instance("lrs", lrs, (list, tuple), "a list of learning rates, one per array")
+    if len(lrs) != n:
+        raise ValueError(f"lrs must hold {n} learning rates, one per array, got {len(lrs)}")
+    return [number("lrs", lr, minimum=0) for lr in lrs]
+
+
+def _float_dtype(dtype) -> np.dtype:
+    try:
+        dtype = np.dtype(dtype)
+    except TypeError:
+        dtype = None
+    if dtype is None or dtype.kind != "f":
+        raise KindError(f"dtype must be a float dtype (np.float64, np.float32), got {shown(dtype)}")
+    return dtype
 
 
 def _positive(name: str, value) -> float:
@@ -145,10 +195,8 @@ def _count(name: str, value) -> int:
     return integer(name, value, minimum=1)
 
 
-def _activation(name: str) -> Activation:
-    if not isinstance(name, str):
-        raise ValueError(f"activation must be the name of one (a str), got {name!r}")
-    return _activation_named(name)
+def _activation(activation) -> Activation:
+    return as_activation(activation, name="activation")  # a name, a callable or an Activation
 
 
 def _as_norm(norm, params) -> Norm | None:
@@ -156,10 +204,7 @@ def _as_norm(norm, params) -> Norm | None:
     widths = [W.shape[0] for W, _ in params[:-1]]
     if norm is None or isinstance(norm, str):
         return init_norm("none" if norm is None else norm, widths, params[0][0].dtype)
-    if not isinstance(norm, Norm):
-        raise ValueError(
-            f"norm must be one of {', '.join(NORMS)} or a Norm, got {type(norm).__name__}"
-        )
+    instance("norm", norm, Norm, f"one of {', '.join(NORMS)} or a Norm")
     one_of("norm.kind", norm.kind, NORMS[1:])
     shapes = [np.shape(g) for g in norm.gamma]
     running = len(norm.running_mean) if norm.kind == "batch" else len(widths)
@@ -195,14 +240,14 @@ def init_params(
     (array([[-0.809,  0.055, -0.746],
            [ 1.157,  0.186, -0.395]]), array([0., 0.]))
     """
-    sizes = list(sizes)
+    sizes = list(integers("sizes", sizes, minimum=1))
     if len(sizes) < 2:
         raise ValueError(f"sizes must list at least [d_in, d_out], got {sizes!r}")
-    for size in sizes:
-        _count("every entry of sizes", size)
+    init_weight, dtype = function("init_weight", init_weight), _float_dtype(dtype)
+    generator("rng", rng)
     params = []
     for fan_in, fan_out in zip(sizes[:-1], sizes[1:]):
-        W = np.asarray(init_weight((fan_out, fan_in), rng), dtype=dtype)
+        W = real_array("init_weight", init_weight((fan_out, fan_in), rng)).astype(dtype)
         if W.shape != (fan_out, fan_in):
             raise ValueError(f"init_weight returned shape {W.shape} for shape {(fan_out, fan_in)}")
         if init_bias is None:
@@ -248,6 +293,9 @@ def forward_layers(
     >>> forward_layers([(np.eye(2), None)], np.array([[1.0, -1.0]]), activation("relu")).logits
     array([[ 1., -1.]])
     """
+    act = as_activation(act, name="act")
+    _check_params(params, biases=False)
+    x = _check_x(params, x)
     z, h, caches = [], [x], []
     for l, (W, b) in enumerate(params[:-1]):
         a = _affine(h[-1], W, b)
@@ -290,6 +338,7 @@ def backward_layers(
     >>> dW, dz
     ([array([[3.]])], [array([[1.]])])
     """
+    weights, h, dz, slopes = _backward_arguments(weights, h, dz, slopes)
     n_layers = len(weights)
     weight_grads, dzs = [None] * n_layers, [None] * n_layers
     for l in range(n_layers - 1, -1, -1):
@@ -299,6 +348,19 @@ def backward_layers(
             if through is not None:
                 dz = through(l - 1, dz)
     return weight_grads, dzs
+
+
+def _backward_arguments(weights, h, dz, slopes):
+    """backward_layers' arguments checked: lists of arrays that fit, a dz for the last layer."""
+    weights, h = _arrays("weights", weights), _arrays("h", h)
+    dz, slopes = real_array("dz", dz, ndim=2, float64=False), _arrays("slopes", slopes)
+    if len(h) != len(weights) or len(slopes) != len(weights) - 1:
+        raise ValueError(f"h and slopes must hold {len(weights)} and {len(weights) - 1} arrays "
+                         f"for {len(weights)} weights, got {len(h)} and {len(slopes)}")  # fmt: skip
+    if dz.shape != (len(h[-1]), np.shape(weights[-1])[0]):
+        raise ValueError(f"dz must be (batch, out) = ({len(h[-1])}, {np.shape(weights[-1])[0]}) "
+                         f"for the last layer, got {dz.shape}")  # fmt: skip
+    return weights, h, dz, slopes
 
 
 def forward(
@@ -324,12 +386,8 @@ def forward(
     """
     act = _activation(activation)
     _check_params(params)
-    norm = _as_norm(norm, params)
-    x = np.asarray(x)
-    d_in = params[0][0].shape[1]
-    if x.ndim != 2 or x.shape[1] != d_in:
-        raise ValueError(f"x must have shape (batch, {d_in}) for this network, got {x.shape}")
-    return forward_layers(params, x, act, norm, training=training)
+    norm, training = _as_norm(norm, params), flag("training", training)
+    return forward_layers(params, _check_x(params, x), act, norm, training=training)
 
 
 def cross_entropy(logits: np.ndarray, labels: np.ndarray) -> tuple[float, np.ndarray]:
@@ -343,6 +401,11 @@ def cross_entropy(logits: np.ndarray, labels: np.ndarray) -> tuple[float, np.nda
     (0.346574, array([[ 0.25, -0.25],
            [ 0.  ,  0.  ]]))
     """
+    logits = real_array("logits", logits, ndim=2, float64=False)
+    if not logits.size:
+        raise ValueError(f"logits must be (batch, classes) with both >= 1, got {logits.shape}")
+    _check_labels(labels, len(logits), logits.shape[1])
+    labels = np.asarray(labels)
     shifted = logits - logits.max(axis=1, keepdims=True)
     log_probs = shifted - np.log(np.exp(shifted).sum(axis=1, keepdims=True))
     rows = np.arange(len(labels))
@@ -437,6 +500,8 @@ def sgd_step(
     >>> sgd_step([np.ones(2)], [np.array([1.0, -2.0])], [0.5])
     [array([0.5, 2. ])]
     """
+    weights = _arrays("weights", weights)
+    grads, lrs = _arrays("grads", grads, like=weights), _lrs(lrs, len(weights))
     return [w - lr * g for w, g, lr in zip(weights, grads, lrs, strict=True)]
 
 
@@ -458,6 +523,7 @@ def adam_init(weights: list[np.ndarray]) -> AdamState:
     >>> adam_init([np.ones((2, 3))]).m[0].shape
     (2, 3)
     """
+    weights = _arrays("weights", weights)
     return AdamState(0, [np.zeros_like(w) for w in weights], [np.zeros_like(w) for w in weights])
 
 
@@ -480,6 +546,13 @@ def adam_step(
     >>> w[0].round(4)
     array([-0.1,  0.1])
     """
+    weights = _arrays("weights", weights)
+    grads, lrs = _arrays("grads", grads, like=weights), _lrs(lrs, len(weights))
+    instance("state", state, AdamState, "an AdamState (adam_init's, then adam_step's)")
+    _arrays("state", state.m, like=weights), _arrays("state", state.v, like=weights)
+    beta1 = number("beta1", beta1, minimum=0, maximum=0.999999)
+    beta2 = number("beta2", beta2, minimum=0, maximum=0.999999)
+    eps = number("eps", eps, above=0)
     t = state.step + 1
     new_weights, new_m, new_v = [], [], []
     for w, g, m, v, lr in zip(weights, grads, state.m, state.v, lrs, strict=True):
@@ -516,10 +589,11 @@ def minibatch_indices(n_samples: int, batch_size: int, steps: int, rng: PCG32) -
     )
     if batch_size > n_samples:
         raise ValueError(f"batch_size must be <= n_samples = {n_samples}, got {batch_size}")
+    generator("rng", rng)
     per_epoch = n_samples // batch_size
     epochs = []
     for _ in range(-(-steps // per_epoch)):
-        order = np.argsort(rng.uniforms(n_samples), kind="stable")
+        order = np.argsort(uniforms(rng, n_samples), kind="stable")
         epochs.append(order[: per_epoch * batch_size].reshape(per_epoch, batch_size))
     return np.concatenate(epochs)[:steps]
 
@@ -608,7 +682,7 @@ def _unflat(arrays: list[np.ndarray]) -> Params:
     return [(arrays[i], arrays[i + 1]) for i in range(0, len(arrays), 2)]
 
 
-def _arrays(params: Params, norm: Norm | None) -> list[np.ndarray]:
+def _trained(params: Params, norm: Norm | None) -> list[np.ndarray]:
     """Everything the optimizer moves: W_1, b_1, .., W_L, b_L, then gamma_1, beta_1, .."""
     return _flat(params) + ([] if norm is None else _flat(list(zip(norm.gamma, norm.beta))))
 
@@ -631,7 +705,7 @@ def start_training(
     _check_params(params)
     one_of("optimizer", optimizer, OPTIMIZERS)
     norm = _as_norm(norm, params)
-    adam = adam_init(_arrays(params, norm)) if optimizer == "adam" else None
+    adam = adam_init(_trained(params, norm)) if optimizer == "adam" else None
     return TrainState(list(params), norm, optimizer, adam)
 
 
@@ -674,7 +748,7 @@ def _step(state: TrainState, x, labels, act: Activation, lr: float) -> tuple[Tra
     n_layers = len(params)
     if not math.isfinite(loss):
         return state, Step(loss, fwd, dphis, grads, np.full(n_layers, np.nan))
-    arrays = _arrays(params, norm)
+    arrays = _trained(params, norm)
     lrs = [lr] * len(arrays)
     if state.optimizer == "sgd":
         new, adam = sgd_step(arrays, _flat(grads), lrs), None
@@ -733,6 +807,7 @@ def train(
     state = start_training(params, optimizer=optimizer, norm=norm)
     lr = _positive("lr", lr)
     steps = _count("steps", steps)
+    seed = integer("seed", seed)
     if state.norm is not None and state.norm.kind == "batch" and batch_size == 1:
         raise ValueError("batch_size must be >= 2 for BatchNorm (a batch of one has no variance)")
     batches = minibatch_indices(len(x), batch_size, steps, PCG32(seed))
@@ -800,12 +875,10 @@ def load_digits_split(test_fraction: float = 0.25, seed: int = 0, dtype=np.float
     with extra("lab", "load_digits_split"):  # the only use of scikit-learn: load on demand
         from sklearn.datasets import load_digits
 
-    if (
-        isinstance(test_fraction, bool)
-        or not isinstance(test_fraction, Real)
-        or not 0 < test_fraction < 1
-    ):
+    test_fraction = number("test_fraction", test_fraction, above=0)
+    if not test_fraction < 1:
         raise ValueError(f"test_fraction must be a number in (0, 1), got {test_fraction!r}")
+    seed, dtype = integer("seed", seed), _float_dtype(dtype)
     data = load_digits()
     x, labels = data.data.astype(np.float64), data.target.astype(np.int64)
     order = np.argsort(PCG32(seed).uniforms(len(x)), kind="stable")

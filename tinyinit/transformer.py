@@ -27,7 +27,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .activations import gelu
-from .checks import one_of
+from .checks import KindError, generator, instance, integer, number, one_of, real_array, shown
 from .distributions import uniforms
 from .gaussian import activation_mean_square
 from .init import (
@@ -40,7 +40,21 @@ from .init import (
     xavier_uniform,
 )
 from .residual import GPT2_PATTERNS, NAMINGS, normalize
-from .training import cross_entropy as _softmax_cross_entropy
+from .training import cross_entropy
+
+__all__ = [
+    "GPTConfig",
+    "GPTTrace",
+    "TinyGPT",
+    "gelu_mean_square",
+    "gpt_forward",
+    "init_gpt_params",
+    "init_rule",
+    "layer_norm",
+    "next_token_loss",
+    "parameter_shapes",
+    "random_tokens",
+]
 
 # --- GELU and what it does to a variance ---------------------------------------------------
 
@@ -54,7 +68,8 @@ def gelu_mean_square(var: float, approximate: str = "none") -> float:
     >>> round(gelu_mean_square(2.0), 4)
     0.9221
     """
-    if approximate == "none":
+    var = number("var", var, minimum=0)
+    if one_of("approximate", approximate, ("none", "tanh")) == "none":
         return activation_mean_square("gelu", var)
     return activation_mean_square(lambda z: gelu(z, approximate), var)
 
@@ -75,7 +90,9 @@ class GPTConfig:
 
     Each of the n_layer blocks has n_head heads of size n_embd / n_head, an MLP of
     width 4 n_embd, and (init "tinyinit") output projections of std
-    base_std / sqrt(2 n_layer); init is a key of INIT_SCHEMES.
+    base_std / sqrt(2 n_layer); init is a key of INIT_SCHEMES. The fields keep nanoGPT's
+    (GPT-2's) names, so that a config reads as theirs: n_layer is what the rest of the
+    package calls n_layers, the number of blocks.
 
     >>> config = GPTConfig(n_layer=2, n_head=2, n_embd=16)
     >>> config.n_embd // config.n_head, parameter_shapes(config)["h.0.mlp.c_fc.weight"]
@@ -97,12 +114,23 @@ class GPTConfig:
     init: str = "tinyinit"
 
     def __post_init__(self):
+        for name in ("vocab_size", "block_size", "n_layer", "n_head", "n_embd"):
+            integer(name, getattr(self, name), minimum=1)
+        number("base_std", self.base_std, minimum=0)
         one_of("init", self.init, INIT_SCHEMES)
         if self.n_embd % self.n_head:
             raise ValueError(
                 f"n_embd must be a multiple of n_head, got n_embd={self.n_embd}, "
                 f"n_head={self.n_head}"
             )
+
+
+# What a parameter does: the keys of init_rule.
+ROLES = ("bias", "ln_gain", "embedding", "qkv", "mlp_up", "residual_out")
+
+
+def _config(config) -> GPTConfig:
+    return instance("config", config, GPTConfig, "a GPTConfig")
 
 
 def _role(name: str) -> str:
@@ -126,7 +154,8 @@ def init_rule(role: str, config: GPTConfig) -> tuple[str, object]:
     >>> init_rule("residual_out", GPTConfig(n_layer=12))
     ('N(0, (0.02/sqrt(2N))^2)', 0.004082482904638631)
     """
-    base, scheme = config.base_std, config.init
+    one_of("role", role, ROLES)
+    base, scheme = _config(config).base_std, config.init
     d = config.n_embd
     if role == "bias":
         return "zeros", 0.0
@@ -155,8 +184,11 @@ def parameter_shapes(config: GPTConfig) -> dict[str, tuple[int, ...]]:
     GPT-2's names (residual.NAMINGS["gpt2"], as nanoGPT), except that attention's
     query, key and value are three (d, d) matrices q_proj, k_proj, v_proj, each
     with its own Xavier fans, where GPT-2 fuses them into one c_attn.
+
+    >>> list(parameter_shapes(GPTConfig(n_layer=1)))[:3]
+    ['wte.weight', 'wpe.weight', 'h.0.ln_1.weight']
     """
-    d, h = config.n_embd, 4 * config.n_embd
+    d, h = _config(config).n_embd, 4 * config.n_embd
     names = NAMINGS["gpt2"]
     shapes = {"wte.weight": (config.vocab_size, d), "wpe.weight": (config.block_size, d)}
     for i in range(config.n_layer):
@@ -180,6 +212,8 @@ def init_gpt_params(config: GPTConfig, rng) -> dict[str, np.ndarray]:
     >>> round(float(params["h.1.mlp.c_proj.weight"].std()), 4)   # 0.02 / sqrt(4)
     0.0099
     """
+    _config(config)
+    generator("rng", rng)
     params = {}
     for name, shape in parameter_shapes(config).items():
         kind = _role(name)
@@ -210,6 +244,12 @@ class GPTTrace:
     mlp_preact:  (N,) W_up LN_2(x), the GELU's input
     mlp_add:     (N,) the MLP sublayer's addition to the stream
     logits:      (batch, seq, vocab) from the tied token embedding
+
+    >>> from tinyinit import PCG32
+    >>> model = TinyGPT(GPTConfig(vocab_size=8, block_size=4, n_layer=2, n_head=2, n_embd=4),
+    ...                 PCG32(0))
+    >>> model(np.array([[1, 2, 3]])).attn_add.shape
+    (2,)
     """
 
     stream: np.ndarray
@@ -221,15 +261,27 @@ class GPTTrace:
 
 
 def layer_norm(x: np.ndarray, weight: np.ndarray, bias: np.ndarray) -> np.ndarray:
-    """LN(x) = normalize(x) * weight + bias, over the last axis (eps 1e-5, as torch)."""
-    return normalize(x) * weight.astype(np.float64) + bias.astype(np.float64)
+    """LN(x) = normalize(x) * weight + bias, over the last axis (eps 1e-5, as torch).
+
+    >>> layer_norm(np.array([[1.0, 3.0]]), np.array([2.0, 2.0]), np.array([0.0, 1.0]))
+    array([[-1.99999,  2.99999]])
+    """
+    normalized = normalize(x)
+    features = normalized.shape[-1:]
+    weight, bias = real_array("weight", weight), real_array("bias", bias)
+    for name, a in (("weight", weight), ("bias", bias)):
+        if a.shape != features:
+            raise ValueError(
+                f"{name} must have shape {features}, one per feature of x, got {shown(a)}"
+            )
+    return normalized * weight + bias
 
 
 def _linear(x, params, name):
     return x @ params[name + ".weight"].T.astype(np.float64) + params[name + ".bias"]
 
 
-def causal_self_attention(x, params, prefix, n_head):
+def _causal_self_attention(x, params, prefix, n_head):
     """Multi-head causal attention of x (B, T, d); returns (output before W_O's add, scores)."""
     B, T, d = x.shape
     dh = d // n_head
@@ -248,18 +300,27 @@ def causal_self_attention(x, params, prefix, n_head):
 
 
 def gpt_forward(params: dict[str, np.ndarray], config: GPTConfig, idx: np.ndarray) -> GPTTrace:
-    """Run token ids idx (batch, seq) through the model, recording the variances."""
-    idx = np.asarray(idx)
+    """Run token ids idx (batch, seq) through the model, recording the variances.
+
+    >>> from tinyinit import PCG32
+    >>> config = GPTConfig(vocab_size=8, block_size=4, n_layer=1, n_head=2, n_embd=4)
+    >>> trace = gpt_forward(init_gpt_params(config, PCG32(0)), config, np.array([[1, 2, 3]]))
+    >>> trace.logits.shape, trace.stream.shape
+    ((1, 3, 8), (2,))
+    """
+    _config(config)
+    _params(params, config)
+    idx = _tokens("idx", idx, config.vocab_size, ndim=2)
     B, T = idx.shape
-    if T > config.block_size:
-        raise ValueError(f"sequence length {T} exceeds block_size {config.block_size}")
+    if not 1 <= T <= config.block_size:
+        raise ValueError(f"idx must have 1 to block_size = {config.block_size} columns, got {T}")
     x = params["wte.weight"][idx].astype(np.float64) + params["wpe.weight"][:T]
     rec = {key: [] for key in ("attn_logits", "attn_add", "mlp_preact", "mlp_add")}
     stream = [np.var(x)]
     for i in range(config.n_layer):
         p = f"h.{i}."
         h = layer_norm(x, params[p + "ln_1.weight"], params[p + "ln_1.bias"])
-        attn, scores = causal_self_attention(h, params, p + "attn.", config.n_head)
+        attn, scores = _causal_self_attention(h, params, p + "attn.", config.n_head)
         x = x + attn
         h = layer_norm(x, params[p + "ln_2.weight"], params[p + "ln_2.bias"])
         preact = _linear(h, params, p + "mlp.c_fc")
@@ -273,22 +334,67 @@ def gpt_forward(params: dict[str, np.ndarray], config: GPTConfig, idx: np.ndarra
     return GPTTrace(np.array(stream), *(np.array(v) for v in rec.values()), logits)
 
 
-def cross_entropy(logits: np.ndarray, targets: np.ndarray) -> float:
+def next_token_loss(logits: np.ndarray, targets: np.ndarray) -> float:
     """Mean -log softmax(logits)[target] over every position; ln(vocab_size) for uniform ones.
 
     logits (..., vocab), targets (...): tinyinit.training.cross_entropy's loss, its
     gradient left out, over the positions flattened into one batch.
 
-    >>> round(cross_entropy(np.zeros((1, 2, 4)), np.array([[0, 3]])), 6)   # ln 4
+    >>> round(next_token_loss(np.zeros((1, 2, 4)), np.array([[0, 3]])), 6)   # ln 4
     1.386294
     """
+    logits = real_array("logits", logits)
+    if logits.ndim < 2 or not logits.size:
+        raise ValueError(f"logits must be (..., vocab), at least 2-D, got {shown(logits)}")
     vocab = logits.shape[-1]
-    return _softmax_cross_entropy(logits.reshape(-1, vocab), np.ravel(targets))[0]
+    targets = _tokens("targets", targets, vocab, ndim=logits.ndim - 1, whose="logits'")
+    if targets.shape != logits.shape[:-1]:
+        raise ValueError(
+            f"targets must have shape {logits.shape[:-1]}, one per position of logits, got "
+            f"{targets.shape}"
+        )
+    return cross_entropy(logits.reshape(-1, vocab), np.ravel(targets))[0]
 
 
 def random_tokens(rng, batch: int, seq: int, vocab_size: int) -> np.ndarray:
-    """(batch, seq) token ids, uniform over the vocabulary: floor(u * vocab_size)."""
+    """(batch, seq) token ids, uniform over the vocabulary: floor(u * vocab_size).
+
+    >>> from tinyinit import PCG32
+    >>> random_tokens(PCG32(0), 1, 4, 10)
+    array([[2, 4, 6, 3]])
+    """
+    generator("rng", rng)
+    batch, seq = integer("batch", batch, minimum=1), integer("seq", seq, minimum=1)
+    vocab_size = integer("vocab_size", vocab_size, minimum=1)
     return (uniforms(rng, batch * seq) * vocab_size).astype(np.int64).reshape(batch, seq)
+
+
+def _tokens(name: str, ids, vocab_size: int, ndim: int, whose: str = "config's") -> np.ndarray:
+    """ids checked: an integer array of ndim dimensions, every id in 0 .. vocab_size - 1 (a -1
+    would silently read the last row of the embedding)."""
+    accepted = (
+        f"an integer array of {ndim} dimensions, ids from 0 to {vocab_size - 1} (the {whose} "
+        f"vocabulary)"
+    )
+    if isinstance(ids, (str, bytes)) or ids is None:
+        raise KindError(f"{name} must be {accepted}, got {shown(ids)}")
+    ids = np.asarray(ids)
+    if ids.dtype.kind not in "iu":
+        raise KindError(f"{name} must be {accepted}, got {shown(ids)}")
+    if ids.ndim != ndim or not ids.size or ids.min() < 0 or ids.max() >= vocab_size:
+        raise ValueError(f"{name} must be {accepted}, got {shown(ids)}")
+    return ids
+
+
+def _params(params, config: GPTConfig) -> None:
+    """params checked: every parameter of config, by name, with its shape."""
+    instance("params", params, dict, "a dict of parameters, as init_gpt_params gives")
+    for name, shape in parameter_shapes(config).items():
+        if name not in params or np.shape(params[name]) != shape:
+            got = np.shape(params[name]) if name in params else "nothing"
+            raise ValueError(f"params must hold {name} of shape {shape} for this config, got {got}")
+        if np.asarray(params[name]).dtype.kind != "f":
+            raise KindError(f"params must hold float arrays, got {name} {shown(params[name])}")
 
 
 class TinyGPT:
@@ -301,7 +407,7 @@ class TinyGPT:
     """
 
     def __init__(self, config: GPTConfig, rng):
-        self.config = config
+        self.config = _config(config)
         self.params = init_gpt_params(config, rng)
 
     def named_parameters(self):

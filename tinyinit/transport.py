@@ -40,6 +40,20 @@ from contextlib import contextmanager
 import numpy as np
 from matplotlib.figure import Figure
 
+from .checks import KindError, instance, shown
+
+__all__ = [
+    "BrowserChanges",
+    "fast_png",
+    "fast_web_canvas",
+    "is_web_canvas",
+    "keep_picture_for_static_pages",
+    "keeps_pixels",
+    "png_rows",
+    "send_whole_pictures",
+    "web_canvas_is_known",
+]
+
 # --- the private internals, each named once ----------------------------------------------
 
 # matplotlib's FigureCanvasWebAggCore: the method replaced, and what it keeps.
@@ -80,6 +94,7 @@ def web_canvas_is_known(canvas_class=None) -> bool:
     """
     base = _webagg_canvas_class()
     canvas_class = base if canvas_class is None else canvas_class
+    instance("canvas_class", canvas_class, type, "a canvas class, or None for matplotlib's")
     if not issubclass(canvas_class, base):
         return False
     method = getattr(canvas_class, DIFF_IMAGE, None)
@@ -96,7 +111,12 @@ _known: dict[type, bool] = {}
 
 
 def fast_web_canvas(canvas) -> bool:
-    """Whether `canvas` is a web canvas this module can draw at once and send whole."""
+    """Whether `canvas` is a web canvas this module can draw at once and send whole.
+
+    >>> from matplotlib.backends.backend_agg import FigureCanvasAgg
+    >>> fast_web_canvas(FigureCanvasAgg(Figure()))
+    False
+    """
     base = _webagg_canvas_class()
     if not (WEB_CANVAS_KNOWN and isinstance(canvas, base)):
         return False
@@ -107,7 +127,12 @@ def fast_web_canvas(canvas) -> bool:
 
 
 def is_web_canvas(canvas) -> bool:
-    """Whether `canvas` shows its pictures in a browser page (webagg, ipympl)."""
+    """Whether `canvas` shows its pictures in a browser page (webagg, ipympl).
+
+    >>> from matplotlib.backends.backend_webagg_core import FigureCanvasWebAggCore
+    >>> is_web_canvas(FigureCanvasWebAggCore(Figure())), is_web_canvas(None)
+    (True, False)
+    """
     return isinstance(canvas, _webagg_canvas_class())
 
 
@@ -119,7 +144,13 @@ def keep_picture_for_static_pages(canvas, figure) -> bool:
     notebook (the course site) shows an empty frame. While SYNCING says no page is there,
     the picture goes into DATA_URL, which ipympl's page shows on load; once a page is
     there, nothing is done. True when a picture was stored.
+
+    >>> from matplotlib.backends.backend_agg import FigureCanvasAgg
+    >>> figure = Figure()
+    >>> keep_picture_for_static_pages(FigureCanvasAgg(figure), figure)   # not ipympl's
+    False
     """
+    instance("figure", figure, Figure, "a matplotlib Figure")
     if not (getattr(canvas, SYNCING, False) and DATA_URL in getattr(canvas, "keys", ())):
         return False
     buffer = io.BytesIO()
@@ -145,8 +176,12 @@ except ImportError:  # a core install with a web canvas (webagg): the same pictu
 
 def png_rows(pixels: np.ndarray) -> np.ndarray:
     """A PNG's rows for RGBA pixels (rows, columns, 4 uint8): each a filter byte, 0 for
-    none, then its pixels; what the compressor reads."""
-    rows, columns, _ = pixels.shape
+    none, then its pixels; what the compressor reads.
+
+    >>> png_rows(np.full((1, 2, 4), 7, np.uint8))
+    array([[0, 7, 7, 7, 7, 7, 7, 7, 7]], dtype=uint8)
+    """
+    rows, columns, _ = _rgba(pixels).shape
     lines = np.empty((rows, 1 + 4 * columns), np.uint8)
     lines[:, 0] = 0
     lines[:, 1:] = pixels.reshape(rows, 4 * columns)
@@ -164,7 +199,7 @@ def fast_png(pixels: np.ndarray) -> bytes:
     >>> np.array_equal(np.asarray(Image.open(io.BytesIO(fast_png(pixels)))), pixels)
     True
     """
-    rows, columns, _ = pixels.shape
+    rows, columns, _ = _rgba(pixels).shape
 
     def chunk(kind: bytes, data: bytes) -> bytes:
         size, crc = struct.pack(">I", len(data)), struct.pack(">I", zlib.crc32(kind + data))
@@ -179,6 +214,16 @@ def fast_png(pixels: np.ndarray) -> bytes:
     )
 
 
+def _rgba(pixels) -> np.ndarray:
+    """pixels checked: a uint8 array of shape (rows, columns, 4), RGBA, at least one pixel."""
+    accepted = "a uint8 array of RGBA pixels, shape (rows, columns, 4)"
+    if not (isinstance(pixels, np.ndarray) and pixels.dtype == np.uint8):
+        raise KindError(f"pixels must be {accepted}, got {shown(pixels)}")
+    if pixels.ndim != 3 or pixels.shape[2] != 4 or not pixels.size:
+        raise ValueError(f"pixels must be {accepted}, got {shown(pixels)}")
+    return pixels
+
+
 def send_whole_pictures(canvas) -> bool:
     """Make a web canvas send every picture whole, as a `fast_png`; False where it cannot.
 
@@ -189,6 +234,10 @@ def send_whole_pictures(canvas) -> bool:
     mode said to the page, nothing sent when nothing was drawn, and, while ipympl
     is SYNCING, the last picture (from which it makes the copy the notebook file
     keeps). Nothing is changed on a canvas that `fast_web_canvas` does not know.
+
+    >>> from matplotlib.backends.backend_agg import FigureCanvasAgg
+    >>> send_whole_pictures(FigureCanvasAgg(Figure()))
+    False
     """
     if not fast_web_canvas(canvas):
         return False

@@ -25,7 +25,9 @@ from typing import NamedTuple
 
 import numpy as np
 
-from .checks import one_of
+from . import checks
+from .activations import relu
+from .checks import KindError, generator, integer, number, one_of, shown
 from .distributions import normal, scaled_uniform_float32, uniforms
 from .init import (
     calculate_gain,
@@ -38,11 +40,34 @@ from .init import (
     xavier_std,
 )
 from .pcg32 import PCG32
-from .propagation import mean_square
+
+__all__ = [
+    "Estimate",
+    "Moments",
+    "draw_inputs",
+    "draw_weights",
+    "format_table",
+    "hand_example",
+    "input_moments",
+    "mean_square",
+    "mean_square_of",
+    "mean_square_through",
+    "mean_squares_by_layer",
+    "predicted_variance",
+    "relu",
+    "root_mean_square",
+    "sample_sums",
+    "stack_layers",
+    "variance_of",
+]
 
 
 class Moments(NamedTuple):
-    """Mean, mean square E[x**2] and variance of an input distribution, exact."""
+    """Mean, mean square E[x**2] and variance of an input distribution, exact.
+
+    >>> Moments(1.0, 2.0).variance          # E[x**2] - E[x]**2
+    1.0
+    """
 
     mean: float
     mean_square: float
@@ -53,23 +78,33 @@ class Moments(NamedTuple):
 
 
 class Estimate(NamedTuple):
-    """A Monte Carlo estimate and its standard error."""
+    """A Monte Carlo estimate and its standard error.
+
+    >>> Estimate(0.98, 0.01).agrees(1.0)    # 2 standard errors away: within 4
+    True
+    """
 
     value: float
     stderr: float
 
     def z_score(self, expected: float) -> float:
-        """How many standard errors the estimate lies from `expected`."""
-        return (self.value - expected) / self.stderr
+        """How many standard errors the estimate lies from `expected` (+-inf off an exact one).
+
+        >>> Estimate(1.2, 0.1).z_score(1.0), Estimate(2.0, 0.0).z_score(2.0)
+        (1.9999999999999996, 0.0)
+        """
+        gap = self.value - number("expected", expected)
+        if self.stderr == 0:  # an exact estimate: agrees with its own value only
+            return 0.0 if gap == 0 else math.copysign(math.inf, gap)
+        return gap / self.stderr
 
     def agrees(self, expected: float, n_se: float = 4.0) -> bool:
-        """True when the estimate is within n_se standard errors of `expected`."""
-        return abs(self.z_score(expected)) <= n_se
+        """True when the estimate is within n_se standard errors of `expected`.
 
-
-def relu(x: np.ndarray) -> np.ndarray:
-    """max(x, 0), elementwise."""
-    return np.maximum(x, 0.0)
+        >>> Estimate(1.2, 0.1).agrees(1.0), Estimate(1.2, 0.1).agrees(1.0, n_se=1.0)
+        (True, False)
+        """
+        return abs(self.z_score(expected)) <= number("n_se", n_se, minimum=0)
 
 
 # The input distributions of the notebooks, each with its exact moments. For
@@ -92,8 +127,7 @@ def input_moments(kind: str) -> Moments:
     >>> input_moments("relu").variance
     0.3408450569081046
     """
-    one_of("inputs", kind, INPUTS)
-    return INPUTS[kind][1]
+    return INPUTS[one_of("kind", kind, INPUTS)][1]
 
 
 def draw_inputs(kind, rng, shape) -> np.ndarray:
@@ -101,14 +135,32 @@ def draw_inputs(kind, rng, shape) -> np.ndarray:
 
     kind is a name of INPUTS, or a callable (rng, n) -> n values for any other
     distribution.
+
+    >>> from tinyinit import PCG32
+    >>> draw_inputs("uniform", PCG32(0), (2, 2)).round(3)
+    array([[-0.439, -0.022],
+           [ 0.225, -0.318]])
     """
-    shape = tuple(np.atleast_1d(shape).tolist())
-    if callable(kind):
-        draw = kind
-    else:
-        input_moments(kind)  # raises, naming the accepted kinds
-        draw = INPUTS[kind][0]
-    return np.asarray(draw(rng, math.prod(shape)), dtype=np.float64).reshape(shape)
+    return _inputs("kind", kind, rng, shape)
+
+
+def _inputs(name: str, kind, rng, shape) -> np.ndarray:
+    """draw_inputs, its kind called `name` in an error."""
+    if not callable(kind):
+        kind = INPUTS[one_of(name, kind, INPUTS)][0]
+    generator("rng", rng)
+    shape = checks.shape("shape", shape)
+    n = math.prod(shape)
+    try:
+        values = np.asarray(kind(rng, n), dtype=np.float64)
+    except (TypeError, ValueError):
+        values = None
+    if values is None or values.shape != (n,):
+        raise KindError(
+            f"{name} must be a name of INPUTS or a callable (rng, n) -> n numbers, got {kind!r}, "
+            f"which gave {shown(values)} for n = {n}"
+        )
+    return values.reshape(shape)
 
 
 def predicted_variance(fan_in, weight_variance, mean_square):
@@ -118,6 +170,9 @@ def predicted_variance(fan_in, weight_variance, mean_square):
     >>> predicted_variance(3, Fraction(2, 7), 1)
     Fraction(6, 7)
     """
+    integer("fan_in", fan_in, minimum=1)
+    number("weight_variance", weight_variance, minimum=0)  # checked, kept as given: a Fraction
+    number("mean_square", mean_square, minimum=0)
     return fan_in * weight_variance * mean_square
 
 
@@ -127,9 +182,15 @@ def draw_weights(shape, std: float, rng, weights: str = "normal") -> np.ndarray:
     "normal": std * N(0, 1); "uniform": U(-a, a) with a = sqrt(3) * std, the same
     variance since Var U(-a, a) = a**2 / 3. Both come from tinyinit's float32
     initializer paths, one draw per element in row-major order.
+
+    >>> from tinyinit import PCG32
+    >>> draw_weights((2,), 0.5, PCG32(0), "uniform").round(4)
+    array([-0.3805, -0.0187])
     """
     one_of("weights", weights, WEIGHTS)
-    shape = tuple(np.atleast_1d(shape).tolist())
+    shape = checks.shape("shape", shape)
+    std = number("std", std, minimum=0)
+    generator("rng", rng)
     n = math.prod(shape)
     if weights == "normal":
         w = normal_init((n,), std, rng)
@@ -152,8 +213,13 @@ def sample_sums(
     >>> z.shape, round(float(z.var()), 1)      # 64 * 0.125**2 * E[x**2] = 1 * 2
     ((10000,), 2.0)
     """
+    fan_in = integer("fan_in", fan_in, minimum=1)
+    n_samples = integer("n_samples", n_samples, minimum=1)
+    if not callable(inputs):
+        one_of("inputs", inputs, INPUTS)
+    one_of("weights", weights, WEIGHTS)
     w = draw_weights((n_samples, fan_in), std, rng, weights)
-    x = draw_inputs(inputs, rng, (n_samples, fan_in))
+    x = _inputs("inputs", inputs, rng, (n_samples, fan_in))
     return np.einsum("sj,sj->s", w, x)
 
 
@@ -173,26 +239,53 @@ def variance_of(samples: np.ndarray) -> Estimate:
     >>> est.agrees(64 * 0.125**2 * 2.0), est.agrees(64 * 0.125**2 * 1.0)   # E[x**2], not Var(x)
     (True, False)
     """
-    z = np.asarray(samples, dtype=np.float64).ravel()
+    z = _samples(samples)
     sq = (z - z.mean()) ** 2
     return Estimate(float(sq.mean()), float(sq.std(ddof=1) / math.sqrt(len(sq))))
 
 
+def _samples(samples) -> np.ndarray:
+    z = checks.real_array("samples", samples).ravel()
+    if z.size < 2:
+        raise ValueError(f"samples must hold at least 2 values (a standard error), got {z.size}")
+    return z
+
+
 def mean_square_of(samples: np.ndarray) -> Estimate:
-    """Sample mean of x**2, with its standard error."""
-    sq = np.asarray(samples, dtype=np.float64).ravel() ** 2
+    """Sample mean of x**2, with its standard error.
+
+    >>> mean_square_of(np.array([1.0, -1.0, 3.0, -3.0]))
+    Estimate(value=5.0, stderr=2.309401076758503)
+    """
+    sq = _samples(samples) ** 2
     return Estimate(float(sq.mean()), float(sq.std(ddof=1) / math.sqrt(len(sq))))
+
+
+def mean_square(a: np.ndarray) -> float:
+    """mean(a**2) over every entry: the package's one mean square of an array.
+
+    inf when it is beyond float64 or a holds inf or nan (an overflowed stack), without a warning.
+
+    >>> mean_square(np.array([3.0, -1.0])), mean_square(np.array([1e300, 0.0]))
+    (5.0, inf)
+    """
+    flat = np.ravel(checks.real_array("a", a))
+    if not flat.size:
+        raise ValueError("a must hold at least one number, got an empty array")
+    with np.errstate(all="ignore"):
+        m = float(np.dot(flat, flat)) / flat.size
+    return math.inf if math.isnan(m) else m
 
 
 def root_mean_square(a: np.ndarray) -> float:
     """sqrt(mean(a**2)), the size of a typical entry; inf beyond float64.
 
-    The square root of tinyinit.propagation.mean_square, the package's one mean square.
+    The square root of `mean_square`.
 
     >>> root_mean_square(np.array([3.0, -3.0]))
     3.0
     """
-    return math.sqrt(mean_square(a))
+    return math.sqrt(mean_square(a))  # checked there, under the same name
 
 
 def mean_squares_by_layer(
@@ -207,12 +300,35 @@ def mean_squares_by_layer(
     >>> mean_squares_by_layer(np.ones((2, 2)), [lambda h: 2 * h, lambda h: -h], relu)
     array([1., 4., 0.])
     """
-    h = x
-    mean_squares = [float(np.mean(h**2))]
+    h = checks.real_array("x", x)
+    if h.ndim == 0 or not h.size:
+        raise ValueError(f"x must be an array of inputs (a batch), got {shown(x)}")
+    if isinstance(layers, (str, bytes)) or not isinstance(layers, Iterable):
+        raise KindError(f"layers must be an iterable of callables, got {shown(layers)}")
+    phi = checks.function("phi", phi)
+    mean_squares = [_mean_of_squares(h)]
     for layer in layers:
-        h = phi(layer(h))
-        mean_squares.append(float(np.mean(h**2)))
+        z = _returned("layers", checks.function("layers", layer), h)
+        h = _returned("phi", phi, z)
+        mean_squares.append(_mean_of_squares(h))
     return np.array(mean_squares)
+
+
+def _mean_of_squares(h: np.ndarray) -> float:
+    with np.errstate(all="ignore"):  # beyond float64: inf, as mean_square says it
+        m = float(np.mean(h**2))
+    return math.inf if math.isnan(m) else m
+
+
+def _returned(name: str, f, argument) -> np.ndarray:
+    """f(argument) as a float64 array, if f gave numbers (a callable of yours may not)."""
+    try:
+        out = np.asarray(f(argument), dtype=np.float64)
+    except (TypeError, ValueError):
+        out = None
+    if out is None or out.ndim == 0:
+        raise KindError(f"{name} must give an array of numbers, got {f!r}, which did not")
+    return out
 
 
 def stack_layers(init: Callable[[PCG32], np.ndarray], seeds: Sequence[int]) -> np.ndarray:
@@ -220,8 +336,21 @@ def stack_layers(init: Callable[[PCG32], np.ndarray], seeds: Sequence[int]) -> n
 
     A loop over layers, not over elements: each init call draws its whole
     weight in one vectorized call.
+
+    >>> from tinyinit import normal_init
+    >>> stack_layers(lambda rng: normal_init((2, 3), 1.0, rng), range(4)).shape
+    (4, 2, 3)
     """
-    return np.stack([init(PCG32(seed)) for seed in seeds]).astype(np.float64)
+    init = checks.function("init", init)
+    seeds = checks.integers("seeds", seeds if not isinstance(seeds, range) else list(seeds))
+    if not seeds:
+        raise ValueError("seeds must hold at least one seed, got none")
+    weights = [_returned("init", init, PCG32(seed)) for seed in seeds]
+    if any(w.shape != weights[0].shape for w in weights):
+        raise ValueError(
+            f"init must give one shape for every seed, got {[w.shape for w in weights]}"
+        )
+    return np.stack(weights)
 
 
 def mean_square_through(weights: np.ndarray, x: np.ndarray, activation=None) -> Estimate:
@@ -230,9 +359,21 @@ def mean_square_through(weights: np.ndarray, x: np.ndarray, activation=None) -> 
     weights: (L, out, in), one layer each; x: (L, m, in), m inputs per layer.
     The outputs of one layer share its weights, so they are averaged per layer
     first; the L layer averages are independent, which gives the error bar.
+
+    >>> mean_square_through(np.ones((2, 1, 3)), np.ones((2, 4, 3)))   # every output is 3
+    Estimate(value=9.0, stderr=0.0)
     """
+    weights = checks.real_array("weights", weights, ndim=3)
+    x = checks.real_array("x", x, ndim=3)
+    if len(weights) < 2 or x.shape[0] != len(weights) or x.shape[2] != weights.shape[2]:
+        raise ValueError(
+            f"x must be (L, m, in) for weights (L, out, in) with L >= 2 layers, got shapes "
+            f"{x.shape} and {weights.shape}"
+        )
     z = np.einsum("loi,lmi->lmo", weights, x)
-    h = z if activation is None else activation(z)
+    if activation is not None:
+        z = _returned("activation", checks.function("activation", activation), z)
+    h = z
     per_layer = (h**2).reshape(len(h), -1).mean(axis=1)
     return Estimate(
         float(per_layer.mean()), float(per_layer.std(ddof=1) / math.sqrt(len(per_layer)))
@@ -263,6 +404,7 @@ def format_table(headers: Sequence[str], rows: Sequence[Sequence], floatfmt: str
      3  0.5
     64    2
     """
+    _check_table(headers, rows, floatfmt)
 
     def cell(v) -> str:
         if isinstance(v, (float, np.floating)):
@@ -270,8 +412,24 @@ def format_table(headers: Sequence[str], rows: Sequence[Sequence], floatfmt: str
         return str(v)
 
     text = [[cell(v) for v in row] for row in rows]
-    widths = [max(len(h), *(len(r[c]) for r in text)) for c, h in enumerate(headers)]
+    widths = [max([len(h)] + [len(r[c]) for r in text]) for c, h in enumerate(headers)]
     lines = ["  ".join(h.rjust(w) for h, w in zip(headers, widths, strict=True))]
     lines.append("  ".join("-" * w for w in widths))
     lines += ["  ".join(s.rjust(w) for s, w in zip(r, widths, strict=True)) for r in text]
     return "\n".join(lines)
+
+
+def _check_table(headers, rows, floatfmt) -> None:
+    checks.instance("headers", headers, (list, tuple), "a list of column names")
+    if not headers or not all(isinstance(h, str) for h in headers):
+        raise KindError(f"headers must be a non-empty list of column names (str), got {headers!r}")
+    checks.instance("rows", rows, (list, tuple), "a list of rows, each a list of cells")
+    for row in rows:
+        checks.instance("rows", row, (list, tuple), "a list of rows, each a list of cells")
+        if len(row) != len(headers):
+            raise ValueError(f"rows must have {len(headers)} cells each, got {shown(row)}")
+    checks.instance("floatfmt", floatfmt, str, "a format spec such as '.6g'")
+    try:
+        format(1.0, floatfmt)
+    except ValueError:
+        raise ValueError(f"floatfmt must be a format spec for floats, got {floatfmt!r}") from None

@@ -13,10 +13,10 @@ from dataclasses import dataclass, field
 # Every step of an explorer starts from these settings; a row says what differs.
 START = {
     "depth": dict(
-        initializer="xavier_uniform", activation="relu", gain=1.0, depth=20, width=256,
+        initializer="xavier_uniform", activation="relu", gain=1.0, n_layers=20, width=256,
         seeds=3, direction="forward",
     ),
-    "residual": dict(blocks=48, both=False),
+    "residual": dict(n_layers=48, both=False),
 }  # fmt: skip
 
 KAIMING_RELU = dict(initializer="kaiming_fan_in", gain=math.sqrt(2.0))

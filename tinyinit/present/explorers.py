@@ -87,8 +87,9 @@ class LargeDepthExplorer(DepthExplorer):
         self.headline.value = depth_headline(self.result)
 
     def apply(self, settings: dict) -> None:
-        """Set the controls named in `settings` (initializer, gain, depth, ...); one update."""
-        order = ["initializer", "activation", "direction", "width", "seeds", "depth", "std", "gain"]
+        """Set the controls named in `settings` (initializer, gain, n_layers, ...); one update."""
+        order = ["initializer", "activation", "direction", "width", "seeds", "n_layers", "std"]
+        order.append("gain")
         unknown = set(settings) - set(order)
         if unknown:
             raise ValueError(f"unknown depth explorer controls {sorted(unknown)}; known: {order}")
@@ -112,7 +113,7 @@ class LargeDepthExplorer(DepthExplorer):
         folded = widgets.Accordion(children=[more], titles=("more controls",))
         # The gain's note beside its slider: for gelu and silu it says the gain holds one layer.
         side = [self.headline, self.initializer, self.activation, self.gain, self.gain_hint,
-                self.depth, folded, self.caption]  # fmt: skip
+                self.n_layers, folded, self.caption]  # fmt: skip
         return plot_beside(self.figure_view, side, "tinyinit-explorer")
 
 
@@ -131,7 +132,7 @@ class LargeResidualExplorer(ResidualStreamExplorer):
             canvas.footer_visible = False
         self.ax.get_legend().remove()  # said in the headline and the caption beside the plot
         # Room for the large marker at block 0, which would sit half outside on the spine.
-        self.ax.set_xlim(-1, self.blocks.max + 1)
+        self.ax.set_xlim(-1, self.n_layers.max + 1)
         self.fit(Look.for_page(*BASE_VIEWPORT, top=150))
 
     def fit(self, look: Look) -> None:
@@ -152,12 +153,12 @@ class LargeResidualExplorer(ResidualStreamExplorer):
         )
 
     def apply(self, settings: dict) -> None:
-        """Set blocks (N), scaled (the 1/sqrt(2N) toggle) and both from `settings`."""
-        unknown = set(settings) - {"blocks", "scaled", "both"}
+        """Set n_layers (N blocks), scaled (the 1/sqrt(2N) toggle) and both from `settings`."""
+        unknown = set(settings) - {"n_layers", "scaled", "both"}
         if unknown:
             raise ValueError(f"unknown residual explorer controls {sorted(unknown)}")
-        if "blocks" in settings:
-            self.blocks.value = min(settings["blocks"], self.blocks.max)
+        if "n_layers" in settings:
+            self.n_layers.value = min(settings["n_layers"], self.n_layers.max)
         if "scaled" in settings:
             self.scaling.value = settings["scaled"]
         if "both" in settings:
@@ -172,5 +173,5 @@ class LargeResidualExplorer(ResidualStreamExplorer):
             tooltip="What the lines show",
         )
         legend.add_class("tinyinit-caption")
-        side = [self.headline, self.blocks, self.scaling, self.readout, legend]
+        side = [self.headline, self.n_layers, self.scaling, self.readout, legend]
         return plot_beside(self.figure_view, side, "tinyinit-residual")
