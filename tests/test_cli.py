@@ -35,6 +35,9 @@ EVERY_OPTION = [
     "--size",
     "--output",
     "--format",
+    "--compare",
+    "--slide",
+    "--ylim",
 ]
 
 
