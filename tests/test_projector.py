@@ -20,6 +20,7 @@ from tinyinit.projector import (
     accessible_svg,
     comparison_alt,
     comparison_figure,
+    curve_end,
     curve_name,
     curve_names,
     end_label_artist,
@@ -106,7 +107,7 @@ def test_end_labels_sit_beside_their_curves_inside_the_axes_and_apart(direction)
     labels = [end_label_artist(plot.ax, "black", 14) for _ in runs]
     for label, name in zip(labels, curve_names(runs)):
         label.set_text(name)
-    place_end_labels(plot.ax, labels, runs)
+    place_end_labels(plot.ax, labels, [curve_end(r) for r in runs])
     plot.figure.canvas.draw()
     renderer = plot.figure.canvas.get_renderer()
     boxes = [label.get_window_extent(renderer) for label in labels]

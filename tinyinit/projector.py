@@ -22,6 +22,7 @@ import html
 import math
 import re
 from collections.abc import Sequence
+from typing import NamedTuple
 
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
@@ -294,41 +295,62 @@ def gap_words(
 # --- names on the plot, at the ends of the curves --------------------------------------------
 
 
-def _end_point(result: DepthResult) -> tuple[int, float, int]:
-    """(layer, median there, +1 if the curve climbs into its end else -1) of where it arrives."""
+class CurveEnd(NamedTuple):
+    """Where a curve arrives: its last point (x, y), whether it climbs into it (else it falls or
+    stays), and whether it travels left to right (forward) or back (a backward pass)."""
+
+    x: float
+    y: float
+    climbs: bool
+    rightward: bool = True
+
+
+def curve_end(result: DepthResult) -> CurveEnd:
+    """Where the median of `result` arrives: layer n_layers going forward, 0 going backward.
+
+    >>> from tinyinit.propagation import simulate
+    >>> curve_end(simulate("relu", n_layers=3, width=16, seeds=1))
+    CurveEnd(x=3, y=0.15..., climbs=False, rightward=True)
+    """
     layer = result.end_layer
-    before = layer - 1 if result.direction == "forward" else layer + 1
+    forward = result.direction == "forward"
+    before = layer - 1 if forward else layer + 1
     median = result.median
-    if 0 <= before <= result.n_layers and median[before] < median[layer]:
-        return layer, float(median[layer]), 1
-    return layer, float(median[layer]), -1
+    climbs = 0 <= before <= result.n_layers and bool(median[before] < median[layer])
+    return CurveEnd(layer, float(median[layer]), climbs, forward)
 
 
-def place_end_labels(ax, labels, results: Sequence[DepthResult]) -> None:
-    """Put each text of `labels` beside the end of its curve in `results`, inside the axes.
+def line_end(x, y) -> CurveEnd:
+    """Where a line drawn through the points (x, y) arrives, going right."""
+    return CurveEnd(float(x[-1]), float(y[-1]), len(y) > 1 and bool(y[-2] < y[-1]))
 
-    A label sits just before the end (to its left going forward, to its right going
-    backward), on the side the curve did not come from: below a curve that falls into
+
+def place_end_labels(ax, labels, ends: Sequence[CurveEnd]) -> None:
+    """Put each text of `labels` beside the end of its curve (`ends`), inside the axes.
+
+    A label sits just before the end (to its left going right, to its right going
+    back), on the side the curve did not come from: below a curve that falls into
     its end, above one that climbs or stays. Labels that would overlap move apart, and
-    none leaves the axes. Call it after the axes' limits are set; a label whose curve
-    has no drawable end (inf, 0) is hidden.
+    none leaves the axes. Call it after the axes' limits are set; a label whose end
+    cannot be drawn (inf, or not above 0 on a log axis) is hidden.
     """
     if not labels:
         return
-    figure = ax.figure
-    px_per_point = figure.dpi / 72
+    px_per_point = ax.figure.dpi / 72
     box = ax.get_window_extent()
+    log = ax.get_yscale() == "log"
     placed = []
-    for label, result in zip(labels, results):
-        layer, value, climbs = _end_point(result)
-        if not 0 < value < math.inf:
+    for label, end in zip(labels, ends):
+        if not (math.isfinite(end.y) and (end.y > 0 or not log)):
             label.set_visible(False)
             continue
         label.set_visible(True)
         height = 1.25 * label.get_fontsize() * px_per_point
-        y = ax.transData.transform((layer, value))[1]
-        want = y + climbs * (0.5 * height + 6 * px_per_point)
-        placed.append([want, height, label, layer, value, y, result.direction])
+        y = ax.transData.transform((end.x, end.y))[1]
+        want = y + (1 if end.climbs else -1) * (0.5 * height + 6 * px_per_point)
+        placed.append([want, height, label, end, y])
+    if not placed:
+        return
     placed.sort(key=lambda p: p[0])
     for k in range(1, len(placed)):  # upwards, apart
         lowest = placed[k - 1][0] + 0.5 * (placed[k - 1][1] + placed[k][1])
@@ -337,12 +359,11 @@ def place_end_labels(ax, labels, results: Sequence[DepthResult]) -> None:
     for k in range(len(placed) - 1, -1, -1):  # back down inside the axes, still apart
         placed[k][0] = min(placed[k][0], top)
         top = placed[k][0] - 0.5 * placed[k][1] - 0.5 * placed[max(k - 1, 0)][1]
-    for centre, height, label, layer, value, y, direction in placed:
+    for centre, height, label, end, y in placed:
         centre = max(centre, box.y0 + 0.5 * height)
-        forward = direction == "forward"
-        label.xy = (layer, value)
-        label.set_position((-4 if forward else 4, (centre - y) / px_per_point))
-        label.set_horizontalalignment("right" if forward else "left")
+        label.xy = (end.x, end.y)
+        label.set_position((-4 if end.rightward else 4, (centre - y) / px_per_point))
+        label.set_horizontalalignment("right" if end.rightward else "left")
         label.set_verticalalignment("center")
 
 
@@ -483,7 +504,7 @@ def comparison_figure(
         projector_style(fig, scale)
         ax.title.set_fontsize(PROJECTOR_FONTS["title"] * scale)
     fig.tight_layout()
-    place_end_labels(ax, labels, results)
+    place_end_labels(ax, labels, [curve_end(r) for r in results])
     return fig
 
 
@@ -546,12 +567,15 @@ __all__ = [
     "comparison_alt",
     "comparison_figure",
     "comparison_title",
+    "CurveEnd",
+    "curve_end",
     "curve_name",
     "curve_names",
     "end_label",
     "end_label_artist",
     "gap_exponent",
     "gap_words",
+    "line_end",
     "log2_text",
     "place_end_labels",
     "power_of_two",
