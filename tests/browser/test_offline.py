@@ -85,25 +85,19 @@ def test_site_page_of_notebook_01_typesets_formulas_offline(site_server, browser
         context.close()
 
 
-def test_site_page_of_notebook_03_renders_the_explorer_offline(site_server, browser):
-    # The explorer's stored state: its sliders, named for a screen reader, and ipympl's figure.
+def test_site_page_of_notebook_03_shows_the_explorer_offline(site_server, browser):
+    # The explorer's stored picture, with its text alternative, and the page's other widgets.
     context = browser.new_context(viewport={"width": 1400, "height": 1000})
     refused = refuse_the_web(context)
     page = context.new_page()
     try:
         page.goto(f"{site_server.url}/03_signal_through_depth.html", wait_until="load")
         wait_for_typesetting(page, minimum=10)
-        explorer = page.locator(".tinyinit-explorer").first
-        explorer.wait_for(timeout=30_000)
-        handles = explorer.locator("[role=slider]")
-        assert handles.count() >= 4
-        page.wait_for_function(
-            "() => [...document.querySelectorAll('.tinyinit-explorer [role=slider]')]"
-            ".every(h => h.getAttribute('aria-labelledby'))",
-            timeout=10_000,
-        )
-        assert "layer 20:" in explorer.locator(".tinyinit-readout").inner_text()
-        page.locator(".jupyter-matplotlib").first.wait_for(state="attached", timeout=30_000)
+        picture = page.locator("figure.tinyinit-stored-picture img")
+        picture.wait_for(timeout=30_000)
+        assert picture.evaluate("e => e.complete && e.naturalWidth > 100")
+        assert "layer 20:" in picture.get_attribute("alt")
+        page.locator(".tinyinit-predict").first.wait_for(timeout=30_000)
         assert page.locator(".jupyter-widgets-error-widget").count() == 0
         assert refused == [], refused
     finally:
