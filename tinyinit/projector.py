@@ -297,7 +297,11 @@ def gap_words(
 
 class CurveEnd(NamedTuple):
     """Where a curve arrives: its last point (x, y), whether it climbs into it (else it falls or
-    stays), and whether it travels left to right (forward) or back (a backward pass)."""
+    stays), and whether it travels left to right (forward) or back (a backward pass).
+
+    >>> CurveEnd(20, 2.0**-20, climbs=False).rightward
+    True
+    """
 
     x: float
     y: float
@@ -321,7 +325,11 @@ def curve_end(result: DepthResult) -> CurveEnd:
 
 
 def line_end(x, y) -> CurveEnd:
-    """Where a line drawn through the points (x, y) arrives, going right."""
+    """Where a line drawn through the points (x, y) arrives, going right.
+
+    >>> line_end([0, 1, 2], [1.0, 1.5, 2.0])
+    CurveEnd(x=2.0, y=2.0, climbs=True, rightward=True)
+    """
     return CurveEnd(float(x[-1]), float(y[-1]), len(y) > 1 and bool(y[-2] < y[-1]))
 
 
@@ -333,6 +341,12 @@ def place_end_labels(ax, labels, ends: Sequence[CurveEnd]) -> None:
     its end, above one that climbs or stays. Labels that would overlap move apart, and
     none leaves the axes. Call it after the axes' limits are set; a label whose end
     cannot be drawn (inf, or not above 0 on a log axis) is hidden.
+
+    >>> ax = Figure().add_subplot(); _ = ax.plot([0, 1, 2], [1.0, 0.5, 0.25])
+    >>> name = end_label_artist(ax, "black"); name.set_text("falls")
+    >>> place_end_labels(ax, [name], [line_end([0, 1, 2], [1.0, 0.5, 0.25])])
+    >>> name.xy, name.get_horizontalalignment(), name.get_position()[1] < 0  # left of, below
+    ((2.0, 0.25), 'right', True)
     """
     if not labels:
         return
@@ -362,13 +376,17 @@ def place_end_labels(ax, labels, ends: Sequence[CurveEnd]) -> None:
     for centre, height, label, end, y in placed:
         centre = max(centre, box.y0 + 0.5 * height)
         label.xy = (end.x, end.y)
-        label.set_position((-4 if end.rightward else 4, (centre - y) / px_per_point))
+        label.set_position((-4 if end.rightward else 4, float((centre - y) / px_per_point)))
         label.set_horizontalalignment("right" if end.rightward else "left")
         label.set_verticalalignment("center")
 
 
 def end_label_artist(ax, color, fontsize: float = 12, *, animated: bool = False):
-    """An empty annotation for `place_end_labels`, in `color`, above the lines."""
+    """An empty annotation for `place_end_labels`, in `color`, bold, above the lines.
+
+    >>> end_label_artist(Figure().add_subplot(), "black", 15).get_fontsize()
+    15.0
+    """
     return ax.annotate(
         "", xy=(0, 1), xytext=(0, 0), textcoords="offset points", color=color,
         fontsize=fontsize, fontweight="bold", zorder=6, annotation_clip=False, animated=animated,
@@ -539,7 +557,14 @@ def accessible_svg(svg: str, title: str, desc: str) -> str:
 def save_figure(fig: Figure, path, fmt: str, *, dpi: int, title: str, alt: str) -> None:
     """Write `fig` as png, svg or pdf with its text alternative: in an SVG the <title> and
     <desc> (`accessible_svg`), in a PNG its Title and Description, in a PDF its Title and
-    Subject. SVG text stays text (not outlines), so a title can be edited on the slide."""
+    Subject. SVG text stays text (not outlines), so a title can be edited on the slide.
+
+    >>> import tempfile, pathlib
+    >>> path = pathlib.Path(tempfile.mkdtemp()) / "f.svg"
+    >>> save_figure(Figure(), path, "svg", dpi=72, title="T", alt="a picture of nothing")
+    >>> '<desc id="figure-desc">a picture of nothing</desc>' in path.read_text()
+    True
+    """
     import io
 
     import matplotlib

@@ -113,7 +113,11 @@ class Presentation:
         self.tabs.add_class("tinyinit-stage")
         if self.share_url is not None:
             self.tabs.selected_index = len(views) - 1  # students first open the link
-        self.rule = widgets.HTML(RULE)
+        self.rule = widgets.HTML(
+            RULE,
+            tooltip="The mean-field recursion every curve's theory follows "
+            "(tinyinit.propagation.mean_field)",
+        )
         self.rule.add_class("tinyinit-rule")
         self.style = widgets.HTML()
         self.style.layout.display = "none"  # rules only, nothing to see

@@ -164,6 +164,9 @@ def serve(command: list[str], env: dict | None = None, grace: float = 15.0) -> i
     server: it gets SIGTERM, on which Voila shuts its kernels down, and `grace` seconds
     to do so before it is killed (its kernels then follow their parent, as ipykernel's do).
     Without this, SIGTERM would end this process alone and leave the server running.
+
+    >>> serve([sys.executable, "-c", "raise SystemExit(3)"])
+    3
     """
     process = subprocess.Popen(command, env=env)
 
