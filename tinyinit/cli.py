@@ -450,6 +450,14 @@ def build_parser() -> argparse.ArgumentParser:
         "--no-browser", action="store_true", help="only print the address, open no browser"
     )
     show.add_argument(
+        "--cull-idle",
+        type=_int_in(0, 86400),
+        default=None,
+        metavar="SECONDS",
+        help="shut down the kernel of a closed page after this long idle (default: 120; "
+        "0: never); a page that stays open keeps its kernel",
+    )
+    show.add_argument(
         "--share-url",
         type=_share_url,
         default=None,
@@ -564,7 +572,10 @@ def present_command(args, parser, stderr: TextIO) -> int:
     except ModuleNotFoundError as error:  # not in the core install: the error names the extra
         parser.exit(2, f"{parser.prog}: error: {error}\n")
 
-    command = voila_command(app_path(), port=args.port, ip=args.ip, browser=not args.no_browser)
+    culling = {} if args.cull_idle is None else {"cull_idle": args.cull_idle}
+    command = voila_command(
+        app_path(), port=args.port, ip=args.ip, browser=not args.no_browser, **culling
+    )
     print(f"serving the presentation at http://{args.ip}:{args.port}/  (Ctrl+C stops it)",
           file=stderr)  # fmt: skip
     env = dict(os.environ)

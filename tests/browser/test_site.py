@@ -57,52 +57,54 @@ HEADER_TOGGLES = """new MutationObserver((changes, observer) => {
 
 
 @pytest.mark.parametrize("header", [False, True], ids=["as built", "with the header's toggles"])
-@pytest.mark.parametrize("size", [PHONE, DESKTOP], ids=["390x844", "1280x720"])
-def test_the_sidebar_and_contents_buttons_open_their_panels(site_server, browser, size, header):
-    context = browser.new_context(viewport={"width": size[0], "height": size[1]})
+def test_the_sidebar_and_contents_buttons_open_their_panels(site_server, browser, header):
+    context = browser.new_context(viewport={"width": PHONE[0], "height": PHONE[1]})
     if header:
         context.add_init_script(HEADER_TOGGLES)
     page = context.new_page()
     page.goto(f"{site_server.url}/{PAGE}.html", wait_until="load")
     try:
         assert page.locator(".primary-toggle").count() == (2 if header else 1)
-        menu = page.locator(".primary-toggle:visible")
-        assert menu.count() == 1
-        narrow = size == PHONE
-        if narrow:
-            # The navigation is in no sidebar on a phone: the button opens it in a dialog.
-            assert visible_links(page, ".bd-docs-nav") == 0
-            menu.click()
-            dialog = page.locator("#pst-primary-sidebar-modal")
-            page.wait_for_function(
-                "() => document.getElementById('pst-primary-sidebar-modal').open"
-            )
-            assert visible_links(page, "#pst-primary-sidebar-modal .bd-docs-nav") >= 5
-            dialog.get_by_role("link", name=re.compile("residual stream", re.I)).first.wait_for()
-            page.keyboard.press("Escape")
-            page.wait_for_function(
-                "() => !document.getElementById('pst-primary-sidebar-modal').open"
-            )
-        else:
-            # On a wide screen the sidebar is there; the button folds it away and back.
-            nav = "#pst-primary-sidebar .bd-docs-nav"
-            assert visible_links(page, nav) >= 5
-            menu.click()
-            wait_for_links(page, nav, none=True)
-            menu.click()
-            wait_for_links(page, nav, at_least=5)
-        contents = page.locator(".secondary-toggle:visible")
-        if narrow:  # the page's contents: a button and a dialog on a phone
-            contents.click()
-            page.wait_for_function(
-                "() => document.getElementById('pst-secondary-sidebar-modal').open"
-            )
-            assert visible_links(page, "#pst-secondary-sidebar-modal") >= 3
-        else:  # beside the text on a wide screen, no button needed
-            assert contents.count() == 0
-            assert visible_links(page, "#pst-secondary-sidebar") >= 3
+        for size in (PHONE, DESKTOP):  # the same page, on a phone, then turned into a desktop
+            page.set_viewport_size({"width": size[0], "height": size[1]})
+            page.wait_for_timeout(300)
+            open_both_panels(page, narrow=size == PHONE)
     finally:
         context.close()
+
+
+def open_both_panels(page, narrow: bool) -> None:
+    """Click the sidebar button and the contents button; each opens its panel."""
+    menu = page.locator(".primary-toggle:visible")
+    assert menu.count() == 1
+    if narrow:
+        # The navigation is in no sidebar on a phone: the button opens it in a dialog.
+        assert visible_links(page, ".bd-docs-nav") == 0
+        menu.click()
+        dialog = page.locator("#pst-primary-sidebar-modal")
+        page.wait_for_function("() => document.getElementById('pst-primary-sidebar-modal').open")
+        assert visible_links(page, "#pst-primary-sidebar-modal .bd-docs-nav") >= 5
+        dialog.get_by_role("link", name=re.compile("residual stream", re.I)).first.wait_for()
+        page.keyboard.press("Escape")
+        page.wait_for_function("() => !document.getElementById('pst-primary-sidebar-modal').open")
+    else:
+        # On a wide screen the sidebar is there; the button folds it away and back.
+        nav = "#pst-primary-sidebar .bd-docs-nav"
+        assert visible_links(page, nav) >= 5
+        menu.click()
+        wait_for_links(page, nav, none=True)
+        menu.click()
+        wait_for_links(page, nav, at_least=5)
+    contents = page.locator(".secondary-toggle:visible")
+    if narrow:  # the page's contents: a button and a dialog on a phone
+        contents.click()
+        page.wait_for_function("() => document.getElementById('pst-secondary-sidebar-modal').open")
+        assert visible_links(page, "#pst-secondary-sidebar-modal") >= 3
+        page.keyboard.press("Escape")
+        page.wait_for_function("() => !document.getElementById('pst-secondary-sidebar-modal').open")
+    else:  # beside the text on a wide screen, no button needed
+        assert contents.count() == 0
+        assert visible_links(page, "#pst-secondary-sidebar") >= 3
 
 
 def test_no_page_is_wider_than_a_phone(site_server, browser):
@@ -156,20 +158,21 @@ def test_search_snippets_read_as_text_not_tex(site_server, browser):
 
 
 @pytest.mark.parametrize("name", ["03_signal_through_depth", "06_residual_stream"])
-@pytest.mark.parametrize("size", [PHONE, DESKTOP], ids=["390x844", "1280x720"])
-def test_a_stored_explorer_says_it_is_a_picture_and_fits_the_page(site_server, browser, name, size):
-    context, page = open_page(browser, site_server, name, size)
+def test_a_stored_explorer_says_it_is_a_picture_and_fits_the_page(site_server, browser, name):
+    context, page = open_page(browser, site_server, name, PHONE)
     try:
         figure = page.locator("figure.tinyinit-stored-picture")
-        figure.scroll_into_view_if_needed()
         img = figure.locator("img")
         assert img.evaluate("e => e.complete && e.naturalWidth > 100")
         assert len(img.get_attribute("alt").split()) >= 5
         assert "A stored picture: open the notebook in JupyterLab or Binder to move it" in (
             figure.locator("figcaption").inner_text()
         )
-        box = figure.bounding_box()
-        assert box["x"] >= 0 and box["x"] + box["width"] <= size[0]
+        for size in (PHONE, DESKTOP):  # the same page on a phone, then on a desktop
+            page.set_viewport_size({"width": size[0], "height": size[1]})
+            figure.scroll_into_view_if_needed()
+            box = figure.bounding_box()
+            assert box["x"] >= 0 and box["x"] + box["width"] <= size[0], (size, box)
         # Nothing that looks like a control and is not: no slider, no canvas of the explorer.
         assert page.locator(".tinyinit-explorer, .tinyinit-residual").count() == 0
         assert page.locator("canvas:not([aria-label]):not([aria-hidden=true])").count() == 0

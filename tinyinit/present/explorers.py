@@ -5,7 +5,6 @@ named where it ends."""
 from __future__ import annotations
 
 import html
-import re
 
 import ipywidgets as widgets
 from matplotlib.colors import to_hex
@@ -45,19 +44,13 @@ def depth_headline(result: DepthResult, pins: list[tuple[DepthResult, str]] = ()
     end = result.end_layer
     what = "input" if end else "upstream gradient"
     gaps = [
-        f'<span class="tinyinit-gap">{gap_html(result, pinned, name)}</span>'
+        f'<span class="tinyinit-gap">{gap_words(result, pinned, html.escape(name), "html")}</span>'
         for pinned, name in pins
     ]
     return "<br>".join(
         [f"layer {end}: {power_of_two(result.measured_end, markup='html')}", *gaps]
         + [f"<small>of the {what}; theory {power_of_two(result.theory_end, markup='html')}</small>"]
     )
-
-
-def gap_html(result: DepthResult, pinned: DepthResult, name: str) -> str:
-    """gap_words in HTML: the power of 2 as a superscript, the name escaped."""
-    words = html.escape(gap_words(result, pinned, name))
-    return re.sub(r"2\^([−\d.]+)", r"2<sup>\1</sup>", words)
 
 
 SHORT_QUANTITY = {d: f"mean square of {QUANTITIES[d][1]}" for d in QUANTITIES}

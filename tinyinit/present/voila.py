@@ -127,7 +127,8 @@ def voila_command(
     """The command that serves `notebook` as an app: no code shown, no tracebacks sent,
     nothing asked of another host (Voila's template `template`, written by
     `offline_template()` when it is the default), and the kernels of closed pages shut down
-    after `cull_idle` seconds idle, looked for every `cull_interval` seconds.
+    after `cull_idle` seconds idle (0: never), looked for every `cull_interval` seconds (at
+    most a quarter of `cull_idle`).
 
     Voila's defaults already strip the code cells (strip_sources) and keep
     tracebacks in the server log; they are spelled out so that a config file
@@ -148,7 +149,7 @@ def voila_command(
         "--Voila.mathjax_url=/voila/static/mathjax/MathJax.js",
         f"--Voila.mathjax_config={MATHJAX_CONFIG}",
         f"--MappingKernelManager.cull_idle_timeout={cull_idle}",
-        f"--MappingKernelManager.cull_interval={cull_interval}",
+        f"--MappingKernelManager.cull_interval={max(1, min(cull_interval, cull_idle // 4))}",
         "--MappingKernelManager.cull_connected=False",
         *(f"--VoilaConfiguration.extension_denylist={name}" for name in FOREIGN_EXTENSIONS),
     ]  # fmt: skip
