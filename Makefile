@@ -62,8 +62,14 @@ SHARE_URL ?=
 present: $(VENV)/.present
 	$(PY) -m tinyinit present --port $(PRESENT_PORT) $(if $(SHARE_URL),--share-url '$(SHARE_URL)')
 
-# The course as a static web site in site/ (stored outputs, no kernel): open site/index.html.
-# Sphinx + MyST-NB + sphinx-book-theme (Jupyter Book 1's stack), configured in site_src/.
+# The course as a static web site (stored outputs, no kernel): open site/index.html.
+# `make site` builds the student edition into site/, the one to publish: what `make student`
+# writes, no solution in its pages or downloads. `make site EDITION=teacher` builds the
+# teacher's, solutions in and labelled so on every page, into site-teacher/. REPO=https://...
+# (a GitHub repository; REPO_PATH its folder of notebooks, default notebooks) adds the
+# repository and Binder buttons, HUB=https://... a JupyterHub's (nbgitpuller); without them
+# there are no launch buttons. Sphinx + MyST-NB + sphinx-book-theme (Jupyter Book 1's
+# stack), configured in site_src/.
 # It works offline: MathJax, require.js and ipympl come from Python packages, the widget
 # renderer from npm, installed here into build/ (git-ignored) once, with axe-core, which
 # the accessibility test (tests/browser/test_accessibility.py) runs on every page.
@@ -71,8 +77,15 @@ $(SITE_JS) $(AXE_JS):
 	npm install --prefix build/site-js --no-save --no-audit --no-fund --loglevel=error \
 		@jupyter-widgets/html-manager@1.0.15 axe-core@4.14.1
 
+EDITION ?= student
+REPO ?=
+REPO_PATH ?= notebooks
+HUB ?=
+SITE_DIR := $(if $(filter teacher,$(EDITION)),site-teacher,site)
 site: $(VENV)/.test $(SITE_JS)
-	$(PY) scripts/build_site.py --output site
+	$(PY) scripts/build_site.py --edition $(EDITION) --output $(SITE_DIR) \
+		$(if $(REPO),--repository '$(REPO)' --repository-path '$(REPO_PATH)') \
+		$(if $(HUB),--hub '$(HUB)')
 
 # The student edition in student/: the notebooks with every exercise's solution replaced by
 # `raise NotImplementedError()` (nbgrader's convention), the exercise cells' outputs and the

@@ -1,29 +1,43 @@
 """Build the course as a static web site with Sphinx, MyST-NB and sphinx-book-theme.
 
-    python scripts/build_site.py                     # notebooks/*.ipynb -> site/
-    python scripts/build_site.py --output /tmp/site  # elsewhere
+    python scripts/build_site.py                          # the student edition -> site/
+    python scripts/build_site.py --edition teacher        # the teacher's, solutions in
+    python scripts/build_site.py --repository https://github.com/ORG/tinyinit \
+        --hub https://hub.example.edu                     # with Binder and hub launch links
+
+Two editions. The student edition, the public site, is what `make student` writes
+(scripts/make_student.py: solutions stubbed, the answers to predictions and the
+results of the student's own code cleared): its pages and its downloads are the
+student notebooks and the student's my_init.py, so no line of a solution is on it. The
+teacher's edition shows the teacher notebooks as they were last executed, says so on
+every page, and offers the student edition as downloads beside each notebook.
 
 The stack is Jupyter Book 1's, with its configuration in site_src/conf.py. This
 script assembles what Sphinx reads into build/site-work/src (or --work):
 
-* the notebooks, as they were last executed: their stored outputs and widget state
-  are the pages (nothing is run);
+* the edition's notebooks, as they were last executed: their stored outputs and widget
+  state are the pages (nothing is run). A live explorer's stored widgets would look like
+  controls and do nothing; on the page it is its stored picture instead, with its text
+  alternative and a line saying how to move it (`stored_pictures`); the downloads keep
+  the notebook as it is;
 * index.md, written from the course: the three parts (core path, going further,
   appendix) and each notebook's estimated time from scripts/course_time.py, each
   title and learning goal ("After this notebook you can ...") from the notebook's
   first cells. The parts are the sidebar's sections and the order of previous/next:
   a part's notebooks by their number, core path first;
-* the student edition (scripts/make_student.py) in student/, offered by each page's
-  download menu beside the teacher's notebook;
+* the student edition (scripts/make_student.py) in student/, the downloads of both
+  editions;
 
 then runs sphinx-build into the output folder. The site works offline: no page asks
 another host (site_src/course_site.py copies MathJax, require.js and the widget
-renderer, which `make site` installs from npm into build/site-js).
+renderer, which `make site` installs from npm into build/site-js). Repository, Binder
+and hub links appear only when --repository (and --hub) say where.
 """
 
 from __future__ import annotations
 
 import argparse
+import html
 import importlib.util
 import re
 import shutil
@@ -31,6 +45,7 @@ import sys
 import time
 from dataclasses import dataclass
 from pathlib import Path
+from urllib.parse import urlsplit
 
 import nbformat
 
@@ -39,13 +54,23 @@ CONF = ROOT / "site_src"
 WORK = ROOT / "build" / "site-work"
 GOAL_MARK = "After this notebook you can"
 TITLE = "tinyinit: variance propagation and initialization"
-INTRO = (
-    "The notebooks in reading order, with their stored outputs. The core path fits a module "
-    "of 2 to 3 hours; the rest goes further. Each page's download menu gives the notebook "
-    "and its student edition (exercises to do); its launch menu opens it on Binder or on a "
-    "JupyterHub. To run them and move the sliders here, open them in JupyterLab "
-    "(`make lab`)."
-)
+EDITIONS = ("student", "teacher")
+INTRO = {
+    "student": (
+        "The notebooks in reading order, with their stored outputs. The core path fits a "
+        "module of 2 to 3 hours; the rest goes further. The exercises are yours to do: each "
+        "page's download menu gives its notebook and the `my_init.py` your answers go into. "
+        "To run them and move the sliders, open them in JupyterLab (`make student-lab`)."
+    ),
+    "teacher": (
+        "**Teacher's edition: the solutions are in.** The notebooks in reading order, with "
+        "their stored outputs. The core path fits a module of 2 to 3 hours; the rest goes "
+        "further. Each page's download menu gives the notebook (teacher's edition) and its "
+        "student edition (exercises to do). The site for students is `make site`, which "
+        "holds no solution. To run them and move the sliders, open them in JupyterLab "
+        "(`make lab`)."
+    ),
+}
 PART_ORDER = ("core", "further", "appendix")
 
 
@@ -120,12 +145,12 @@ def course_pages(notebooks: Path) -> list[Page]:
     return sorted(pages, key=lambda p: PART_ORDER.index(p.part))  # stable: numbers stay in order
 
 
-def index_markdown(pages: list[Page]) -> str:
+def index_markdown(pages: list[Page], edition: str = "student") -> str:
     """index.md: per part, a heading, each notebook's link, time and goal, and a hidden
     toctree whose caption names the part in the sidebar."""
     course_time = _script("course_time")
     labels = course_time.PART_LABEL
-    lines = [f"# {TITLE}", "", INTRO, ""]
+    lines = [f"# {TITLE}", "", INTRO[edition], ""]
     for part in PART_ORDER:
         members = [p for p in pages if p.part == part]
         if not members:
@@ -145,53 +170,165 @@ def index_markdown(pages: list[Page]) -> str:
     return "\n".join(lines)
 
 
-def assemble(notebooks: Path, sources: Path) -> list[Page]:
-    """Write into `sources` what Sphinx reads: notebooks (and the Python files beside them),
-    index.md, the student edition."""
+# --- the live explorers, on a page without a kernel: their stored picture ---------------------
+
+WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
+WIDGET_STATE = "application/vnd.jupyter.widget-state+json"
+# The explorers, by the class of their layout: what their picture shows.
+EXPLORERS = {
+    "tinyinit-explorer": "Plot of the mean square per layer",
+    "tinyinit-residual": "Plot of the residual stream's variance after each block",
+}
+STORED_LINE = "A stored picture: open the notebook in JupyterLab or Binder to move it."
+
+
+def _words(markup: str) -> str:
+    """The text of an HTML fragment, tags out, entities read, spaces collapsed."""
+    text = re.sub(r"<br\s*/?>", "; ", markup)
+    return re.sub(r"\s+", " ", html.unescape(re.sub(r"<[^>]+>", "", text))).strip()
+
+
+def stored_picture_html(picture: str, alt: str, caption: str = "") -> str:
+    """A stored explorer as a page shows it: its picture (a data: URL) with its text
+    alternative, the caption it had above it, and the line saying it is a picture."""
+    return (
+        '<figure class="tinyinit-stored-picture">'
+        + (f'<div class="tinyinit-stored-caption">{caption}</div>' if caption else "")
+        + f'<img src="{html.escape(picture)}" alt="{html.escape(alt)}">'
+        + f"<figcaption>{html.escape(STORED_LINE)}</figcaption></figure>"
+    )
+
+
+def stored_pictures(nb) -> int:
+    """Replace, in `nb`, each live explorer's output (its widgets) by its stored picture
+    (`stored_picture_html`): the picture its figure kept for pages without a kernel, and as
+    its text alternative what the explorer's readout said. The widget models only those
+    outputs showed leave the notebook's widget state. Returns how many were replaced."""
+    state = nb.metadata.get("widgets", {}).get(WIDGET_STATE, {}).get("state", {})
+    widget_models = _script("make_student")._widget_models
+    replaced = []
+    for cell in nb.cells:
+        for k, output in enumerate(cell.get("outputs", [])):
+            view = output.get("data", {}).get(WIDGET_VIEW)
+            if view is None:
+                continue
+            classes = state.get(view["model_id"], {}).get("state", {}).get("_dom_classes", [])
+            kind = next((EXPLORERS[c] for c in classes if c in EXPLORERS), None)
+            if kind is None:
+                continue
+            models = [state[m]["state"] for m in widget_models([output], state) if m in state]
+            pictures = [m["_data_url"] for m in models if m.get("_data_url")]
+            if not pictures:
+                continue
+            said = [
+                _words(m["value"])
+                for m in models
+                if "tinyinit-readout" in m.get("_dom_classes", []) and m.get("value")
+            ]
+            captions = [
+                m["value"] for m in models if "tinyinit-caption" in m.get("_dom_classes", [])
+            ]
+            alt = f"{kind}: " + "; ".join(said) if said else kind
+            cell.outputs[k] = nbformat.v4.new_output(
+                "display_data",
+                data={"text/html": stored_picture_html(pictures[0], alt, "".join(captions[:1])),
+                      "text/plain": alt},
+            )  # fmt: skip
+            replaced.append(output)
+    if replaced:
+        shown = widget_models([o for c in nb.cells for o in c.get("outputs", [])], state)
+        for model in widget_models(replaced, state) - shown:
+            state.pop(model, None)
+    return len(replaced)
+
+
+# --- assembling and building -----------------------------------------------------------------
+
+
+def assemble(notebooks: Path, sources: Path, edition: str = "student") -> list[Page]:
+    """Write into `sources` what Sphinx reads: the edition's notebooks (and the Python files
+    beside them), index.md, the student edition in student/, and in downloads/ the pages'
+    notebooks as they are (course_site serves them as the pages' downloads)."""
+    if edition not in EDITIONS:
+        raise ValueError(f"edition must be one of {', '.join(EDITIONS)}; got {edition!r}")
     pages = course_pages(notebooks)
     if sources.exists():
         shutil.rmtree(sources)
     sources.mkdir(parents=True)
+    student = sources / "student"
+    _script("make_student").make_student(Path(notebooks), student, force=True)
+    origin = student if edition == "student" else Path(notebooks)
+    (sources / "downloads").mkdir()
     for page in pages:
-        shutil.copy2(page.source, sources / page.source.name)
-    for helper in Path(notebooks).glob("*.py"):  # my_init.py: a notebook's link to it resolves
+        shutil.copy2(origin / page.source.name, sources / "downloads" / page.source.name)
+        nb = nbformat.read(origin / page.source.name, as_version=4)
+        stored_pictures(nb)
+        nbformat.write(nb, sources / page.source.name)
+    for helper in origin.glob("*.py"):  # my_init.py: a notebook's link to it resolves
         shutil.copy2(helper, sources / helper.name)
-    (sources / "index.md").write_text(index_markdown(pages), encoding="utf-8")
-    _script("make_student").make_student(Path(notebooks), sources / "student", force=True)
+    (sources / "index.md").write_text(index_markdown(pages, edition), encoding="utf-8")
     return pages
+
+
+def web_address(name: str, url: str) -> str:
+    """`url` if it is an http(s) address with a host, else a ValueError naming `name`."""
+    parts = urlsplit(url)
+    if parts.scheme not in ("http", "https") or not parts.netloc or " " in url:
+        raise ValueError(f"{name} must be an http:// or https:// address; got {url!r}")
+    return url.rstrip("/")
 
 
 def build_site(
     notebooks: Path,
     output: Path,
     *,
+    edition: str = "student",
+    repository: str | None = None,
+    hub: str | None = None,
+    repository_path: str = "notebooks",
     work: Path = WORK,
     quiet: bool = False,
     widget_renderer: Path | None = None,
 ) -> list[Page]:
-    """Render notebooks/*.ipynb into output/ (index.html, a page per notebook, search);
-    return the pages in reading order.
+    """Render the `edition` of notebooks/*.ipynb into output/ (index.html, a page per
+    notebook, search); return the pages in reading order.
+
+    repository: the GitHub repository the repository and Binder links open (its notebooks
+    in `repository_path`); hub: a JupyterHub they open through nbgitpuller (it needs the
+    repository too). Without them, those links are left out.
 
     `work` holds the Sphinx sources (src/), its output (html/, then moved to `output`) and
     MyST-NB's images (jupyter_execute/, which it writes beside its output folder).
     """
     from sphinx.cmd.build import build_main
 
+    if repository is not None:
+        repository = web_address("repository", repository)
+    if hub is not None:
+        hub = web_address("hub", hub)
     work = Path(work).resolve()
-    pages = assemble(Path(notebooks), work / "src")
-    html = work / "html"
-    shutil.rmtree(html, ignore_errors=True)
+    pages = assemble(Path(notebooks), work / "src", edition)
+    html_folder = work / "html"
+    shutil.rmtree(html_folder, ignore_errors=True)
     args = ["-b", "html", "-c", str(CONF), "-E", "-W", "--keep-going", "-j", "1"]
     args += ["-q"] if quiet else []
+    settings = {
+        "site_edition": edition,
+        "site_repository": repository or "",
+        "site_hub": hub or "",
+        "site_repository_path": repository_path,
+    }
     if widget_renderer is not None:
-        args += ["-D", f"site_widget_renderer={Path(widget_renderer).resolve()}"]
-    status = build_main([*args, str(work / "src"), str(html)])
+        settings["site_widget_renderer"] = str(Path(widget_renderer).resolve())
+    for name, value in settings.items():
+        args += ["-D", f"{name}={value}"]
+    status = build_main([*args, str(work / "src"), str(html_folder)])
     if status != 0:
         raise RuntimeError(f"sphinx-build failed with status {status} (its messages are above)")
     output = Path(output)
     shutil.rmtree(output, ignore_errors=True)
     output.parent.mkdir(parents=True, exist_ok=True)
-    shutil.move(html, output)
+    shutil.move(html_folder, output)
     return pages
 
 
@@ -200,7 +337,36 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--notebooks", type=Path, default=ROOT / "notebooks", help="folder of .ipynb files"
     )
-    parser.add_argument("--output", type=Path, default=ROOT / "site", help="folder to write into")
+    parser.add_argument(
+        "--edition",
+        choices=EDITIONS,
+        default="student",
+        help="student (default: the public site, no solutions) or teacher (solutions in, "
+        "labelled on every page)",
+    )
+    parser.add_argument(
+        "--output",
+        type=Path,
+        default=None,
+        help="folder to write into (default: site/ for the student edition, site-teacher/ "
+        "for the teacher's)",
+    )
+    parser.add_argument(
+        "--repository",
+        default=None,
+        metavar="URL",
+        help="the GitHub repository the repository and Binder buttons open "
+        "(default: none, and no such buttons)",
+    )
+    parser.add_argument(
+        "--repository-path",
+        default="notebooks",
+        metavar="PATH",
+        help="where the notebooks are in that repository (default: %(default)s)",
+    )
+    parser.add_argument(
+        "--hub", default=None, metavar="URL", help="a JupyterHub to launch the notebooks on"
+    )
     parser.add_argument(
         "--work", type=Path, default=WORK, help="folder for the Sphinx sources and build"
     )
@@ -213,16 +379,31 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument("--quiet", "-q", action="store_true", help="only warnings and errors")
     args = parser.parse_args(argv)
+    output = args.output or ROOT / ("site" if args.edition == "student" else "site-teacher")
+    for name in ("repository", "hub"):
+        value = getattr(args, name)
+        if value is not None:
+            try:
+                web_address(name, value)
+            except ValueError as error:
+                parser.error(f"argument --{name}: {error}")
     start = time.perf_counter()
     pages = build_site(
         args.notebooks,
-        args.output,
+        output,
+        edition=args.edition,
+        repository=args.repository,
+        hub=args.hub,
+        repository_path=args.repository_path,
         work=args.work,
         quiet=args.quiet,
         widget_renderer=args.widget_renderer,
     )
     seconds = time.perf_counter() - start
-    print(f"wrote {len(pages)} pages and {args.output / 'index.html'} in {seconds:.1f} s")
+    print(
+        f"wrote the {args.edition} edition: {len(pages)} pages and {output / 'index.html'} "
+        f"in {seconds:.1f} s"
+    )
     return 0
 
 

@@ -3,10 +3,12 @@
 The stack is Jupyter Book 1's: Sphinx, MyST-NB (notebooks as pages, their stored
 outputs only: nothing is executed at build time) and sphinx-book-theme (contents
 sidebar, previous/next, search, download and launch buttons). The sources Sphinx
-reads are assembled by scripts/build_site.py into build/site-src: the notebooks,
-an index.md written from the course (scripts/course_time.py and each notebook's
-first cells) and the student edition. What the site loads comes with it
-(course_site.py copies MathJax, require.js and the widget renderer into _static).
+reads are assembled by scripts/build_site.py into build/site-work/src: the edition's
+notebooks, an index.md written from the course (scripts/course_time.py and each
+notebook's first cells) and the student edition. What the site loads comes with it
+(course_site.py copies MathJax, require.js and the widget renderer into _static). The
+edition and the repository and hub addresses are settings build_site.py passes
+(`-D site_edition=... site_repository=... site_hub=...`, course_site.py applies them).
 """
 
 from __future__ import annotations
@@ -24,8 +26,8 @@ copyright = "the tinyinit authors, MIT License"
 language = "en"
 
 extensions = ["myst_nb", "course_site"]
-exclude_patterns = ["_build", "**.ipynb_checkpoints", "student/**"]
-# The student edition ships as downloads, not as pages (see course_site.student_downloads).
+exclude_patterns = ["_build", "**.ipynb_checkpoints", "student/**", "downloads/**"]
+# student/ and downloads/ ship as downloads, not as pages (see course_site.edition_downloads).
 myst_enable_extensions = ["dollarmath", "amsmath", "colon_fence"]
 myst_heading_anchors = 3
 # The notebooks put $$...$$ inside paragraphs, as Jupyter allows.
@@ -70,23 +72,16 @@ html_last_updated_fmt = None
 pygments_style = "a11y-high-contrast-light"
 pygments_dark_style = "a11y-high-contrast-dark"
 
-# OWNER/tinyinit is a placeholder, as in the README's Binder badge: put the published GitHub
-# repository here. HUB likewise: the JupyterHub a course runs on (nbgitpuller on it).
-REPOSITORY = "https://github.com/OWNER/tinyinit"
-JUPYTERHUB = "https://hub.example.edu"
-
+# The repository, Binder and hub buttons come from build_site.py's --repository and --hub
+# (course_site.configure_edition); without them there are none.
 html_theme_options = {
-    "repository_url": REPOSITORY,
-    "repository_branch": "main",
-    "path_to_docs": "notebooks",  # where the notebooks are in the repository
-    "use_repository_button": True,
+    "use_repository_button": False,
     "use_download_button": True,
     "use_fullscreen_button": False,
-    "launch_buttons": {
-        "binderhub_url": "https://mybinder.org",
-        "jupyterhub_url": JUPYTERHUB,
-        "notebook_interface": "jupyterlab",
-    },
+    "launch_buttons": {},
+    # One search box: the sidebar's (and, on a phone, the header's search button); the
+    # theme's header bar would show a second, identical one.
+    "navbar_persistent": [],
     "show_navbar_depth": 1,
     "show_toc_level": 2,
     "pygments_light_style": pygments_style,

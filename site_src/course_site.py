@@ -1,13 +1,19 @@
 """What the course site adds to Sphinx, MyST-NB and sphinx-book-theme.
 
+* the edition (`site_edition`, set by scripts/build_site.py): the student edition, the
+  public site, or the teacher's, which says so on every page (a banner, the title, its
+  download labelled "teacher's edition, with solutions");
+* the repository, Binder and hub buttons, only where `site_repository` (and `site_hub`)
+  say where: a button that opens a placeholder is worse than none;
 * offline assets: MathJax 2 (jupyter-server-mathjax), require.js (Voila), the widget
   renderer (@jupyter-widgets/html-manager from npm, `make site` installs it), ipympl's
   and anywidget's widget modules: copied into _static, so that no page asks another host;
 * figure alt text: MyST-NB keeps an image output's width and height from its metadata but
   not its `alt`; tinyinit.plots.show stores the figure's text alternative there, and
   `image_alt` puts it on the <img>;
-* the student edition: a "student edition" entry in each notebook's download menu, next
-  to the teacher's .ipynb, and the student's my_init.py.
+* the downloads: each page's notebook as the edition has it (build_site's downloads/, not
+  the page's source, whose live explorers are stored pictures), and in the download menu
+  the student's my_init.py and, on the teacher's edition, the student edition.
 """
 
 from __future__ import annotations
@@ -27,6 +33,34 @@ WIDGET_RENDERER = (
     ROOT / "build" / "site-js" / "node_modules" / "@jupyter-widgets" / "html-manager" / "dist"
 )
 STUDENT = "student"  # the student edition's folder, in the sources and in the site
+DOWNLOADS = "downloads"  # the pages' notebooks as the edition has them, in the sources
+TEACHER_BANNER = (
+    "Teacher's edition: the solutions are in these pages and their downloads. "
+    "The site for students is the student edition (make site)."
+)
+
+
+def configure_edition(app: Sphinx, config) -> None:
+    """The theme's options for this edition and these addresses (after -D settings apply)."""
+    options = dict(config.html_theme_options)
+    repository, hub = config.site_repository, config.site_hub
+    options["use_repository_button"] = bool(repository)
+    if repository:
+        launch = {"binderhub_url": "https://mybinder.org", "notebook_interface": "jupyterlab"}
+        if hub:
+            launch["jupyterhub_url"] = hub
+        options.update(
+            repository_url=repository,
+            repository_branch="main",
+            path_to_docs=config.site_repository_path,
+            launch_buttons=launch,
+        )
+    else:  # Binder and nbgitpuller open a repository: without one, no launch button at all
+        options["launch_buttons"] = {}
+    if config.site_edition == "teacher":
+        options["announcement"] = TEACHER_BANNER
+        config.html_title = f"{config.html_title} (teacher's edition)"
+    config.html_theme_options = options
 
 
 def _installed(*parts: str) -> Path:
@@ -98,29 +132,33 @@ def image_alt(app: Sphinx, doctree: nodes.document) -> None:
             image["alt"] = alts[digest]
 
 
-def student_downloads(app: Sphinx, pagename, templatename, context, doctree) -> None:
-    """Add the student edition of this notebook (and its my_init.py) to the download menu."""
+def edition_downloads(app: Sphinx, pagename, templatename, context, doctree) -> None:
+    """Label the page's notebook download with its edition, and add the student's files: the
+    student edition of the notebook (teacher's edition only) and my_init.py."""
     student = Path(app.srcdir) / STUDENT
     notebook = student / f"{pagename}.ipynb"
     if not notebook.exists():
         return
     pathto = context["pathto"]
-    extra = [
-        {
-            "type": "link",
-            "url": pathto(f"{STUDENT}/{notebook.name}", 1),
-            "text": "student edition",
-            "tooltip": "Download the notebook with the exercises to do",
-            "icon": "fas fa-user-graduate",
-            "label": "download-student-button",
-        }
-    ]
+    teacher = app.config.site_edition == "teacher"
+    extra = []
+    if teacher:
+        extra.append(
+            {
+                "type": "link",
+                "url": pathto(f"{STUDENT}/{notebook.name}", 1),
+                "text": "student edition",
+                "tooltip": "Download the notebook with the exercises to do",
+                "icon": "fas fa-user-graduate",
+                "label": "download-student-button",
+            }
+        )
     for helper in sorted(student.glob("*.py")):
         extra.append(
             {
                 "type": "link",
                 "url": pathto(f"{STUDENT}/{helper.name}", 1),
-                "text": f"{helper.name} (student)",
+                "text": f"{helper.name} (student)" if teacher else helper.name,
                 "tooltip": f"Download the student's {helper.name}, next to the notebook",
                 "icon": "fas fa-file-code",
                 "label": f"download-student-{helper.stem}-button",
@@ -128,13 +166,35 @@ def student_downloads(app: Sphinx, pagename, templatename, context, doctree) -> 
         )
     for group in context.get("header_buttons", []):
         if group.get("label") == "download-buttons":
+            for button in group["buttons"]:
+                if button.get("label") == "download-source-button":
+                    button["text"] = "teacher's .ipynb" if teacher else ".ipynb"
+                    button["tooltip"] = (
+                        "Download the notebook, teacher's edition (with the solutions)"
+                        if teacher
+                        else "Download the notebook (student edition)"
+                    )
             group["buttons"][1:1] = extra
+
+
+def edition_notebooks(app: Sphinx, exception) -> None:
+    """Each page's download, _sources/NAME.ipynb: the notebook as the edition has it."""
+    if exception is not None:
+        return
+    for notebook in (Path(app.srcdir) / DOWNLOADS).glob("*.ipynb"):
+        shutil.copy2(notebook, Path(app.outdir) / "_sources" / notebook.name)
 
 
 def setup(app: Sphinx) -> dict:
     app.add_config_value("site_widget_renderer", str(WIDGET_RENDERER), "html")
+    app.add_config_value("site_edition", "student", "html")
+    app.add_config_value("site_repository", "", "html")
+    app.add_config_value("site_hub", "", "html")
+    app.add_config_value("site_repository_path", "notebooks", "html")
+    app.connect("config-inited", configure_edition)
     app.connect("builder-inited", copy_offline_assets)
     app.connect("doctree-read", image_alt)
     # After sphinx-book-theme has built its header buttons (priority 501).
-    app.connect("html-page-context", student_downloads, priority=502)
+    app.connect("html-page-context", edition_downloads, priority=502)
+    app.connect("build-finished", edition_notebooks)
     return {"parallel_read_safe": True, "parallel_write_safe": True}

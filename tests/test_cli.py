@@ -38,6 +38,9 @@ EVERY_OPTION = [
     "--size",
     "--output",
     "--format",
+    "--compare",
+    "--slide",
+    "--ylim",
 ]
 
 
@@ -304,7 +307,9 @@ def test_a_title_is_text_as_typed_unless_math_is_asked(tmp_path):
     assert "$x^$ costs $5" in texts
     run = run_figure(*QUICK, "--math-title", "--title", r"gain $\sqrt{2}$", "-o", str(out))
     assert run.returncode == 0, run.stderr
-    assert r"gain $\sqrt{2}$" not in ET.parse(out).getroot().itertext()  # typeset, not text
+    drawn = ["".join(t.itertext()) for t in ET.parse(out).getroot().findall(".//svg:text", ns)]
+    assert r"gain $\sqrt{2}$" not in drawn  # typeset, not text (the <title> keeps it as typed)
+    assert r"gain $\sqrt{2}$" in ET.parse(out).getroot().find("svg:title", ns).text
 
 
 def test_depth_figure_refuses_what_the_command_line_refuses():

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import html
 import math
 import re
 import shutil
@@ -10,13 +11,15 @@ import sys
 from pathlib import Path
 
 import nbformat
+import numpy as np
 import pytest
 
 from tinyinit.present import (
-    FIGURE_FONTS,
     PRESETS,
+    PROJECTOR_FONTS,
     PROJECTOR_LINE_WIDTH,
     REPO_APP,
+    RULE,
     SHARE_TITLE,
     SHARE_URL_VARIABLE,
     Look,
@@ -28,6 +31,7 @@ from tinyinit.present import (
     style_figure,
     voila_command,
 )
+from tinyinit.projector import power_of_two
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -289,7 +293,7 @@ def test_the_page_size_sent_by_the_browser_resizes_plots_and_type():
     for figure in (app.depth.figure, app.residual.figure):
         size = tuple(round(v) for v in figure.get_size_inches() * figure.dpi)
         assert size == look.canvas_px
-        assert figure.axes[0].xaxis.label.get_fontsize() == FIGURE_FONTS["label"] * 1.5
+        assert figure.axes[0].xaxis.label.get_fontsize() == PROJECTOR_FONTS["label"] * 1.5
 
 
 def test_projector_lines_are_thick_and_markers_large(app):
@@ -353,16 +357,31 @@ def test_a_share_url_that_is_no_web_address_is_refused(bad):
 def test_present_passes_the_share_url_to_the_app(monkeypatch):
     import io
 
+    import tinyinit.present
     from tinyinit import cli
 
     seen = {}
     monkeypatch.setattr(
-        subprocess, "call", lambda command, env: seen.update(command=command, env=env) or 0
+        tinyinit.present, "serve", lambda command, env: seen.update(command=command, env=env) or 0
     )
     stderr = io.StringIO()
     assert cli.main(["present", "--no-browser", "--share-url", SHARE], stderr=stderr) == 0
     assert seen["env"][SHARE_URL_VARIABLE] == SHARE
     assert f"students open: {SHARE}" in stderr.getvalue()
+
+
+def test_present_sets_how_long_a_closed_pages_kernel_lives(monkeypatch):
+    import io
+
+    import tinyinit.present
+    from tinyinit import cli
+
+    seen = {}
+    monkeypatch.setattr(tinyinit.present, "serve", lambda command, env: seen.update(c=command))
+    cli.main(["present", "--no-browser", "--cull-idle", "600"], stderr=io.StringIO())
+    assert "--MappingKernelManager.cull_idle_timeout=600" in seen["c"]
+    cli.main(["present", "--no-browser"], stderr=io.StringIO())
+    assert "--MappingKernelManager.cull_idle_timeout=120" in seen["c"]  # the default
 
 
 def test_present_refuses_a_bad_share_url():
@@ -393,3 +412,206 @@ def test_the_gain_note_beside_the_slider_says_gelu_and_silu_are_unstable_over_de
     assert "unstable over depth" in note and f"{slope:.3g} &gt; 1" in note
     end = explorer.result.theory[-1]  # the dashed curve's last point, in the note
     assert f"gives {end:.2g} at layer {explorer.n_layers.value}" in note
+
+
+# --- every step computed before it is shown, on one axis, its curves named ------------------------
+
+
+def depth_steps(name: str) -> list[int]:
+    return [k for k, step in enumerate(PRESETS[name].steps) if step.app == "depth"]
+
+
+@pytest.mark.parametrize("name", [n for n in PRESETS if len(depth_steps(n)) > 1])
+def test_the_steps_of_a_demonstration_share_their_y_axis(app, name):
+    limits = set()
+    for k in depth_steps(name):
+        app.choose(name, k)
+        limits.add(app.depth.plot.ax.get_ylim())
+    assert len(limits) == 1, limits
+
+
+def test_kaiming_alone_is_drawn_on_the_axis_of_the_collapse(app):
+    app.choose("Xavier + ReLU: collapse")
+    collapse = app.depth.plot.ax.get_ylim()
+    app.choose("Kaiming + ReLU: kept")
+    # Seed noise of 0.7 to 1.5 is a flat line on 10^-7 .. 10, not a wobble on 10^-1 .. 10.
+    assert app.depth.plot.ax.get_ylim() == collapse
+    assert collapse[0] <= 1e-7 and collapse[1] >= 10
+
+
+def test_the_caption_never_runs_ahead_of_its_plot():
+    app = Presentation(warm=False)
+    seen = []
+
+    def on_caption(change):  # what the plot shows when the caption changes
+        seen.append(
+            (
+                change["new"],
+                app.tabs.selected_index,
+                app.depth.result,
+                app.residual.scaling.value,
+                app.residual.final_variance,
+            )
+        )
+
+    app.says.observe(on_caption, names="value")
+    for _ in app.every_step():
+        app.next()
+    for (says, tab, result, scaled, variance), (name, k) in zip(seen, app.every_step()):
+        step = PRESETS[name].steps[k]
+        assert says == html.escape(step.says)
+        assert tab == ["depth", "residual"].index(step.app)
+        if step.app == "depth":
+            # the step's own curves, computed before the caption came
+            np.testing.assert_array_equal(result.per_seed, app.state(name, k).per_seed)
+        else:
+            assert scaled is step.settings["scaled"]
+            grown = 1 + 2 * step.settings["n_layers"]
+            assert variance == pytest.approx(2.0 if scaled else grown, rel=0.1)
+
+
+def test_once_warm_every_step_is_a_lookup(monkeypatch):
+    app = Presentation(warm=False)
+    app.warm()
+    assert "tinyinit-warm" in app.app._dom_classes and app.warm_seconds > 0
+    for explorer in (app.depth, app.residual):  # nothing is computed again
+        monkeypatch.setattr(explorer, "result_for", lambda settings: pytest.fail("computed"))
+    for name, k in app.every_step():
+        app.choose(name, k)
+        if PRESETS[name].steps[k].app == "depth":
+            np.testing.assert_array_equal(app.depth.result.per_seed, app.state(name, k).per_seed)
+
+
+def test_the_kernel_warms_every_step_in_the_background():
+    import asyncio
+    from concurrent.futures import ThreadPoolExecutor
+
+    async def open_app():
+        app = Presentation()  # as in a kernel: an event loop runs
+        assert app.warm_seconds is None  # not yet: the page is answered first
+        turns = 0
+        while app.warm_seconds is None and turns < 12_000:  # a loaded machine: up to 2 min
+            await asyncio.sleep(0.01)
+            turns += 1
+        return app, turns
+
+    # A loop of its own, in a thread of its own: the test runner may have one running here.
+    with ThreadPoolExecutor(1) as thread:
+        app, turns = thread.submit(asyncio.run, open_app()).result()
+    assert app.warm_seconds is not None
+    assert turns > 1  # one step a turn: the loop answered in between
+    assert set(app._states) == set(app.every_step())
+
+
+def test_a_comparison_names_its_curves_on_the_plot_and_states_the_gap(app):
+    app.choose("Xavier vs Kaiming + ReLU", step=1)
+    plot = app.depth.plot
+    pinned, current = plot.pin_names[0], plot.current_name
+    assert pinned.get_visible() and current.get_visible()
+    xavier, kaiming = app.depth.pins[0], app.depth.result
+    assert pinned.get_text() == f"Xavier {power_of_two(xavier.measured_end, markup='unicode')}"
+    assert current.get_text().startswith("Kaiming 2")
+    gap = math.log2(kaiming.measured_end / xavier.measured_end)
+    assert f"2<sup>{gap:.1f}</sup> above Xavier" in app.depth.headline.value
+    app.choose("Xavier + ReLU: collapse")  # alone on the plot: no names
+    assert not plot.pin_names[0].get_visible() and not plot.current_name.get_visible()
+
+
+def test_the_residual_comparison_names_both_curves_and_states_the_gap(app):
+    app.choose("Residual stream: with and without 1/sqrt(2N)", step=1)
+    names = [n.get_text() for n in app.residual.names if n.get_visible()]
+    assert [n.split(":")[0] for n in names] == ["with 1/√(2N)", "without 1/√(2N)"]
+    assert app.residual.ax.get_legend() is None
+    assert (
+        "without 1/√(2N): " in app.residual.headline.value
+        and "× more" in app.residual.headline.value
+    )
+
+
+def figure_inside(figure) -> bool:
+    figure.canvas.draw()
+    drawn = figure.get_tightbbox(figure.canvas.get_renderer())
+    w, h = figure.get_size_inches()
+    return drawn.x0 >= -0.01 and drawn.y0 >= -0.01 and drawn.x1 <= w + 0.01 and drawn.y1 <= h + 0.01
+
+
+@pytest.mark.parametrize(("width", "height", "top"), [(1280, 720, 134), (1920, 1080, 200)])
+def test_every_text_of_every_step_lies_inside_its_figure(width, height, top):
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+
+    app = Presentation(warm=False)
+    app.fit(Look.for_page(width, height, top))
+    for name, k in app.every_step():
+        app.choose(name, k)
+        figure = app.depth.figure if PRESETS[name].steps[k].app == "depth" else app.residual.figure
+        FigureCanvasAgg(figure)  # a canvas of its own to measure on, as the page's would
+        assert figure_inside(figure), (name, k)
+
+
+def test_the_rule_is_in_the_app_as_large_as_the_caption(app):
+    assert app.rule in app.app.children and app.rule.value == RULE
+    css = app.style.value
+    says = re.search(r"tinyinit-says \.widget-html-content \{ font-size: (\d+)px", css).group(1)
+    rule = re.search(r"tinyinit-rule \.widget-html-content \{ font-size: (\d+)px", css).group(1)
+    assert int(rule) >= int(says) >= 24
+
+
+def test_home_and_end_go_to_the_first_and_the_last_step(app):
+    app.choose("tanh: gain 1 vs 5/3", step=1)
+    app._on_key(app.keys, {"step": "first"}, [])  # Home, as the page sends it
+    assert where(app) == every_step()[0]
+    app._on_key(app.keys, {"step": "last"}, [])  # End
+    assert where(app) == every_step()[-1]
+
+
+def test_the_room_under_the_plot_is_what_the_page_measured():
+    app = Presentation(warm=False)
+    app.keys.page = {"width": 1280, "height": 720, "top": 134, "below": 80}
+    assert app.look == Look.for_page(1280, 720, 134, 80)
+    assert app.look.canvas_px[1] == int(720 - 134 - 80 - 20)
+
+
+# --- serving: idle kernels culled, the server stopped by SIGTERM as by Ctrl+C ---------------------
+
+
+def test_voila_culls_the_kernels_of_closed_pages_and_keeps_open_ones():
+    command = voila_command(Path("app.ipynb"), browser=False, cull_idle=60, cull_interval=10)
+    assert "--MappingKernelManager.cull_idle_timeout=60" in command
+    assert "--MappingKernelManager.cull_interval=10" in command
+    assert "--MappingKernelManager.cull_connected=False" in command
+
+
+SERVER = """\
+import signal, sys, time
+from pathlib import Path
+Path(sys.argv[1]).write_text("started")
+signal.signal(signal.SIGTERM, lambda *a: (Path(sys.argv[1]).write_text("stopped"), sys.exit(0)))
+time.sleep(120)
+"""
+
+
+@pytest.mark.parametrize("sig", ["SIGTERM", "SIGINT"])
+def test_serve_stops_its_server_when_it_is_asked_to_stop(tmp_path, sig):
+    import signal
+    import time
+
+    import psutil
+
+    mark = tmp_path / "server"
+    script = (
+        "import sys; from tinyinit.present.voila import serve; "
+        f"sys.exit(serve([sys.executable, '-c', {SERVER!r}, {str(mark)!r}]))"
+    )
+    parent = subprocess.Popen([sys.executable, "-c", script])
+    try:
+        deadline = time.monotonic() + 60
+        while not (mark.exists() and mark.read_text() == "started"):
+            assert time.monotonic() < deadline, "the server never started"
+            time.sleep(0.05)
+        [child] = psutil.Process(parent.pid).children()
+        parent.send_signal(getattr(signal, sig))
+        assert parent.wait(timeout=30) == 0
+        assert mark.read_text() == "stopped"  # told to stop, and given the time to
+        assert not child.is_running() or child.status() == psutil.STATUS_ZOMBIE
+    finally:
+        parent.kill()

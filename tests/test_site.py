@@ -1,9 +1,13 @@
 """`make site`: a page per notebook in reading order, by part, with its time, goal, previous/next,
-download and launch buttons, offline search, and no page loading anything from another host."""
+downloads, offline search, and no page loading anything from another host. The student edition,
+the public site, holds no line of a solution; the teacher's says what it is on every page;
+launch buttons appear only where the repository and hub are given; a live explorer is its
+stored picture."""
 
 from __future__ import annotations
 
 import base64
+import html
 import json
 import re
 import subprocess
@@ -94,10 +98,10 @@ def local_target(page: Path, href: str) -> Path | None:
     return (page.parent / unquote(url.path)).resolve()
 
 
-def build(notebooks: Path, output: Path, work: Path) -> subprocess.CompletedProcess:
+def build(notebooks: Path, output: Path, work: Path, *options: str) -> subprocess.CompletedProcess:
     return subprocess.run(
         [sys.executable, str(SCRIPT), "--notebooks", str(notebooks), "--output", str(output)]
-        + ["--work", str(work), "--quiet"],
+        + ["--work", str(work), "--quiet", *options],
         capture_output=True,
         text=True,
         timeout=600,
@@ -106,11 +110,34 @@ def build(notebooks: Path, output: Path, work: Path) -> subprocess.CompletedProc
 
 @pytest.fixture(scope="module")
 def site(tmp_path_factory) -> Path:
-    """The site as `make site` builds it, from the committed notebooks, into a temporary folder."""
+    """The site as `make site` builds it (the student edition, no repository or hub given),
+    from the committed notebooks, into a temporary folder."""
     folder = tmp_path_factory.mktemp("site")
     run = build(NOTEBOOKS, folder / "site", folder / "work")
     assert run.returncode == 0, run.stdout + run.stderr
     return folder / "site"
+
+
+REPOSITORY = "https://github.com/example-university/tinyinit"
+HUB = "https://hub.example-university.org"
+
+
+@pytest.fixture(scope="module")
+def teacher_site(tmp_path_factory) -> Path:
+    """`make site EDITION=teacher REPO=... HUB=...`."""
+    folder = tmp_path_factory.mktemp("teacher-site")
+    options = ["--edition", "teacher", "--repository", REPOSITORY, "--hub", HUB]
+    run = build(NOTEBOOKS, folder / "site", folder / "work", *options)
+    assert run.returncode == 0, run.stdout + run.stderr
+    return folder / "site"
+
+
+@pytest.fixture(scope="module")
+def student_edition(tmp_path_factory) -> Path:
+    """What `make student` writes, in a folder of its own."""
+    folder = tmp_path_factory.mktemp("student")
+    load_script("make_student").make_student(NOTEBOOKS, folder, force=True)
+    return folder
 
 
 @pytest.fixture(scope="module")
@@ -128,14 +155,20 @@ def test_reading_order_follows_the_parts_then_the_numbers(course):
     assert {p.source.stem for p in course} == {p.stem for p in NOTEBOOKS.glob("*.ipynb")}
 
 
-def test_every_notebook_has_a_page_with_its_words_and_every_code_cell(site, course):
+@pytest.mark.parametrize("edition", ["student", "teacher"])
+def test_every_notebook_has_a_page_with_its_words_and_every_code_cell(
+    site, teacher_site, student_edition, course, edition
+):
+    built = site if edition == "student" else teacher_site
     for page in course:
-        path = site / page.href
+        path = built / page.href
         assert path.exists(), f"{page.href} missing"
-        nb = nbformat.read(page.source, as_version=4)
+        folder = student_edition if edition == "student" else NOTEBOOKS
+        nb = nbformat.read(folder / page.source.name, as_version=4)
         text = " ".join(parse(path).text)
         markup = path.read_text(encoding="utf-8")
         assert len(text) > 500, f"{page.href} is almost empty"
+        assert (edition == "teacher") == ("Teacher's edition" in text), page.href
         assert page.title in text
         n_code = sum(c.cell_type == "code" for c in nb.cells)
         cells = re.findall(r'class="cell (?:tag_\S+ )*docutils container"', markup)
@@ -180,30 +213,149 @@ def test_index_gives_each_notebook_its_part_time_and_learning_goal(site, course)
         assert target is None or target.exists(), f"index links to missing {href}"
 
 
-def test_each_page_downloads_its_notebook_and_the_student_edition(site, course):
+def test_the_student_site_downloads_the_student_notebooks_and_my_init(
+    site, student_edition, course
+):
     for page in course:
-        path = site / page.href
+        hrefs = parse(site / page.href).hrefs
+        for wanted in (f"_sources/{page.source.name}", "student/my_init.py"):
+            assert wanted in hrefs, f"{page.href}: no download link {wanted}"
+            assert (site / wanted).is_file()
+        # The page's own download is what `make student` writes, its explorers live.
+        downloaded = (site / "_sources" / page.source.name).read_text(encoding="utf-8")
+        assert downloaded == (student_edition / page.source.name).read_text(encoding="utf-8")
+        assert f"student/{page.source.name}" not in hrefs  # no second copy to choose from
+    for helper in NOTEBOOKS.glob("*.py"):  # the student's my_init.py, if any
+        assert (site / "student" / helper.name).read_text() == (
+            student_edition / helper.name
+        ).read_text()
+
+
+def test_the_teacher_site_downloads_both_editions_labelled(teacher_site, student_edition, course):
+    for page in course:
+        path = teacher_site / page.href
         hrefs = parse(path).hrefs
         for wanted in (f"_sources/{page.source.name}", f"student/{page.source.name}"):
             assert wanted in hrefs, f"{page.href}: no download link {wanted}"
-            assert (site / wanted).is_file()
-        teacher = json.loads((site / "_sources" / page.source.name).read_text())
-        student = json.loads((site / "student" / page.source.name).read_text())
-        teacher_only = [c for c in teacher["cells"] if "teacher" in c["metadata"].get("tags", [])]
-        assert len(student["cells"]) == len(teacher["cells"]) - len(teacher_only)
-        assert not any(c["metadata"].get("tags") == ["teacher"] for c in student["cells"])
-    for helper in (ROOT / "notebooks").glob("*.py"):  # the student's my_init.py, if any
-        assert (site / "student" / helper.name).is_file(), helper.name
+            assert (teacher_site / wanted).is_file()
+        teacher = (teacher_site / "_sources" / page.source.name).read_text(encoding="utf-8")
+        assert teacher == page.source.read_text(encoding="utf-8")  # the notebook as committed
+        student = json.loads((teacher_site / "student" / page.source.name).read_text())
+        teacher_nb = json.loads(teacher)
+        teacher_only = [
+            c for c in teacher_nb["cells"] if "teacher" in c["metadata"].get("tags", [])
+        ]
+        assert len(student["cells"]) == len(teacher_nb["cells"]) - len(teacher_only)
+        assert "teacher&#39;s .ipynb" in path.read_text(encoding="utf-8") or (
+            "teacher's .ipynb" in " ".join(parse(path).text)
+        )
 
 
-def test_each_page_launches_on_binder_and_on_a_jupyterhub(site, course):
+def test_launch_buttons_open_the_given_repository_and_hub(teacher_site, course):
     for page in course:
-        hrefs = parse(site / page.href).hrefs
+        hrefs = parse(teacher_site / page.href).hrefs
         path = f"notebooks/{page.source.name}"
         binder = [h for h in hrefs if h.startswith("https://mybinder.org/v2/gh/")]
-        hub = [h for h in hrefs if "/hub/user-redirect/git-pull?" in h]
-        assert binder and binder[0].endswith(f"urlpath=lab/tree/{path}"), binder
+        hub = [h for h in hrefs if h.startswith(f"{HUB}/hub/user-redirect/git-pull?")]
+        assert binder and binder[0].startswith("https://mybinder.org/v2/gh/example-university/")
+        assert binder[0].endswith(f"urlpath=lab/tree/{path}"), binder
         assert hub and f"urlpath=lab/tree/tinyinit/{path}" in hub[0], hub
+        assert REPOSITORY in hrefs
+
+
+def test_without_a_repository_there_is_no_launch_button_and_no_placeholder(site):
+    for path in sorted(site.glob("*.html")):
+        markup = path.read_text(encoding="utf-8")
+        hrefs = parse(path).hrefs
+        assert not [h for h in hrefs if "mybinder.org" in h or "git-pull" in h], path.name
+        assert not [h for h in hrefs if h.startswith("https://github.com/")], path.name
+        for placeholder in ("OWNER/", "hub.example.edu"):
+            assert placeholder not in markup, f"{path.name} names {placeholder}"
+
+
+def test_a_repository_that_is_no_web_address_is_refused(tmp_path):
+    run = build(NOTEBOOKS, tmp_path / "out", tmp_path / "work", "--repository", "github.com/x")
+    assert run.returncode == 2
+    assert "--repository: repository must be an http:// or https:// address" in run.stderr
+
+
+# --- no solution on the student site --------------------------------------------------------------
+
+
+def secret_lines(student_edition: Path) -> set[str]:
+    """The lines of the teacher's solutions (in the notebooks and my_init.py) that the
+    student edition does not show anywhere: what must not be on the student site."""
+    make_student = load_script("make_student")
+    lines = set()
+    for notebook in NOTEBOOKS.glob("*.ipynb"):
+        for cell in nbformat.read(notebook, as_version=4).cells:
+            lines |= {line.strip() for line in make_student.solution_lines(cell.source)}
+    for module in NOTEBOOKS.glob("*.py"):
+        lines |= {line.strip() for line in make_student.solution_lines(module.read_text())}
+    shown = "\n".join(
+        path.read_text(encoding="utf-8") for path in student_edition.iterdir() if path.is_file()
+    )
+
+    def in_edition(line: str) -> bool:  # as it is, or as a notebook's JSON writes it
+        return line in shown or json.dumps(line)[1:-1] in shown
+
+    return {line for line in lines if len(line) >= 6 and not in_edition(line)}
+
+
+def site_text(site: Path) -> dict[str, str]:
+    """Every text file of a site, as a reader or a download gets it: HTML without its tags."""
+    texts = {}
+    for path in site.rglob("*"):
+        if path.suffix in (".html", ".ipynb", ".py", ".js", ".txt", ".md", ".json"):
+            text = path.read_text(encoding="utf-8", errors="replace")
+            if path.suffix == ".html":
+                text = html.unescape(re.sub(r"<[^>]+>", "", text))
+            if path.suffix == ".ipynb":
+                cells = json.loads(text)["cells"]
+                text = "\n".join("".join(c["source"]) for c in cells)
+            texts[str(path.relative_to(site))] = text
+    return texts
+
+
+def test_the_student_site_holds_no_line_of_a_solution(site, teacher_site, student_edition):
+    secrets = secret_lines(student_edition)
+    assert len(secrets) >= 20  # the notebooks have solutions: the check checks something
+    leaks = {
+        name: [line for line in secrets if line in text][:3]
+        for name, text in site_text(site).items()
+        if any(line in text for line in secrets)
+    }
+    assert leaks == {}, leaks
+    # The same check finds them on the teacher's edition, where they belong.
+    teacher = "\n".join(site_text(teacher_site).values())
+    assert sum(line in teacher for line in secrets) >= len(secrets) // 2
+
+
+# --- a live explorer, on a page without a kernel ------------------------------------------------
+
+
+@pytest.mark.parametrize("name", ["03_signal_through_depth", "06_residual_stream"])
+def test_a_stored_explorer_is_its_picture_with_its_alt_and_a_line(site, name):
+    builder = load_script("build_site")
+    path = site / f"{name}.html"
+    markup = path.read_text(encoding="utf-8")
+    figures = re.findall(r'<figure class="tinyinit-stored-picture">.*?</figure>', markup, re.S)
+    assert len(figures) == 1, name
+    [img] = [i for i in parse(path).imgs if i.get("src", "").startswith("data:image/png;base64,")]
+    assert real_alt(img.get("alt")) and img["alt"].startswith("Plot of the")
+    assert html.escape(builder.STORED_LINE) in figures[0]
+    # Its controls are gone from the page: no explorer in the stored widget state.
+    state = re.search(
+        r'<script type="application/vnd.jupyter.widget-state\+json">(.*?)</script>', markup, re.S
+    )
+    models = json.loads(state.group(1))["state"] if state else {}
+    classes = {c for m in models.values() for c in m["state"].get("_dom_classes", [])}
+    assert not classes & set(builder.EXPLORERS), classes
+    # The download keeps the explorer, to run in JupyterLab.
+    download = json.loads((site / "_sources" / f"{name}.ipynb").read_text())
+    stored = download["metadata"]["widgets"]["application/vnd.jupyter.widget-state+json"]["state"]
+    kept = {c for m in stored.values() for c in m["state"].get("_dom_classes", [])}
+    assert kept & set(builder.EXPLORERS)
 
 
 def test_the_search_index_holds_the_notebooks_words(site):
@@ -223,10 +375,14 @@ def test_every_link_and_image_between_pages_resolves(site):
 
 
 def test_stored_widget_state_goes_into_the_page(site, course):
-    # Sliders and live figures show as they were left, where the notebook stored their state.
+    # Widgets show as they were left, where the page's notebook (the download, its live
+    # explorers made pictures) stored their state.
+    builder = load_script("build_site")
     for page in course:
-        nb = nbformat.read(page.source, as_version=4)
-        if "application/vnd.jupyter.widget-state+json" in nb.metadata.get("widgets", {}):
+        nb = nbformat.read(site / "_sources" / page.source.name, as_version=4)
+        builder.stored_pictures(nb)
+        state = nb.metadata.get("widgets", {}).get(builder.WIDGET_STATE, {}).get("state")
+        if state:
             markup = (site / page.href).read_text(encoding="utf-8")
             assert 'type="application/vnd.jupyter.widget-state+json"' in markup, page.name
             assert "html-manager/embed-amd.js" in markup
@@ -341,3 +497,20 @@ def test_every_stored_figure_has_a_text_alternative(notebook):
         f"{notebook.name}: figures without a text alternative (show them with "
         f"tinyinit.plots.show(fig, alt)): {missing}"
     )
+
+
+def test_make_site_passes_the_edition_and_the_addresses():
+    def recipe(*settings: str) -> str:
+        run = subprocess.run(
+            ["make", "-n", "site", *settings], cwd=ROOT, capture_output=True, text=True, timeout=60
+        )
+        assert run.returncode == 0, run.stderr
+        return " ".join(run.stdout.split())
+
+    plain = recipe()
+    assert "--edition student --output site" in plain and "--repository" not in plain
+    assert "--hub" not in plain
+    given = recipe("EDITION=teacher", f"REPO={REPOSITORY}", f"HUB={HUB}")
+    assert "--edition teacher --output site-teacher" in given
+    assert f"--repository '{REPOSITORY}' --repository-path 'notebooks'" in given
+    assert f"--hub '{HUB}'" in given

@@ -2,11 +2,16 @@
 
     python -m tinyinit figure --initializer xavier_uniform --activation relu -o collapse.png
     python -m tinyinit figure --activation tanh --gain 5/3 --n-layers 50 -o tanh.svg
+    python -m tinyinit figure --compare xavier_uniform,kaiming_fan_in --slide -o slide.svg
     python -m tinyinit figure --help
 
 The figure is the explorer's own (`tinyinit.plots.DepthPlot`): the median of
 the mean square per layer over the seeds, the min-to-max band, and the
-mean-field theory, for the settings given on the command line.
+mean-field theory, for the settings given on the command line. With --compare,
+several curves on one axis, each named where it ends and the gap in the title
+(`tinyinit.projector.comparison_figure`); --slide draws it for a 16:9 slide in
+projector type, --ylim fixes its y axis. Every file carries the figure's text
+alternative (an SVG as its <title> and <desc>).
 """
 
 from __future__ import annotations
@@ -19,7 +24,6 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import TextIO
 
-import matplotlib
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 from matplotlib.mathtext import MathTextParser
@@ -27,6 +31,19 @@ from matplotlib.mathtext import MathTextParser
 from .activations import ACTIVATIONS
 from .checks import flag, function, instance, integer, number
 from .depth_result import DepthResult
+from .projector import (
+    SLIDE_SCALE,
+    SLIDE_SIZE,
+    comparison_alt,
+    comparison_figure,
+    curve_name,
+    curve_names,
+    fix_ylim,
+    projector_style,
+    save_figure,
+    scaled_fonts,
+    style_figure,
+)
 from .propagation import simulate
 from .stack import SCHEMES, scheme
 
@@ -243,6 +260,53 @@ def _size(text: str) -> tuple[float, float]:
     return w, h
 
 
+def _curves(text: str) -> list[dict]:
+    """--compare's curves: comma-separated, each NAME[+NAME][@GAIN], the names an initializer
+    and/or an activation (in either order); what a curve leaves out comes from --initializer,
+    --activation and --gain."""
+    curves = []
+    for item in text.split(","):
+        spec, _, gain = item.strip().partition("@")
+        curve: dict = {}
+        for name in filter(None, (n.strip() for n in spec.split("+"))):
+            kind = "initializer" if name in SCHEMES else "activation" if name in ACTIVATIONS else ""
+            if not kind or kind in curve:
+                raise argparse.ArgumentTypeError(
+                    f"each curve is INITIALIZER, ACTIVATION or INITIALIZER+ACTIVATION, with "
+                    f"@GAIN if wanted (e.g. xavier_normal+tanh@5/3); got {item.strip()!r}; "
+                    f"initializers: {', '.join(SCHEMES)}; activations: {', '.join(ACTIVATIONS)}"
+                )
+            curve[kind] = name
+        if gain:
+            curve["gain"] = _gain(gain)
+        if not curve:
+            raise argparse.ArgumentTypeError(f"a curve is empty in {text!r}")
+        curves.append(curve)
+    if len(curves) < 2:
+        raise argparse.ArgumentTypeError(f"give at least two curves, comma-separated; got {text!r}")
+    return curves
+
+
+def _ylim(text: str) -> tuple[float, float]:
+    """--ylim LOW,HIGH: two numbers 0 < LOW < HIGH, each a decimal or a power (1e-7, 2^-24)."""
+
+    def value(part: str) -> float:
+        part = part.strip()
+        if m := re.fullmatch(r"(2|10)\^([-+]?[0-9.]+)", part):
+            return float(m.group(1)) ** float(m.group(2))
+        return float(part)
+
+    try:
+        low, high = (value(part) for part in text.split(","))
+    except ValueError:
+        low = high = math.nan
+    if not (0 < low < high < math.inf):
+        raise argparse.ArgumentTypeError(
+            f"must be LOW,HIGH with 0 < LOW < HIGH, e.g. 1e-7,10 or 2^-24,2^4; got {text!r}"
+        )
+    return low, high
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The command line's parser: the figure, present and check commands with their options.
 
@@ -267,7 +331,11 @@ def build_parser() -> argparse.ArgumentParser:
         "-o collapse.png\n"
         "  python -m tinyinit figure --initializer kaiming_fan_in --activation relu "
         "-o kept.svg\n"
-        "  python -m tinyinit figure --activation tanh --gain 5/3 --depth 50 -o tanh.pdf",
+        "  python -m tinyinit figure --activation tanh --gain 5/3 --n-layers 50 -o tanh.pdf\n"
+        "  python -m tinyinit figure --compare xavier_uniform,kaiming_fan_in --slide "
+        "-o slide.svg\n"
+        "  python -m tinyinit figure --compare xavier_normal+tanh@1,xavier_normal+tanh@5/3 "
+        "--ylim 1e-2,10 -o tanh.png",
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     fig.set_defaults(run=figure_command, subparser=fig)
@@ -351,9 +419,31 @@ def build_parser() -> argparse.ArgumentParser:
     look.add_argument(
         "--size",
         type=_size,
-        default=(8.0, 5.0),
+        default=None,
         metavar="WxH",
-        help="figure size in inches, e.g. 8x5 (default: 8x5)",
+        help="figure size in inches, e.g. 8x5 (default: 8x5; with --slide 13.333x7.5)",
+    )
+    look.add_argument(
+        "--compare",
+        type=_curves,
+        default=None,
+        metavar="CURVES",
+        help="several curves on one axis, comma-separated, each named where it ends: "
+        "initializers (xavier_uniform,kaiming_fan_in), activations (relu,tanh) or both "
+        "(xavier_normal+tanh@5/3, @ a gain); the rest from the options above",
+    )
+    look.add_argument(
+        "--slide",
+        action="store_true",
+        help="for a 16:9 slide: 13.333x7.5 inches, projector type (large fonts, thick lines)",
+    )
+    look.add_argument(
+        "--ylim",
+        type=_ylim,
+        default=None,
+        metavar="LOW,HIGH",
+        help="the y axis, fixed (e.g. 1e-7,10 or 2^-24,2^4), so that slides compare; "
+        "default: whole decades around the curves",
     )
     look.add_argument(
         "-o",
@@ -388,6 +478,14 @@ def build_parser() -> argparse.ArgumentParser:
     )
     show.add_argument(
         "--no-browser", action="store_true", help="only print the address, open no browser"
+    )
+    show.add_argument(
+        "--cull-idle",
+        type=_int_in(0, 86400),
+        default=None,
+        metavar="SECONDS",
+        help="shut down the kernel of a closed page after this long idle (default: 120; "
+        "0: never); a page that stays open keeps its kernel",
     )
     show.add_argument(
         "--share-url",
@@ -505,24 +603,23 @@ def _share_url(text: str) -> str:
 
 def present_command(args, parser, stderr: TextIO) -> int:
     import os
-    import subprocess
 
     try:
-        from .present import SHARE_URL_VARIABLE, app_path, voila_command
+        from .present import SHARE_URL_VARIABLE, app_path, serve, voila_command
     except ModuleNotFoundError as error:  # not in the core install: the error names the extra
         parser.exit(2, f"{parser.prog}: error: {error}\n")
 
-    command = voila_command(app_path(), port=args.port, ip=args.ip, browser=not args.no_browser)
+    culling = {} if args.cull_idle is None else {"cull_idle": args.cull_idle}
+    command = voila_command(
+        app_path(), port=args.port, ip=args.ip, browser=not args.no_browser, **culling
+    )
     print(f"serving the presentation at http://{args.ip}:{args.port}/  (Ctrl+C stops it)",
           file=stderr)  # fmt: skip
     env = dict(os.environ)
     if args.share_url is not None:
         env[SHARE_URL_VARIABLE] = args.share_url  # the app's kernel reads it
         print(f"students open: {args.share_url}", file=stderr)
-    try:
-        return subprocess.call(command, env=env)
-    except KeyboardInterrupt:
-        return 0
+    return serve(command, env=env)  # Ctrl+C and SIGTERM stop the server and its kernels
 
 
 def output_format(parser: argparse.ArgumentParser, output: Path, given: str | None) -> str:
@@ -596,32 +693,56 @@ def unwritable(path: Path) -> str | None:
 
 
 def figure_command(args, parser, stderr: TextIO) -> int:
+    if args.size is None:
+        args.size = SLIDE_SIZE if args.slide else (8.0, 5.0)
     fmt = check_figure_options(parser, args)
-    gain = resolve_gain(args.gain, args.initializer, args.activation)
     end = "\r" if stderr.isatty() else "\n"
+    curves = args.compare or [{}]
+    results = []
+    for i, curve in enumerate(curves, 1):
+        initializer = curve.get("initializer", args.initializer)
+        activation = curve.get("activation", args.activation)
+        gain = resolve_gain(curve.get("gain", args.gain), initializer, activation)
+        which = f"curve {i}/{len(curves)}, " if len(curves) > 1 else ""
 
-    def progress(k: int, n: int) -> None:
-        print(f"seed {k}/{n}", end=end if k < n else "\n", file=stderr, flush=True)
+        def progress(k: int, n: int, which=which) -> None:
+            print(f"{which}seed {k}/{n}", end=end if k < n else "\n", file=stderr, flush=True)
 
-    result = simulate(
-        args.activation,
-        args.initializer,
-        gain=gain,
-        std=args.std,
-        n_layers=args.n_layers,
-        width=args.width,
-        seeds=seeds_reported(args.seeds, progress),
-        batch=args.batch,
-        direction="backward" if args.backward else "forward",
-    )
-    fig = depth_figure(
-        result, theory=args.theory, title=args.title, size=args.size, dpi=args.dpi,
-        math_title=args.math_title,
-    )  # fmt: skip
+        results.append(
+            simulate(
+                activation,
+                initializer,
+                gain=gain,
+                std=args.std,
+                n_layers=args.n_layers,
+                width=args.width,
+                seeds=seeds_reported(args.seeds, progress),
+                batch=args.batch,
+                direction="backward" if args.backward else "forward",
+            )
+        )
+    if args.compare:
+        names = curve_names(results)
+        fig = comparison_figure(
+            results, names, title=args.title, theory=args.theory, size=args.size, dpi=args.dpi,
+            slide=args.slide, ylim=args.ylim, math_title=args.math_title,
+        )  # fmt: skip
+    else:
+        fig = depth_figure(
+            results[0], theory=args.theory, title=args.title, size=args.size, dpi=args.dpi,
+            math_title=args.math_title,
+        )  # fmt: skip
+        names = [curve_name(results[0])]
+        if args.slide:
+            style_figure(fig, scaled_fonts(SLIDE_SCALE))
+            projector_style(fig, SLIDE_SCALE)
+        if args.ylim is not None:
+            fix_ylim(fig.axes[0], args.ylim)
+    title = fig.axes[0].get_title().replace("\n", ": ") or "tinyinit: mean square per layer"
     try:
-        # SVG text stays text (not glyph outlines), so a title can be edited on the slide.
-        with matplotlib.rc_context({"svg.fonttype": "none"}):
-            fig.savefig(args.output, format=fmt, dpi=args.dpi)
+        save_figure(
+            fig, args.output, fmt, dpi=args.dpi, title=title, alt=comparison_alt(results, names)
+        )
     except OSError as error:  # a read-only folder, a full disk, a name the system refuses
         _fail(parser, f"argument -o/--output: cannot write {str(args.output)!r}: "
                       f"{error.strerror or error}")  # fmt: skip

@@ -585,6 +585,8 @@ class DepthExplorer(Explorer):
     (5, 0.0167, 0.03125)
     """
 
+    plot_class = DepthPlot  # the curves' figure; a subclass may draw more on it
+
     def __init__(
         self,
         initializer: str = "xavier_uniform",
@@ -667,7 +669,7 @@ class DepthExplorer(Explorer):
 
     def _build_figure(self, figsize):
         figure = self._new_figure(figsize)
-        self.plot = DepthPlot(figure, figsize=figsize, decorated=False, steady_x=True)
+        self.plot = self.plot_class(figure, figsize=figsize, decorated=False, steady_x=True)
         self.histogram = HistogramPlot(self._new_figure(figsize), figsize=figsize, decorated=False)
         self.figure = self.plot.figure
         shown = self._figure_widget(self.figure, self.png_fallback)

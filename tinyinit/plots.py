@@ -307,6 +307,9 @@ class DepthPlot(BlitPlot):
             for color in PIN_COLORS
         ]
         self.pins: list[tuple[DepthResult, str]] = []
+        # The least y range shown, (bottom, top), or None: a presentation keeps one axis for
+        # all the steps of a demonstration; the axis still widens where the data leave it.
+        self.ylim: tuple[float, float] | None = None
         self._pins_version = 0
         self._drawn_pins: tuple = ()
         (self.weight_line,) = ax.plot([], [], "s-", color=WEIGHT_COLOR, ms=3, lw=1.2)
@@ -359,6 +362,8 @@ class DepthPlot(BlitPlot):
         if weights:
             extra += [result.weight_median[1:], result.weight_theory[1:]]
         bottom, top = log_limits(result.low, result.high, result.theory, *extra)
+        if self.ylim is not None:
+            bottom, top = min(bottom, self.ylim[0]), max(top, self.ylim[1])
         median = np.asarray(result.median, dtype=float)
         color = initializer_color(result.initializer)
         self.median_line.set_color(color)
@@ -596,31 +601,52 @@ class HistogramPlot(BlitPlot):
         return ax.get_xlim(), ax.get_ylim(), shown, texts, tuple(self.figure.bbox.bounds)
 
 
+def curve_colors(results: Sequence[DepthResult]) -> list[str]:
+    """One colour per result: its initializer's (initializer_color); a second result of the
+    same initializer (another gain, another activation) black, a third and later grey, so
+    that blue still means Xavier.
+
+    >>> from tinyinit.propagation import simulate
+    >>> runs = [simulate("relu", i, n_layers=2, width=8, seeds=1)
+    ...         for i in ("xavier_uniform", "xavier_uniform", "kaiming_fan_in")]
+    >>> curve_colors(runs)
+    ['#0072B2', 'black', '#D55E00']
+    """
+    seen: dict[str, int] = {}
+    colors = []
+    for result in results:
+        repeat = seen[result.initializer] = seen.get(result.initializer, -1) + 1
+        colors.append((initializer_color(result.initializer), "black", "0.55")[min(repeat, 2)])
+    return colors
+
+
 def compare_figure(
-    results: Sequence[DepthResult], labels: Sequence[str], title: str = "", figsize=(7.5, 4.2)
+    results: Sequence[DepthResult],
+    labels: Sequence[str],
+    title: str = "",
+    figsize=(7.5, 4.2),
+    theory: bool = True,
 ) -> Figure:
     """A static figure of several results on one log axis: median, band and theory each.
 
-    Each result in its initializer's colour (initializer_color); a second result of the
-    same initializer (another gain, another activation) in black, a third in grey, so that
-    blue still means Xavier. Made without pyplot, so it is never shown twice and works
-    under any backend.
+    Each result in its colour (`curve_colors`); theory=False leaves the dashed theory
+    curves out. Made without pyplot, so it is never shown twice and works under any
+    backend.
     """
     fig = Figure(figsize=figsize, dpi=100)
     ax = fig.add_subplot()
     ax.set_yscale("log")
     ax.tick_params(labelsize=TICK_FONTSIZE)
-    seen: dict[str, int] = {}
-    for result, label in zip(results, labels):
-        repeat = seen[result.initializer] = seen.get(result.initializer, -1) + 1
-        color = (initializer_color(result.initializer), "black", "0.55")[min(repeat, 2)]
+    for result, label, color in zip(results, labels, curve_colors(results)):
         layers = result.layers
         ax.fill_between(layers, _positive(result.low), _positive(result.high), color=color,
                         alpha=0.2, lw=0)  # fmt: skip
         ax.plot(layers, _positive(result.median), "o-", ms=3, color=color, label=label)
-        ax.plot(layers, _positive(result.theory), "--", color=color, lw=1)
+        if theory:
+            ax.plot(layers, _positive(result.theory), "--", color=color, lw=1)
     ax.axhline(1.0, color="0.45", lw=0.9, ls=":")
-    ax.plot([], [], "--", color="0.3", lw=1, label="theory (dashed)")
+    if theory:
+        ax.plot([], [], "--", color="0.3", lw=1, label="theory (dashed)")
     ax.set_xlabel("layer ℓ")
     ax.xaxis.set_major_locator(ticker.MaxNLocator(integer=True))
     ax.set_ylabel(quantity_label(results[0].direction))

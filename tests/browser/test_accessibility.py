@@ -1,5 +1,6 @@
 """WCAG 2.1 A and AA, checked by axe-core in Chromium, on every page of the site and on the
-presentation app; and the explorer and the app operated with the keyboard alone.
+presentation app, each in the light and the dark theme (and a few pages at a phone's width, with
+the navigation open); and the explorer and the app operated with the keyboard alone.
 
 axe-core (Deque's engine, the one in browsers' developer tools) comes from npm beside the
 widget renderer (`make test` installs it into build/site-js). A page fails on any violation
@@ -73,34 +74,76 @@ def settle(page) -> None:
     page.wait_for_timeout(500)
 
 
-@pytest.mark.parametrize("name", PAGES)
-def test_site_page_meets_wcag_21_aa(site_server, browser, axe_source, name):
-    context = browser.new_context(viewport={"width": 1400, "height": 1000})
+THEMES = ("light", "dark")
+
+
+def set_theme(page, theme: str) -> None:
+    """Switch the site's theme as its own button does (pydata-sphinx-theme's data-theme)."""
+    page.evaluate(
+        "t => { localStorage.setItem('theme', t); document.documentElement.dataset.theme = t;"
+        " document.documentElement.dataset.mode = t; }",
+        theme,
+    )
+    page.wait_for_timeout(200)
+
+
+def site_page(browser, site_server, name: str, width: int, height: int):
+    context = browser.new_context(viewport={"width": width, "height": height})
     page = context.new_page()
+    page.goto(f"{site_server.url}/{name}.html", wait_until="load")
+    if page.locator("script[type='application/vnd.jupyter.widget-state+json']").count():
+        page.locator(".jupyter-widgets").first.wait_for(timeout=30_000)
+    settle(page)
+    return context, page
+
+
+@pytest.mark.parametrize("name", PAGES)
+def test_site_page_meets_wcag_21_aa_in_both_themes(site_server, browser, axe_source, name):
+    context, page = site_page(browser, site_server, name, 1400, 1000)
     try:
-        page.goto(f"{site_server.url}/{name}.html", wait_until="load")
-        if page.locator("script[type='application/vnd.jupyter.widget-state+json']").count():
-            page.locator(".jupyter-widgets").first.wait_for(timeout=30_000)
-        settle(page)
-        violations = run_axe(page, axe_source)
-        print(f"\naxe {name}: {json.dumps(counts(violations))}")
-        assert failing(violations) == {}, f"{name}: {failing(violations)}"
+        seen = {}
+        for theme in THEMES:
+            set_theme(page, theme)
+            seen[theme] = run_axe(page, axe_source)
+            print(f"\naxe {name}, {theme}: {json.dumps(counts(seen[theme]))}")
+        assert {t: failing(v) for t, v in seen.items() if failing(v)} == {}, name
     finally:
         context.close()
 
 
-def open_app(browser, voila_app, width: int = 1600, height: int = 1200):
+@pytest.mark.parametrize("name", ["index", "03_signal_through_depth", "09_pitfalls_lab"])
+def test_site_page_on_a_phone_meets_wcag_21_aa_with_its_navigation_open(
+    site_server, browser, axe_source, name
+):
+    context, page = site_page(browser, site_server, name, 390, 844)
+    try:
+        seen = {}
+        for theme in THEMES:
+            set_theme(page, theme)
+            seen[theme] = run_axe(page, axe_source)
+        page.locator(".primary-toggle:visible").click()
+        page.wait_for_function("() => document.getElementById('pst-primary-sidebar-modal').open")
+        seen["dark, navigation open"] = run_axe(page, axe_source)
+        assert {t: failing(v) for t, v in seen.items() if failing(v)} == {}, name
+    finally:
+        context.close()
+
+
+def open_app(browser, voila_app, width: int = 1600, height: int = 1200, theme: str = "light"):
     context = browser.new_context(viewport={"width": width, "height": height})
     page = context.new_page()
-    page.goto(voila_app.url, timeout=120_000)
+    page.goto(f"{voila_app.url}?theme={theme}", timeout=120_000)
     page.locator(".tinyinit-present").wait_for(timeout=120_000)
     return context, page
 
 
-def test_presentation_app_meets_wcag_21_aa(voila_app, browser, axe_source):
-    context, page = open_app(browser, voila_app)
+@pytest.mark.parametrize("theme", THEMES)
+def test_presentation_app_meets_wcag_21_aa(voila_app, browser, axe_source, theme):
+    context, page = open_app(browser, voila_app, theme=theme)
     try:
         settle(page)
+        light = page.evaluate("() => document.body.dataset.jpThemeLight")
+        assert light == ("true" if theme == "light" else "false")  # Voila's theme, as asked
         seen = {"start": run_axe(page, axe_source)}
         # The first demonstration, then the folded controls unfolded: every control in view.
         page.keyboard.press("PageDown")
@@ -111,7 +154,7 @@ def test_presentation_app_meets_wcag_21_aa(voila_app, browser, axe_source):
         page.locator(".tinyinit-explorer .tinyinit-readout").wait_for(state="visible")
         seen["more controls"] = run_axe(page, axe_source)
         for state, violations in seen.items():
-            print(f"\naxe voila app, {state}: {json.dumps(counts(violations))}")
+            print(f"\naxe voila app ({theme}), {state}: {json.dumps(counts(violations))}")
         assert {s: failing(v) for s, v in seen.items() if failing(v)} == {}
     finally:
         context.close()

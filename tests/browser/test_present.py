@@ -230,6 +230,54 @@ def test_presentation_loads_and_presets_and_sliders_move_the_plot(voila, browser
 
 # --- on a projector: everything in view, driven by a clicker ------------------------------------
 
+# Every text box on the page, where it is drawn and where its scrolling or clipping ancestors
+# let it be seen: text cut off by the window or by a box it overflows is a finding.
+TEXT_BOXES = """() => {
+  const boxes = [];
+  const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
+  while (walker.nextNode()) {
+    const node = walker.currentNode;
+    const element = node.parentElement;
+    if (!node.textContent.trim() || !element || element.closest("script, style, select")) continue;
+    if (!element.checkVisibility({ checkOpacity: true, checkVisibilityCSS: true })) continue;
+    let clip = { left: 0, top: 0, right: window.innerWidth, bottom: window.innerHeight };
+    for (let a = element; a && a !== document.documentElement; a = a.parentElement) {
+      const style = getComputedStyle(a);
+      if (style.overflowX !== "visible" || style.overflowY !== "visible") {
+        const b = a.getBoundingClientRect();
+        clip = { left: Math.max(clip.left, b.left), top: Math.max(clip.top, b.top),
+                 right: Math.min(clip.right, b.right), bottom: Math.min(clip.bottom, b.bottom) };
+      }
+    }
+    const range = document.createRange();
+    range.selectNodeContents(node);
+    for (const r of range.getClientRects()) {
+      if (r.width < 1 || r.height < 1) continue;
+      const inside = r.left >= clip.left - 1 && r.top >= clip.top - 1
+        && r.right <= clip.right + 1 && r.bottom <= clip.bottom + 1;
+      boxes.push({ text: node.textContent.trim().slice(0, 50), inside,
+                   box: [r.left, r.top, r.right, r.bottom].map(Math.round) });
+    }
+  }
+  return boxes;
+}"""
+
+# The headline's text whenever the caption changes: what the plot says as the room reads it.
+RECORD_CAPTIONS = """() => {
+  window.tinyinitCaptions = [];
+  const says = document.querySelector(".tinyinit-says .widget-html-content");
+  new MutationObserver(() => {
+    const shown = [...document.querySelectorAll(".tinyinit-headline")]
+      .find((h) => h.offsetParent !== null);
+    window.tinyinitCaptions.push([says.innerText, shown ? shown.innerText : ""]);
+  }).observe(says, { childList: true, characterData: true, subtree: true });
+}"""
+
+
+def texts_outside(page) -> list[dict]:
+    """The text boxes of the page that are not wholly in view."""
+    return [box for box in page.evaluate(TEXT_BOXES) if not box["inside"]]
+
 
 def says(name: str, step: int = 0) -> str:
     return PRESETS[name].steps[step].says
@@ -269,14 +317,34 @@ def focused_class(page) -> str:
     return page.evaluate("() => document.activeElement.className || ''")
 
 
+@pytest.fixture(scope="module")
+def expected_headlines() -> dict[tuple[str, int], str]:
+    """The first line of each step's headline, from the step's curves computed here."""
+    from tinyinit.present import Presentation
+    from tinyinit.projector import log2_text
+
+    app = Presentation(warm=False)
+    lines = {}
+    for name, k in app.every_step():
+        state = app.state(name, k)
+        if PRESETS[name].steps[k].app == "depth":
+            lines[name, k] = f"layer {state.end_layer}: 2{log2_text(state.measured_end)}"
+        else:
+            lines[name, k] = f"variance {state[0][0][-1]:.1f}"
+    return lines
+
+
 @pytest.mark.parametrize(("width", "height"), PROJECTORS, ids=lambda v: str(v))
-def test_projector_shows_the_whole_plot_and_a_clicker_steps_through(voila, browser, width, height):
+def test_projector_shows_every_step_in_view_and_a_clicker_steps_through(
+    voila, browser, width, height, expected_headlines
+):
     size = f"{width}x{height}"
     SCREENSHOTS.mkdir(parents=True, exist_ok=True)
     context = browser.new_context(viewport={"width": width, "height": height})
     page = context.new_page()
     console = ConsoleLog(page)
     measured: dict = {}
+    steps = list(expected_headlines)
     try:
         page.goto(voila.url, timeout=120_000)
         page.locator(".tinyinit-present").wait_for(timeout=120_000)
@@ -291,14 +359,23 @@ def test_projector_shows_the_whole_plot_and_a_clicker_steps_through(voila, brows
             " >= 0.6 * window.innerHeight",
             timeout=30_000,
         )
+        # ... and laid out to fit: the rule under it in view too.
+        page.wait_for_function(
+            "() => document.querySelector('.tinyinit-rule').getBoundingClientRect().bottom"
+            " <= window.innerHeight",
+            timeout=30_000,
+        )
         measured["qr"] = box_in_view(qr, width, height)
         box_in_view(page.locator(".tinyinit-share a"), width, height)
+        assert texts_outside(page) == []
         page.screenshot(path=str(SCREENSHOTS / f"share-{size}.png"))
+        # Every step's curves are computed in the background once the page is there.
+        page.locator(".tinyinit-present.tinyinit-warm").wait_for(timeout=60_000)
+        page.evaluate(RECORD_CAPTIONS)
 
         # PageDown, as a clicker sends it with nothing focused: the first demonstration.
-        first = "Xavier + ReLU: collapse"
         page.keyboard.press("PageDown")
-        wait_for_says(page, says(first))
+        wait_for_says(page, says(*steps[0]))
         canvas = mpl_canvas(page, ".tinyinit-explorer")
         canvas.wait_for(state="visible", timeout=30_000)
         wait_for_text(page, ".tinyinit-explorer .tinyinit-headline", r"^layer 20: 2−2\d\.\d")
@@ -311,103 +388,112 @@ def test_projector_shows_the_whole_plot_and_a_clicker_steps_through(voila, brows
         )
         assert scroll[0] <= width and scroll[1] <= height, f"the page scrolls: {scroll}"
 
-        # The menu, its one-line caption, the headline and the most used controls: in view.
+        # The menu, its one-line caption, the headline, the rule and the most used controls.
         menu = page.locator(".tinyinit-preset select")
         caption = page.locator(".tinyinit-says .widget-html-content")
         headline = page.locator(".tinyinit-explorer .tinyinit-headline .widget-html-content")
-        measured["menu"] = box_in_view(menu, width, height)
-        measured["caption"] = box_in_view(caption, width, height)
-        measured["headline"] = box_in_view(headline, width, height)
-        controls = {
-            "initializer": page.locator(".tinyinit-explorer .tinyinit-side select").first,
-            "activation": page.locator(".tinyinit-activation select"),
-            "gain": page.locator(".tinyinit-gain .noUi-target"),
-            "depth": page.locator(".tinyinit-depth .noUi-target"),
-        }
-        for name, control in controls.items():
-            measured[name] = box_in_view(control, width, height)
-        # Beside the plot, not under it.
+        rule = page.locator(".tinyinit-rule .widget-html-content")
+        for name, locator in [
+            ("menu", menu), ("caption", caption), ("headline", headline), ("rule", rule),
+            ("initializer", page.locator(".tinyinit-explorer .tinyinit-side select").first),
+            ("activation", page.locator(".tinyinit-activation select")),
+            ("gain", page.locator(".tinyinit-gain .noUi-target")),
+            ("depth", page.locator(".tinyinit-depth .noUi-target")),
+        ]:  # fmt: skip
+            measured[name] = box_in_view(locator, width, height)
+        # Beside the plot, not under it; the rule under it.
         assert measured["headline"]["x"] >= plot["x"] + plot["width"]
         assert measured["headline"]["y"] < plot["y"] + plot["height"] / 2
+        assert measured["rule"]["y"] >= plot["y"] + plot["height"]
         measured["font_px"] = {
             "controls": font_px(page.locator(".tinyinit-depth .widget-label").first),
             "menu": font_px(menu),
             "caption": font_px(caption),
+            "rule": font_px(rule),
             "headline": font_px(headline),
         }
-        assert measured["font_px"]["controls"] >= 20 and measured["font_px"]["caption"] >= 24
-        assert measured["font_px"]["headline"] >= 40
-        page.screenshot(path=str(SCREENSHOTS / f"collapse-{size}.png"))
+        scale = min(width / 1280, height / 720)
+        assert measured["font_px"]["controls"] >= 20 * scale
+        assert measured["font_px"]["rule"] >= measured["font_px"]["caption"] >= 24 * scale
+        assert measured["font_px"]["headline"] >= 40 * scale
+        assert texts_outside(page) == []
+
+        # Every step, by the clicker (→ as some clickers send it): all of its text in view.
         shot = wait_for_stable_screenshot(canvas)
+        for number, (name, k) in enumerate(steps[1:], 1):
+            page.keyboard.press("ArrowRight" if number == 2 else "PageDown")
+            wait_for_says(page, says(name, k))
+            app = "residual" if PRESETS[name].steps[k].app == "residual" else "explorer"
+            shown = mpl_canvas(page, f".tinyinit-{app}")
+            shown.wait_for(state="visible", timeout=30_000)
+            wait_for_stable_screenshot(shown)
+            measured[f"{app}_canvas"] = box = box_in_view(shown, width, height)
+            assert box["width"] * box["height"] >= width * height / 3
+            outside = texts_outside(page)
+            assert outside == [], f"{name}, step {k}: {outside}"
+            page.screenshot(path=str(SCREENSHOTS / f"step-{number}-{size}.png"))
 
-        # The next press: a one-step demonstration is over, so the next demonstration.
+        # No step's caption ever came before its plot: the headline the room saw with each
+        # caption is the step's own.
+        seen = page.evaluate("() => window.tinyinitCaptions")
+        for (text, headline_text), (name, k) in zip(seen, steps):
+            assert text == says(name, k)
+            assert headline_text.startswith(expected_headlines[name, k]), (name, k, headline_text)
+        # A further press at the end stays there.
         page.keyboard.press("PageDown")
-        wait_for_says(page, says("Kaiming + ReLU: kept"))
-        wait_for_text(page, ".tinyinit-explorer .tinyinit-headline", r"theory 2−?0\.0")
-        shot = wait_for_screenshot_change(canvas, shot)
+        page.wait_for_timeout(500)
+        assert caption.inner_text() == says(*steps[-1])
 
-        # → as some clickers send it, then a two-step demonstration step by step.
-        page.keyboard.press("ArrowRight")
-        wait_for_says(page, says("tanh: gain 1 vs 5/3", 0))
-        shot = wait_for_screenshot_change(canvas, shot)
-        page.keyboard.press("PageDown")
-        wait_for_says(page, says("tanh: gain 1 vs 5/3", 1))
-        shot = wait_for_screenshot_change(canvas, shot)
+        # Home goes back to step one, End to the last step.
+        page.keyboard.press("Home")
+        wait_for_says(page, says(*steps[0]))
         shot = wait_for_stable_screenshot(canvas)
-        page.screenshot(path=str(SCREENSHOTS / f"tanh-5-3-{size}.png"))
-        page.keyboard.press("PageUp")
-        wait_for_says(page, says("tanh: gain 1 vs 5/3", 0))
-        shot = wait_for_screenshot_change(canvas, shot)
+        page.keyboard.press("End")
+        wait_for_says(page, says(*steps[-1]))
+        wait_for_screenshot_change(canvas, shot)
+        page.keyboard.press("Home")
+        wait_for_says(page, says(*steps[0]))
 
-        # Keys typed into a focused slider keep their meaning there: the depth moves,
-        # the demonstration stays.
+        # A focused slider keeps its arrows, but a clicker's PageDown steps all the same.
         press_on_slider(page, "tinyinit-depth", "ArrowRight")
         wait_for_text(page, ".tinyinit-explorer .tinyinit-headline", r"^layer 21:")
-        press_on_slider(page, "tinyinit-depth", "PageUp")
-        wait_for_text(page, ".tinyinit-explorer .tinyinit-headline", r"^layer (?!21:)\d+:")
         assert "noUi-handle" in focused_class(page)
-        assert caption.inner_text() == says("tanh: gain 1 vs 5/3", 0)
-        # Esc lets go of the slider, and the clicker has the keys back.
+        page.keyboard.press("PageDown")
+        wait_for_says(page, says(*steps[1]))
+        # A slider dragged with the mouse lets go when the button is released: → steps again.
+        handle = page.locator(".tinyinit-explorer .tinyinit-depth .noUi-handle")
+        box = handle.bounding_box()
+        page.mouse.move(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
+        page.mouse.down()
+        page.mouse.move(box["x"] + 60, box["y"] + box["height"] / 2, steps=5)
+        page.mouse.up()
+        wait_for_text(page, ".tinyinit-explorer .tinyinit-headline", r"^layer (?!20:)\d+:")
+        page.keyboard.press("ArrowRight")
+        wait_for_says(page, says(*steps[2]))
+        assert "noUi-handle" not in focused_class(page)
+        # Esc lets go of a slider reached by keys, and the clicker has the arrows back.
+        press_on_slider(page, "tinyinit-depth", "ArrowLeft")
         page.keyboard.press("Escape")
         assert "noUi-handle" not in focused_class(page)
+        page.keyboard.press("ArrowLeft")
+        wait_for_says(page, says(*steps[1]))
+
+        # B blanks the screen; the next key brings the app back and does nothing else.
+        page.keyboard.press("b")
+        blank = page.locator(".tinyinit-blank")
+        measured["blank"] = box = box_in_view(blank, width, height)
+        assert box["width"] >= width and box["height"] >= height
+        assert blank.evaluate("e => getComputedStyle(e).backgroundColor") == "rgb(0, 0, 0)"
         page.keyboard.press("PageDown")
-        wait_for_says(page, says("tanh: gain 1 vs 5/3", 1))
+        blank.wait_for(state="detached", timeout=5_000)
+        page.wait_for_timeout(500)
+        assert caption.inner_text() == says(*steps[1])
 
         # A demonstration picked with the mouse: the menu lets go, so the clicker goes on.
         choose(menu, "Kaiming + ReLU: kept")
         wait_for_says(page, says("Kaiming + ReLU: kept"))
-        page.keyboard.press("PageDown")
+        page.keyboard.press("ArrowRight")
         wait_for_says(page, says("tanh: gain 1 vs 5/3", 0))
-
-        # On to the residual stream: its plot is in view too.
-        page.keyboard.press("PageDown")
-        page.keyboard.press("PageDown")
-        residual = "Residual stream: with and without 1/sqrt(2N)"
-        wait_for_says(page, says(residual, 0))
-        residual_canvas = mpl_canvas(page, ".tinyinit-residual")
-        residual_canvas.wait_for(state="visible", timeout=30_000)
-        wait_for_text(page, RESIDUAL_READOUT, r"N = 48 blocks.*× 1\.000")
-        shot = wait_for_stable_screenshot(residual_canvas)
-        measured["residual_canvas"] = box = box_in_view(residual_canvas, width, height)
-        assert box["width"] * box["height"] >= width * height / 3
-        page.keyboard.press("PageDown")
-        wait_for_says(page, says(residual, 1))
-        wait_for_text(page, RESIDUAL_READOUT, r"N = 48 blocks.*× 0\.102")
-        wait_for_screenshot_change(residual_canvas, shot)
-        wait_for_stable_screenshot(residual_canvas)
-        page.screenshot(path=str(SCREENSHOTS / f"residual-{size}.png"))
-        # The last demonstration: Xavier, then Kaiming over Xavier's pinned curve.
-        page.keyboard.press("PageDown")
-        wait_for_says(page, says("Xavier vs Kaiming + ReLU", 0))
-        page.keyboard.press("PageDown")
-        wait_for_says(page, says("Xavier vs Kaiming + ReLU", 1))
-        wait_for_text(page, ".tinyinit-explorer .tinyinit-headline", r"theory 2−?0\.0")
-        shot = wait_for_stable_screenshot(canvas)
-        page.screenshot(path=str(SCREENSHOTS / f"xavier-vs-kaiming-{size}.png"))
-        # The end of the last demonstration: a further press stays there.
-        page.keyboard.press("PageDown")
-        page.wait_for_timeout(500)
-        assert caption.inner_text() == says("Xavier vs Kaiming + ReLU", 1)
 
         assert page_problems(page) == []
         errors = [
@@ -426,6 +512,66 @@ def test_projector_shows_the_whole_plot_and_a_clicker_steps_through(voila, brows
         known = json.loads(record.read_text()) if record.exists() else {}
         known[size] = measured
         record.write_text(json.dumps(known, indent=1))
+
+
+# --- serving: closed pages' kernels culled, the server stopped by SIGTERM ------------------------
+
+
+def kernels_of(pid: int) -> list[psutil.Process]:
+    """The kernel processes a server started (ipykernel_launcher), wherever they sit below it."""
+    return [
+        p
+        for p in psutil.Process(pid).children(recursive=True)
+        if "ipykernel" in " ".join(p.cmdline())
+    ]
+
+
+# Long enough for a loaded machine to render the page before its kernel counts as left alone
+# (the kernel has no connection from the end of its run until the page connects).
+CULL_IDLE = 12
+
+
+def test_present_culls_closed_pages_kernels_and_stops_with_sigterm(chromium, browser, tmp_path):
+    import os
+    import signal
+    import sys
+
+    home = tmp_path / "present"
+    home.mkdir()
+    port = free_port()
+    command = [sys.executable, "-m", "tinyinit", "present", "--no-browser", "--port", str(port)]
+    command += ["--cull-idle", str(CULL_IDLE)]
+    server = spawn_server(
+        command, name="present", root=home, home=home, port=port, timeout=90,
+        ready=lambda s: "running at" in s.log_tail() and _port_open(port),
+    )  # fmt: skip
+    try:
+        # A page that stays open keeps its kernel, however long the class talks.
+        context = browser.new_context(viewport={"width": 1280, "height": 720})
+        page = context.new_page()
+        page.goto(server.url, timeout=120_000)
+        page.locator(".tinyinit-present").wait_for(timeout=120_000)
+        [kernel] = kernels_of(server.pid)
+        time.sleep(CULL_IDLE + 5)
+        assert kernel.is_running()
+        # Closed, its kernel is shut down once idle that long.
+        context.close()
+        _, alive = psutil.wait_procs([kernel], timeout=CULL_IDLE + 60)
+        assert alive == [], "the closed page's kernel was not culled"
+        # SIGTERM to `tinyinit present` alone, as a service manager sends it: Voila and the
+        # kernel of the page still open stop with it.
+        context = browser.new_context(viewport={"width": 1280, "height": 720})
+        page = context.new_page()
+        page.goto(server.url, timeout=120_000)
+        page.locator(".tinyinit-present").wait_for(timeout=120_000)
+        tree = [psutil.Process(server.pid), *psutil.Process(server.pid).children(recursive=True)]
+        assert len(kernels_of(server.pid)) == 1 and len(tree) >= 3  # present, voila, kernel
+        os.kill(server.pid, signal.SIGTERM)
+        _, alive = psutil.wait_procs(tree, timeout=40)
+        assert alive == [], f"still running after SIGTERM: {alive}"
+        context.close()
+    finally:
+        server.stop()
 
 
 def test_the_clicker_keys_step_the_app_inside_jupyterlab_too(lab_server, page, console):

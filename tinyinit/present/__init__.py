@@ -14,11 +14,15 @@ grows with the screen (`Look`).
 
 A dropdown offers the classic demonstrations; choosing one sets every control
 of the explorer it needs, and a demonstration told in two steps ("gain 1", then
-"gain 5/3") has a button per step. A presenter clicker drives it: PageDown (or
-→) goes to the next step, and after the last step to the next demonstration;
-PageUp (or ←) goes back. Keys typed into a focused control (a slider, a menu)
-keep their meaning there; Esc takes the focus off it. The controls stay live,
-so the class can ask "and at depth 50?" and the slider answers.
+"gain 5/3") has a button per step; its steps share one y axis, and a comparison
+names each curve where it ends and says in the headline how far apart they end.
+A presenter clicker drives it: PageDown (or →) goes to the next step, and after
+the last step to the next demonstration; PageUp (or ←) goes back; Home and End go
+to the first and the last step; B blanks the screen. The arrows typed into a
+focused control (a slider, a menu) keep their meaning there; Esc takes the focus
+off it. The controls stay live, so the class can ask "and at depth 50?" and the
+slider answers. Every step's curves are computed before it is shown, and in the
+background as soon as the app is on a page.
 
 With a share URL (`python -m tinyinit present --share-url URL`), a tab shows
 that link and its QR code, where students open the same explorer.
@@ -28,9 +32,12 @@ The explorers are the suite's own (`tinyinit.explorer.DepthExplorer`,
 what the notebooks show.
 
 One module a job: `demonstrations` (the table of steps), `look` (sizes for a
-projector, the style sheet projector.css), `keys` (the clicker, keys.js), `share`
-(the students' link), `explorers` (the explorers restyled), `app` (`Presentation`)
-and `voila` (serving it, with the template in voila_template/).
+projector, the style sheet projector.css; the figures' projector type is
+tinyinit.projector's, shared with `python -m tinyinit figure --slide`), `keys` (the
+clicker, keys.js), `share` (the students' link), `explorers` (the explorers
+restyled), `app` (`Presentation`) and `voila` (serving it, with the template in
+voila_template/: idle kernels culled, the server stopped with its kernels on Ctrl+C
+or SIGTERM).
 """
 
 from __future__ import annotations
@@ -44,11 +51,12 @@ with extra("present", "the presentation app"):  # checked before the explorer as
     import ipywidgets  # noqa: F401
     import traitlets  # noqa: F401
 
-from .app import SHARE_TITLE, Presentation
+from ..projector import PROJECTOR_FONTS, PROJECTOR_LINE_WIDTH, projector_style, style_figure
+from .app import RULE, SHARE_TITLE, WARM, Presentation
 from .demonstrations import PRESETS, Preset, Step
 from .explorers import depth_headline
 from .keys import PresenterKeys
-from .look import FIGURE_FONTS, PROJECTOR_LINE_WIDTH, Look, projector_style, style_figure
+from .look import Look
 from .share import SHARE_URL_VARIABLE, check_share_url, qr_svg
 from .voila import (
     OFFLINE_TEMPLATE,
@@ -56,17 +64,20 @@ from .voila import (
     app_notebook,
     app_path,
     offline_template,
+    serve,
     voila_command,
 )
 
 __all__ = [
-    "FIGURE_FONTS",
     "OFFLINE_TEMPLATE",
     "PRESETS",
+    "PROJECTOR_FONTS",
     "PROJECTOR_LINE_WIDTH",
     "REPO_APP",
+    "RULE",
     "SHARE_TITLE",
     "SHARE_URL_VARIABLE",
+    "WARM",
     "Look",
     "Preset",
     "Presentation",
@@ -81,6 +92,7 @@ __all__ = [
     "qr_svg",
     "style_figure",
     "offline_template",
+    "serve",
     "voila_command",
 ]
 

@@ -3,16 +3,19 @@ explorers in tabs, walked step by step with a clicker."""
 
 from __future__ import annotations
 
+import asyncio
 import dataclasses
 import html
+import time
 
 import ipywidgets as widgets
 import numpy as np
 
 from ..a11y import Accessible
 from ..pcg32 import PCG32
+from ..plots import log_limits
 from ..residual import ResidualStack, draw_residual_stack
-from .demonstrations import CHOOSE, PRESETS, Step
+from .demonstrations import CHOOSE, PRESETS
 from .explorers import LargeDepthExplorer, LargeResidualExplorer
 from .keys import PresenterKeys
 from .look import BASE_VIEWPORT, Look
@@ -23,6 +26,13 @@ TABS = (("depth", "Signal through depth"), ("residual", "Residual stream"))
 APPS = {name: index for index, (name, _) in enumerate(TABS)}
 TAB_TITLES = tuple(title for _, title in TABS)
 SHARE_TITLE = "Link for students"
+# Under the plot, in view at any size: the one rule behind every demonstration (the
+# mean-field recursion of tinyinit.propagation.mean_field, in words).
+RULE = (
+    "One rule: a layer multiplies the mean square by <i>n</i><sub>in</sub>&#8239;<i>σ</i>²; "
+    "the activation keeps E[<i>φ</i>(<i>z</i>)²], <i>z</i> ~ 𝒩(0, <i>q</i>)."
+)
+WARM = "tinyinit-warm"  # the app's class once every step's curves are computed
 
 
 def astuple_shallow(stack: ResidualStack) -> tuple:
@@ -31,16 +41,26 @@ def astuple_shallow(stack: ResidualStack) -> tuple:
 
 
 class Presentation:
-    """Demonstration menu, step buttons, a one-line caption, and the explorers in tabs.
+    """Demonstration menu, step buttons, a one-line caption, the explorers in tabs, and under
+    them the one rule behind every demonstration.
 
     next() and previous() walk the demonstrations step by step, as the
-    clicker's PageDown and PageUp do. `fit(look)` sizes everything to a page;
-    the page reports its size itself (`keys`).
+    clicker's PageDown and PageUp do; first() and last() go to either end, as
+    Home and End do. `fit(look)` sizes everything to a page; the page reports
+    its size itself (`keys`).
+
+    Every step's curves are computed before the step is shown (`state`), so the
+    caption never runs ahead of the plot: the plot changes first, then the caption
+    that describes it. Once the app is on a page, the kernel computes every step's
+    curves in the background, one step at a time between the page's messages
+    (`warm`); then the app has the class tinyinit-warm and each step is a cache
+    lookup and a redraw. The steps of a demonstration share their y axis (`axis`).
 
     CSS classes: tinyinit-present (the app), tinyinit-preset (menu),
     tinyinit-step (step buttons), tinyinit-says (the caption), tinyinit-stage
     (the tabs), tinyinit-plot-area (a canvas), tinyinit-side (the column of
-    controls beside it), tinyinit-headline (the large readout there).
+    controls beside it), tinyinit-headline (the large readout there),
+    tinyinit-rule (the line under the plot).
 
     >>> app = Presentation()
     >>> app.choose("tanh: gain 1 vs 5/3", step=1)
@@ -50,7 +70,8 @@ class Presentation:
     ('Residual stream: with and without 1/sqrt(2N)', 1)
     """
 
-    def __init__(self, residual_blocks: int = 64, share_url: str | None = None):
+    def __init__(self, residual_blocks: int = 64, share_url: str | None = None, warm: bool = True):
+        self._started = time.perf_counter()
         self.depth = LargeDepthExplorer()
         # Notebook 06's stack (the same draws from PCG32(0), as many blocks as the slider
         # needs), kept in float64: the same numbers, and a slider move is twice as fast.
@@ -92,6 +113,12 @@ class Presentation:
         self.tabs.add_class("tinyinit-stage")
         if self.share_url is not None:
             self.tabs.selected_index = len(views) - 1  # students first open the link
+        self.rule = widgets.HTML(
+            RULE,
+            tooltip="The mean-field recursion every curve's theory follows "
+            "(tinyinit.propagation.mean_field)",
+        )
+        self.rule.add_class("tinyinit-rule")
         self.style = widgets.HTML()
         self.style.layout.display = "none"  # rules only, nothing to see
         self.keys = PresenterKeys()
@@ -99,7 +126,9 @@ class Presentation:
         bar = widgets.HBox([self.preset, self.back, self.step, self.forward])
         bar.add_class("tinyinit-bar")
         # Sliders named and the headlines read out on a screen reader (tinyinit/a11y.js).
-        self.app = widgets.VBox([self.style, self.keys, Accessible(), bar, self.says, self.tabs])
+        self.app = widgets.VBox(
+            [self.style, self.keys, Accessible(), bar, self.says, self.tabs, self.rule]
+        )
         self.app.add_class("tinyinit-present")
         self.look: Look | None = None
         self.fit(Look.for_page(*BASE_VIEWPORT, top=150))
@@ -107,6 +136,10 @@ class Presentation:
         self.step.observe(self._on_step, names="value")
         self.keys.on_msg(self._on_key)
         self.keys.observe(self._on_page, names="page")
+        self._states: dict[tuple[str, int], object] = {}
+        self.warm_seconds: float | None = None  # from construction to every step computed
+        if warm:
+            self._warm_in_background()
 
     # --- sizing -----------------------------------------------------------------------------
 
@@ -122,7 +155,76 @@ class Presentation:
     def _on_page(self, change) -> None:
         page = change["new"]
         if {"width", "height", "top"} <= set(page):
-            self.fit(Look.for_page(page["width"], page["height"], page["top"]))
+            below = page.get("below")
+            self.fit(Look.for_page(page["width"], page["height"], page["top"], below))
+
+    # --- each step's curves, computed before it is shown ----------------------------------------
+
+    def explorer(self, app: str):
+        """The explorer a step names: "depth" or "residual"."""
+        return getattr(self, app)
+
+    def state(self, name: str, step: int):
+        """What step `step` of demonstration `name` shows (a DepthResult, or the residual
+        stream's curves), computed once and kept."""
+        key = (name, step)
+        if key not in self._states:
+            row = PRESETS[name].steps[step]
+            self._states[key] = self.explorer(row.app).result_for(row.settings)
+        return self._states[key]
+
+    def axis(self, name: str) -> tuple[float, float] | None:
+        """The y axis every depth step of demonstration `name` shares: whole decades around
+        all their curves (tinyinit.plots.log_limits), widened to any step's `ylim`."""
+        steps = PRESETS[name].steps
+        curves = [
+            curve
+            for k, step in enumerate(steps)
+            if step.app == "depth"
+            for curve in (self.state(name, k).low, self.state(name, k).high,
+                          self.state(name, k).theory)
+        ]  # fmt: skip
+        if not curves:
+            return None
+        bottom, top = log_limits(*curves)
+        for step in steps:
+            if step.ylim is not None:
+                bottom, top = min(bottom, step.ylim[0]), max(top, step.ylim[1])
+        return bottom, top
+
+    def every_step(self) -> list[tuple[str, int]]:
+        """(demonstration, step) of every step, in the clicker's order."""
+        return [(name, k) for name, preset in PRESETS.items() for k in range(len(preset.steps))]
+
+    def warm(self) -> None:
+        """Compute every step's curves now (`state`), in the clicker's order."""
+        for name, k in self.every_step():
+            self.state(name, k)
+        self._warmed()
+
+    def _warmed(self) -> None:
+        if self.warm_seconds is None:
+            self.warm_seconds = time.perf_counter() - self._started
+            self.app.add_class(WARM)
+
+    def _warm_in_background(self) -> None:
+        """`warm`, one step per turn of the kernel's event loop, so that the page's messages
+        (its size, a key) are answered in between; nothing where no loop runs (a script)."""
+        try:
+            loop = asyncio.get_running_loop()
+        except RuntimeError:
+            return
+        pending = iter(self.every_step())
+
+        def next_step() -> None:
+            for name, k in pending:
+                if (name, k) not in self._states:
+                    self.state(name, k)
+                    loop.call_soon(next_step)
+                    return
+            self._warmed()
+
+        loop.call_soon(next_step)
 
     # --- walking the demonstrations ----------------------------------------------------------
 
@@ -153,8 +255,7 @@ class Presentation:
         elif at[0] + 1 < len(names):
             self.choose(names[at[0] + 1])
         else:
-            steps = PRESETS[names[at[0]]].steps  # the end: show it again
-            self.show(steps[at[1]], earlier=steps[: at[1]])
+            self.show(names[at[0]], at[1])  # the end: show it again
 
     def previous(self) -> None:
         """The previous step; before a demonstration's first step, the last of the one before."""
@@ -168,14 +269,26 @@ class Presentation:
             before = names[at[0] - 1]
             self.choose(before, len(PRESETS[before].steps) - 1)
         else:
-            self.show(PRESETS[names[0]].steps[0])
+            self.show(names[0], 0)
+
+    def first(self) -> None:
+        """The first step of the first demonstration (the Home key)."""
+        if self.position() == (0, 0):
+            self.show(list(PRESETS)[0], 0)
+        else:
+            self.choose(list(PRESETS)[0])
+
+    def last(self) -> None:
+        """The last step of the last demonstration (the End key)."""
+        name = list(PRESETS)[-1]
+        self.choose(name, len(PRESETS[name].steps) - 1)
 
     def _on_key(self, widget, content, buffers) -> None:
-        step = content.get("step") if isinstance(content, dict) else None
-        if step == 1:
-            self.next()
-        elif step == -1:
-            self.previous()
+        if not isinstance(content, dict):
+            return
+        action = {1: self.next, -1: self.previous, "first": self.first, "last": self.last}
+        if content.get("step") in action:
+            action[content["step"]]()
 
     def _on_preset(self, change) -> None:
         preset = PRESETS.get(change["new"])
@@ -188,31 +301,37 @@ class Presentation:
         self.step.tooltips = [s.says for s in preset.steps]
         self.step.index = 0
         self.step.observe(self._on_step, names="value")
-        self.show(preset.steps[0])
+        self.show(preset.name, 0)
 
     def _on_step(self, change) -> None:
-        preset = PRESETS.get(self.preset.value)
-        if preset is not None and self.step.index is not None:
-            k = self.step.index
-            self.show(preset.steps[k], earlier=preset.steps[:k])
+        if self.preset.value in PRESETS and self.step.index is not None:
+            self.show(self.preset.value, self.step.index)
 
-    def show(self, step: Step, earlier: tuple[Step, ...] = ()) -> None:
-        """Bring up the step's explorer and set its controls.
+    def show(self, name: str, step: int) -> None:
+        """Bring up step `step` of demonstration `name`: its curves, its explorer, its caption.
 
-        A depth step after `earlier` ones pins their curves first, so that a
-        demonstration ends with all its curves on one plot.
+        The curves are computed first (`state`, the earlier steps' too); then the plot
+        changes, its tab comes up, and the caption that describes it comes last. A depth
+        step after earlier ones pins their curves first, so that a demonstration ends with
+        all its curves on one plot, on the axis all its steps share (`axis`).
         """
-        self.says.value = html.escape(step.says)  # first: the room reads while the plot draws
-        self.tabs.selected_index = APPS[step.app]
-        if step.app == "depth":
+        steps = PRESETS[name].steps
+        for k in range(step + 1):
+            self.state(name, k)
+        row = steps[step]
+        if row.app == "depth":
+            self.depth.plot.ylim = self.axis(name)
             with self.depth.hold():  # one update, at the end
                 self.depth.clear_pins()
-                for before in earlier:
-                    self.depth.apply(before.settings)
-                    self.depth.pin()
-                self.depth.apply(step.settings)
+                for before in steps[:step]:
+                    if before.app == "depth":
+                        self.depth.apply(before.settings)
+                        self.depth.pin()
+                self.depth.apply(row.settings)
         else:
-            self.residual.apply(step.settings)
+            self.residual.apply(row.settings)
+        self.tabs.selected_index = APPS[row.app]
+        self.says.value = html.escape(row.says)
 
     def _repr_mimebundle_(self, **kwargs):
         return self.app._repr_mimebundle_(**kwargs)

@@ -10,27 +10,36 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 
-# Every step of an explorer starts from these settings; a row says what differs.
+# Every step of an explorer starts from these settings; a row says what differs. Every
+# control is named, so that a step's state (the curves it shows) follows from its row alone
+# and can be computed before it is shown.
 START = {
     "depth": dict(
-        initializer="xavier_uniform", activation="relu", gain=1.0, n_layers=20, width=256,
-        seeds=3, direction="forward",
+        initializer="xavier_uniform", activation="relu", gain=1.0, std=0.02, n_layers=20,
+        width=256, seeds=3, direction="forward",
     ),
-    "residual": dict(n_layers=48, both=False),
+    "residual": dict(n_layers=48, scaled=True, both=False),
 }  # fmt: skip
 
 KAIMING_RELU = dict(initializer="kaiming_fan_in", gain=math.sqrt(2.0))
+# The y axis of the ReLU demonstrations, 10^-7 to 10: Xavier's collapse to 2^-20 and
+# Kaiming's level line on one scale, so that "kept" looks as flat as it is (on its own,
+# seed noise from 0.7 to 1.5 would fill a 10^-1 .. 10 axis). The steps of a demonstration
+# always share their axis (the app widens it to all their curves); `ylim` makes it at least
+# this, for demonstrations told one after the other.
+RELU_AXIS = dict(ylim=(1e-7, 1e1))
 
 # (demonstration, step, explorer, what the caption says, settings). A caption fits one
-# line on a projector: 95 characters at most (tests/test_present.py).
+# line on a projector: 95 characters at most (tests/test_present.py). Settings name the
+# controls that differ from START, and may give `ylim`, the least y range of the plot.
 DEMONSTRATIONS = (
     ("Xavier + ReLU: collapse", "Xavier, gain 1", "depth",
      "ReLU keeps half of E[z²]; Xavier's gain 1 does not give it back: "
      "the signal halves each layer.",
-     {}),
+     RELU_AXIS),
     ("Kaiming + ReLU: kept", "Kaiming, gain √2", "depth",
      "Kaiming's std √(2/n_in) doubles what ReLU halves: the signal stays at 1.",
-     KAIMING_RELU),
+     {**KAIMING_RELU, **RELU_AXIS}),
     ("tanh: gain 1 vs 5/3", "gain 1", "depth",
      "tanh squashes: with gain 1 the signal drains away, layer after layer.",
      dict(initializer="xavier_normal", activation="tanh", gain=1.0)),
@@ -45,10 +54,10 @@ DEMONSTRATIONS = (
      dict(scaled=True, both=True)),
     ("Xavier vs Kaiming + ReLU", "Xavier, gain 1", "depth",
      "Xavier with gain 1: ReLU halves the signal at every layer.",
-     {}),
+     RELU_AXIS),
     ("Xavier vs Kaiming + ReLU", "Kaiming, gain √2", "depth",
      "Kaiming's √2 gives back what ReLU takes: about 2^20 above Xavier's (faded) at layer 20.",
-     KAIMING_RELU),
+     {**KAIMING_RELU, **RELU_AXIS}),
 )  # fmt: skip
 
 
@@ -64,6 +73,7 @@ class Step:
     app: str  # "depth" or "residual"
     settings: dict = field(default_factory=dict)
     says: str = ""
+    ylim: tuple[float, float] | None = None  # the least y range of its plot, if any
 
 
 @dataclass(frozen=True)
@@ -86,7 +96,9 @@ def presets(rows=DEMONSTRATIONS) -> dict[str, Preset]:
     """
     steps: dict[str, list[Step]] = {}
     for name, label, app, says, settings in rows:
-        steps.setdefault(name, []).append(Step(label, app, {**START[app], **settings}, says))
+        controls = {k: v for k, v in settings.items() if k != "ylim"}
+        step = Step(label, app, {**START[app], **controls}, says, settings.get("ylim"))
+        steps.setdefault(name, []).append(step)
     return {name: Preset(name, tuple(s)) for name, s in steps.items()}
 
 

@@ -1,45 +1,59 @@
 """The suite's explorers, restyled for a projector: the headline number, thick lines, large
-fonts, the plot beside a column of the most used controls."""
+fonts, the plot beside a column of the most used controls, and in a comparison each curve
+named where it ends."""
 
 from __future__ import annotations
 
-import math
+import html
 
 import ipywidgets as widgets
 from matplotlib.colors import to_hex
 
 from ..a11y import live
+from ..depth_result import DepthResult
 from ..explorer import DepthExplorer, ResidualStreamExplorer
-from ..plots import QUANTITIES
-from .look import BASE_VIEWPORT, Look, projector_style, set_canvas_px, set_margins_px, style_figure
+from ..plots import PIN_COLORS, QUANTITIES, DepthPlot, initializer_color
+from ..projector import (
+    curve_end,
+    curve_name,
+    end_label,
+    end_label_artist,
+    gap_words,
+    line_end,
+    place_end_labels,
+    power_of_two,
+    projector_style,
+    style_figure,
+)
+from .look import BASE_VIEWPORT, Look, set_canvas_px, set_margins_px
 
 
-def _power_of_two(value: float) -> str:
-    """value as 2<sup>x</sup> in HTML, or the words for what a float cannot hold."""
-    if math.isinf(value):
-        return "inf (overflow)"
-    if value <= 0:
-        return "0 (underflow)"
-    return f"2<sup>{math.log2(value):.1f}</sup>".replace("-", "−")
-
-
-def depth_headline(result) -> str:
-    """The readout that matters, as HTML in large type: where the signal ends, as a power of 2.
+def depth_headline(result: DepthResult, pins: list[tuple[DepthResult, str]] = ()) -> str:
+    """The readout that matters, as HTML in large type: where the signal ends, as a power of 2,
+    and in a comparison how far that is from each pinned curve (`pins`: result and name).
 
     >>> from tinyinit.propagation import simulate
     >>> r = simulate("relu", "xavier_uniform", n_layers=3, width=16, seeds=1)
     >>> depth_headline(r)
     'layer 3: 2<sup>−2.7</sup><br><small>of the input; theory 2<sup>−3.0</sup></small>'
+    >>> k = simulate("relu", "kaiming_fan_in", gain=2**0.5, n_layers=3, width=16, seeds=1)
+    >>> depth_headline(k, [(r, "Xavier")]).split("<br>")[1]
+    '<span class="tinyinit-gap">2<sup>1.8</sup> above Xavier</span>'
     """
     end = result.end_layer
     what = "input" if end else "upstream gradient"
-    return (
-        f"layer {end}: {_power_of_two(result.measured_end)}<br>"
-        f"<small>of the {what}; theory {_power_of_two(result.theory_end)}</small>"
+    gaps = [
+        f'<span class="tinyinit-gap">{gap_words(result, pinned, html.escape(name), "html")}</span>'
+        for pinned, name in pins
+    ]
+    return "<br>".join(
+        [f"layer {end}: {power_of_two(result.measured_end, markup='html')}", *gaps]
+        + [f"<small>of the {what}; theory {power_of_two(result.theory_end, markup='html')}</small>"]
     )
 
 
 SHORT_QUANTITY = {d: f"mean square of {QUANTITIES[d][1]}" for d in QUANTITIES}
+SCALING_WORDS = {True: "with 1/√(2N)", False: "without 1/√(2N)"}
 
 
 def plot_beside(figure_view, side: list, app_class: str) -> widgets.Widget:
@@ -54,8 +68,53 @@ def plot_beside(figure_view, side: list, app_class: str) -> widgets.Widget:
     return view
 
 
+class LabelledDepthPlot(DepthPlot):
+    """The explorer's plot, with each curve named where it ends once pins are on it.
+
+    A pinned curve's name ("Xavier 2^-20.7") is part of the frame, drawn in its pin's
+    colour; the current curve's moves with it, in its initializer's colour. Alone on
+    the plot, a curve is not named: the headline beside the plot says where it ends.
+    """
+
+    def __init__(self, figure=None, **kwargs):
+        super().__init__(figure, **kwargs)
+        self.pin_names = [end_label_artist(self.ax, color) for color in PIN_COLORS]
+        self.current_name = end_label_artist(self.ax, "black", animated=True)
+        for name in [*self.pin_names, self.current_name]:
+            name.set_visible(False)
+        self._moving.append(self.current_name)  # drawn with the data, above it
+
+    def update(self, result: DepthResult, draw: bool = True) -> None:
+        super().update(result, draw=False)
+        shown = self.shown_pins(result.direction)
+        for name in [*self.pin_names, self.current_name]:
+            name.set_visible(False)
+        if shown:
+            names = [self.pin_names[slot] for slot, _, _ in shown] + [self.current_name]
+            results = [pinned for _, pinned, _ in shown] + [result]
+            for artist, pinned in zip(names, results[:-1]):
+                artist.set_text(end_label(curve_name(pinned, result), pinned))
+            first = shown[0][1]
+            self.current_name.set_text(end_label(curve_name(result, first), result))
+            self.current_name.set_color(initializer_color(result.initializer))
+            place_end_labels(self.ax, names, [curve_end(r) for r in results])
+        if draw:
+            self._show()
+
+    def _frame_state(self) -> tuple:
+        # The pins' names are drawn with the frame: where they stand is part of it.
+        names = tuple(
+            (n.get_text(), n.get_position(), n.xy) for n in self.pin_names if n.get_visible()
+        )
+        return (*super()._frame_state(), names)
+
+
 class LargeDepthExplorer(DepthExplorer):
-    """The depth explorer for a projector: the headline number, thick lines, large fonts."""
+    """The depth explorer for a projector: the headline number, thick lines, large fonts, and
+    in a comparison each curve named where it ends (`LabelledDepthPlot`) and the headline
+    saying how far apart they end."""
+
+    plot_class = LabelledDepthPlot
 
     def __init__(self, **settings):
         self.headline = widgets.HTML(
@@ -75,6 +134,8 @@ class LargeDepthExplorer(DepthExplorer):
         self.plot.note.set_y(16 * s / look.canvas_px[1])
         style_figure(self.figure, look.figure_fonts)
         projector_style(self.figure, look.scale)
+        if self.result is not None:  # the names' places depend on the new size
+            self.plot.update(self.result, draw=False)
         self.plot.redraw_all()
 
     def update(self, change=None) -> None:
@@ -84,7 +145,19 @@ class LargeDepthExplorer(DepthExplorer):
         # Short, to fit beside a short plot; the caption beside it says it in full.
         self.plot.ax.set_ylabel(SHORT_QUANTITY[self.direction.value])
         super().update(change)
-        self.headline.value = depth_headline(self.result)
+        shown = self.plot.shown_pins(self.result.direction)
+        pins = [(pinned, curve_name(pinned, self.result)) for _, pinned, _ in shown]
+        self.headline.value = depth_headline(self.result, pins)
+
+    def result_for(self, settings: dict) -> DepthResult:
+        """What the plot shows once every control is set to `settings` (a step's, naming each
+        control as `apply` does): simulate's result from the explorer's own fast path, so that
+        showing it later costs nothing more."""
+        return self.cache.simulate(
+            settings["activation"], settings["initializer"], gain=settings["gain"],
+            std=settings["std"], n_layers=settings["n_layers"], width=settings["width"],
+            seeds=settings["seeds"], batch=self.batch, direction=settings["direction"],
+        )  # fmt: skip
 
     def apply(self, settings: dict) -> None:
         """Set the controls named in `settings` (initializer, gain, n_layers, ...); one update."""
@@ -108,12 +181,15 @@ class LargeDepthExplorer(DepthExplorer):
                 self.width,
                 self.seeds,
                 self.readout,
+                self.caption,
             ]
         )
+        # Folded: the less used controls, the full readout, the settings and the legend (the
+        # curves are named on the plot, and the headline says where they end).
         folded = widgets.Accordion(children=[more], titles=("more controls",))
         # The gain's note beside its slider: for gelu and silu it says the gain holds one layer.
         side = [self.headline, self.initializer, self.activation, self.gain, self.gain_hint,
-                self.n_layers, folded, self.caption]  # fmt: skip
+                self.n_layers, folded]  # fmt: skip
         return plot_beside(self.figure_view, side, "tinyinit-explorer")
 
 
@@ -125,12 +201,15 @@ class LargeResidualExplorer(ResidualStreamExplorer):
             tooltip="The stream's variance after the last block, measured and in theory"
         )
         live(self.headline).add_class("tinyinit-headline")
+        self._applying = False  # apply() sets several controls, then updates once
+        self.names: list = []  # the two curves' names, made once the axes are
         super().__init__(stack, n_layers=n_layers, scaled=scaled)
+        self.names = [end_label_artist(self.ax, "black") for _ in range(2)]
         canvas = self.figure.canvas
         if isinstance(canvas, widgets.DOMWidget):
             canvas.toolbar_visible = False
             canvas.footer_visible = False
-        self.ax.get_legend().remove()  # said in the headline and the caption beside the plot
+        self.update()  # with the names, and without the legend: both said where the curves end
         # Room for the large marker at block 0, which would sit half outside on the spine.
         self.ax.set_xlim(-1, self.n_layers.max + 1)
         self.fit(Look.for_page(*BASE_VIEWPORT, top=150))
@@ -146,23 +225,58 @@ class LargeResidualExplorer(ResidualStreamExplorer):
 
     def update(self) -> None:
         super().update()
+        if self.ax.get_legend() is not None:  # the curves are named where they end instead
+            self.ax.get_legend().remove()
         measured, theory = self.measured_line.get_ydata(), self.theory_line.get_ydata()
+        scaled, both = self.scaling.value, self.both.value
+        gap = ""
+        for name in self.names:
+            name.set_visible(False)
+        if both:
+            other = self.other_line.get_ydata()
+            lines = [(self.measured_line, scaled), (self.other_line, not scaled)]
+            for name, (line, with_scaling) in zip(self.names, lines):
+                name.set_text(f"{SCALING_WORDS[with_scaling]}: {line.get_ydata()[-1]:.1f}")
+                name.set_color(self.color(with_scaling))
+            place_end_labels(self.ax, self.names, [line_end(*line.get_data()) for line, _ in lines])
+            ratio = other[-1] / measured[-1]
+            more = f"{ratio:.0f}× more" if ratio >= 1 else f"{1 / ratio:.0f}× less"
+            gap = (
+                f'<span class="tinyinit-gap">{SCALING_WORDS[not scaled]}: {other[-1]:.1f}, '
+                f"{more}</span><br>"
+            )
         self.headline.value = (
-            f"variance {measured[-1]:.1f}<br><small>after {len(measured) - 1} blocks; "
+            f"variance {measured[-1]:.1f}<br>{gap}<small>after {len(measured) - 1} blocks; "
             f"theory {theory[-1]:.1f}</small>"
         )
 
+    def _on_change(self, _change) -> None:
+        if not self._applying:
+            self.update()
+
     def apply(self, settings: dict) -> None:
-        """Set n_layers (N blocks), scaled (the 1/sqrt(2N) toggle) and both from `settings`."""
+        """Set n_layers (N blocks), scaled (the 1/sqrt(2N) toggle) and both from `settings`;
+        one update."""
         unknown = set(settings) - {"n_layers", "scaled", "both"}
         if unknown:
             raise ValueError(f"unknown residual explorer controls {sorted(unknown)}")
-        if "n_layers" in settings:
-            self.n_layers.value = min(settings["n_layers"], self.n_layers.max)
-        if "scaled" in settings:
-            self.scaling.value = settings["scaled"]
-        if "both" in settings:
-            self.both.value = settings["both"]
+        self._applying = True
+        try:
+            if "n_layers" in settings:
+                self.n_layers.value = min(settings["n_layers"], self.n_layers.max)
+            if "scaled" in settings:
+                self.scaling.value = settings["scaled"]
+            if "both" in settings:
+                self.both.value = settings["both"]
+        finally:
+            self._applying = False
+        self.update()
+
+    def result_for(self, settings: dict) -> tuple:
+        """The curves a step's `settings` show, (measured, theory) with and without the scaling,
+        computed now and kept (`curves`), so that showing them later costs nothing more."""
+        n = min(settings["n_layers"], self.n_layers.max)
+        return self.curves(n, settings["scaled"]), self.curves(n, not settings["scaled"])
 
     def projector_view(self) -> widgets.Widget:
         """The plot, and beside it the headline, the two controls and the full readout."""

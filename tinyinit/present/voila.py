@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import shutil
+import signal
+import subprocess
 import sys
 from pathlib import Path
 
@@ -14,26 +16,21 @@ APP_SOURCE = """\
 from tinyinit.present import presentation
 
 presentation()"""
-# Below the app, out of the projector's view: the one rule behind every demonstration.
-APP_RULE = (
-    "Behind every demonstration, one rule: a layer multiplies the mean square of its input by "
-    "$n_{\\text{in}}\\,\\sigma^2$, and the activation keeps its share, "
-    "$\\mathbb{E}[\\phi(z)^2]$ of $z \\sim \\mathcal{N}(0, q)$."
-)
 REPO_APP = Path(__file__).resolve().parents[2] / "apps" / "present.ipynb"
 DEFAULT_PORT = 8866
 
 
 def app_notebook():
-    """The notebook Voila serves: `presentation()` with nothing above it, the rule below.
+    """The notebook Voila serves: `presentation()` and nothing else (the app shows the rule
+    behind every demonstration itself, in view).
 
     >>> [cell.cell_type for cell in app_notebook().cells]
-    ['code', 'markdown']
+    ['code']
     """
     import nbformat
 
     nb = nbformat.v4.new_notebook()
-    nb.cells = [nbformat.v4.new_code_cell(APP_SOURCE), nbformat.v4.new_markdown_cell(APP_RULE)]
+    nb.cells = [nbformat.v4.new_code_cell(APP_SOURCE)]
     nb.metadata["kernelspec"] = {
         "name": "python3",
         "display_name": "Python 3 (ipykernel)",
@@ -110,6 +107,13 @@ def offline_template(folder: Path | None = None) -> Path:
 FOREIGN_EXTENSIONS = ("@jupyter-notebook/lab-extension", "@jupyter/nbgrader")
 
 
+# A kernel whose page has closed is shut down after this long idle (Voila starts a kernel
+# per page and keeps it otherwise: a morning of reloads held gigabytes). A page still open
+# keeps its kernel however long the class talks (cull_connected is False).
+CULL_IDLE_SECONDS = 120
+CULL_INTERVAL_SECONDS = 30
+
+
 def voila_command(
     notebook: Path,
     *,
@@ -117,14 +121,19 @@ def voila_command(
     ip: str = "127.0.0.1",
     browser: bool = True,
     template: str = OFFLINE_TEMPLATE,
+    cull_idle: int = CULL_IDLE_SECONDS,
+    cull_interval: int = CULL_INTERVAL_SECONDS,
 ) -> list[str]:
-    """The command that serves `notebook` as an app: no code shown, no tracebacks sent, and
+    """The command that serves `notebook` as an app: no code shown, no tracebacks sent,
     nothing asked of another host (Voila's template `template`, written by
-    `offline_template()` when it is the default).
+    `offline_template()` when it is the default), and the kernels of closed pages shut down
+    after `cull_idle` seconds idle (0: never), looked for every `cull_interval` seconds (at
+    most a quarter of `cull_idle`).
 
     Voila's defaults already strip the code cells (strip_sources) and keep
     tracebacks in the server log; they are spelled out so that a config file
-    elsewhere cannot turn them off for a class.
+    elsewhere cannot turn them off for a class. `?theme=dark` in the address
+    shows the page in JupyterLab's dark theme (the app itself stays black on white).
 
     >>> voila_command(Path("present.ipynb"), port=9000, browser=False)[3:6]
     ['--port=9000', '--Voila.port_retries=0', '--Voila.ip=127.0.0.1']
@@ -135,11 +144,47 @@ def voila_command(
         sys.executable, "-m", "voila", f"--port={port}", "--Voila.port_retries=0",
         f"--Voila.ip={ip}", "--VoilaConfiguration.strip_sources=True",
         "--VoilaConfiguration.show_tracebacks=False", "--theme=light",
+        "--VoilaConfiguration.allow_theme_override=YES",
         f"--template={template}",
         "--Voila.mathjax_url=/voila/static/mathjax/MathJax.js",
         f"--Voila.mathjax_config={MATHJAX_CONFIG}",
+        f"--MappingKernelManager.cull_idle_timeout={cull_idle}",
+        f"--MappingKernelManager.cull_interval={max(1, min(cull_interval, cull_idle // 4))}",
+        "--MappingKernelManager.cull_connected=False",
         *(f"--VoilaConfiguration.extension_denylist={name}" for name in FOREIGN_EXTENSIONS),
     ]  # fmt: skip
     if not browser:
         command.append("--no-browser")
     return command + [str(notebook)]
+
+
+def serve(command: list[str], env: dict | None = None, grace: float = 15.0) -> int:
+    """Run the server `command` until it ends or this process is asked to stop; its exit code.
+
+    Ctrl+C (SIGINT) and SIGTERM, as a service manager or a `kill` sends it, both stop the
+    server: it gets SIGTERM, on which Voila shuts its kernels down, and `grace` seconds
+    to do so before it is killed (its kernels then follow their parent, as ipykernel's do).
+    Without this, SIGTERM would end this process alone and leave the server running.
+
+    >>> serve([sys.executable, "-c", "raise SystemExit(3)"])
+    3
+    """
+    process = subprocess.Popen(command, env=env)
+
+    def stop(signum, frame):
+        raise KeyboardInterrupt
+
+    previous = signal.signal(signal.SIGTERM, stop)
+    try:
+        return process.wait()
+    except KeyboardInterrupt:
+        signal.signal(signal.SIGTERM, signal.SIG_IGN)  # stopping already
+        process.terminate()
+        try:
+            process.wait(timeout=grace)
+        except (subprocess.TimeoutExpired, KeyboardInterrupt):  # too slow, or asked again
+            process.kill()
+            process.wait()
+        return 0
+    finally:
+        signal.signal(signal.SIGTERM, previous)
