@@ -43,30 +43,40 @@ from ._extras import extra
 from .activations import SATURATED_SLOPE, Activation
 from .activations import activation as _activation_named
 from .checks import integer, number, one_of
+from .distributions import scaled_uniform_float32
+from .init import normal_init
 from .pcg32 import PCG32
+from .stack import scheme
 
 __all__ = [
     "AdamState",
     "Digits",
+    "Evaluation",
     "Forward",
+    "StepStats",
+    "Trainer",
     "TrainingRun",
     "accuracy",
     "adam_init",
     "adam_step",
     "backward_layers",
     "cross_entropy",
+    "evaluate",
     "forward",
     "forward_layers",
     "init_params",
     "load_digits_split",
     "loss_and_gradients",
     "minibatch_indices",
+    "scheme_weights",
     "sgd_step",
     "train",
 ]
 
 Params = list[tuple[np.ndarray, np.ndarray]]
 OPTIMIZERS = ("sgd", "adam")
+# A learning rate that trains notebook 04's network with each optimizer (notebook 11's).
+LEARNING_RATES = {"sgd": 0.02, "adam": 1e-3}
 
 
 # --- argument checks: say what was wrong, the value, and what is accepted -------------
@@ -160,6 +170,32 @@ def init_params(
             raise ValueError(f"init_weight returned shape {W.shape} for shape {(fan_out, fan_in)}")
         params.append((W, np.zeros(fan_out, dtype=dtype)))
     return params
+
+
+def scheme_weights(initializer: str, gain: float = 1.0, std: float = 0.02):
+    """`init_weight` for `init_params` from a row of the explorers' initializers
+    (`tinyinit.stack.SCHEMES`): W = the row's scale times a unit matrix drawn from rng.
+
+    "normal" rows: normal_init(shape, std) with the row's std (Xavier: gain * sqrt(2 /
+    (fan_in + fan_out)), Kaiming: gain / sqrt(fan)); "uniform": U(-a, a), a the row's
+    bound. At the same gain these are the weights of tinyinit's own initializers, bit for bit.
+
+    >>> from tinyinit import PCG32, kaiming_normal
+    >>> W = scheme_weights("kaiming_fan_in", gain=2**0.5)((3, 4), PCG32(0))
+    >>> bool((W == kaiming_normal((3, 4), "fan_in", "relu", PCG32(0))).all())
+    True
+    """
+    row = scheme(initializer)
+    gain, std = number("gain", gain, minimum=0), number("std", std, minimum=0)
+
+    def init_weight(shape: tuple[int, int], rng: PCG32) -> np.ndarray:
+        fan_out, fan_in = shape
+        scale = row.scale(fan_in, fan_out, gain, std)
+        if row.kind == "normal":
+            return normal_init(shape, scale, rng)
+        return scaled_uniform_float32(rng, fan_out * fan_in, scale).reshape(shape)
+
+    return init_weight
 
 
 class Forward(NamedTuple):
@@ -300,9 +336,36 @@ def accuracy(params: Params, x: np.ndarray, labels: np.ndarray, activation: str)
     >>> accuracy(params, x, np.array([0, 1, 1]), "linear")
     0.6666666666666666
     """
-    logits = forward(params, x, activation).logits
+    return evaluate(params, x, labels, activation).accuracy
+
+
+class Evaluation(NamedTuple):
+    """The network on a whole set: mean cross-entropy, accuracy, and its forward pass.
+
+    >>> Evaluation(2.3, 0.1, Forward(np.zeros((1, 2)), [], [np.zeros((1, 2))])).accuracy
+    0.1
+    """
+
+    loss: float
+    accuracy: float
+    forward: Forward
+
+
+def evaluate(params: Params, x: np.ndarray, labels: np.ndarray, activation: str) -> Evaluation:
+    """The loss (`cross_entropy`) and the accuracy (`accuracy`) of the MLP on (x, labels), from one
+    forward pass, which comes with them (its h are what a histogram of the activations shows).
+
+    >>> params = [(np.eye(2), np.zeros(2))]
+    >>> x = np.array([[1.0, 0.0], [0.0, 1.0], [2.0, 1.0]])
+    >>> result = evaluate(params, x, np.array([0, 1, 1]), "linear")
+    >>> round(result.loss, 4), round(result.accuracy, 4)
+    (0.6466, 0.6667)
+    """
+    fwd = forward(params, x, activation)
     _check_batch(params, x, labels)
-    return float(np.mean(logits.argmax(axis=1) == np.asarray(labels)))
+    labels = np.asarray(labels)
+    loss, _ = cross_entropy(fwd.logits, labels)
+    return Evaluation(loss, float(np.mean(fwd.logits.argmax(axis=1) == labels)), fwd)
 
 
 # --- optimizers: one learning rate per array ------------------------------------------
@@ -501,27 +564,164 @@ def train(
 def _run(arrays, x, labels, act, batches, optimizer, lrs, state, stats) -> int | None:
     """The loop of `train`: updates `arrays` in place (the list, not the arrays) and `stats`."""
     losses, hidden, per_layer = stats
-    n_layers = len(arrays) // 2
     for t, rows in enumerate(batches):
-        loss, grads, fwd, dphis = _backprop(_unflat(arrays), x[rows], labels[rows], act)
-        if not math.isfinite(loss):
+        step = _step(arrays, x[rows], labels[rows], act, optimizer, lrs, state)
+        if step is None:
             return t
-        losses[t] = loss
-        for l, (dphi, h) in enumerate(zip(dphis, fwd.h[1:])):
-            shut = dphi < SATURATED_SLOPE
-            hidden[:, t, l] = np.mean(h * h), np.mean(shut), np.mean(shut.all(axis=0))
-        flat_grads = _flat(grads)
-        if optimizer == "sgd":
-            new = sgd_step(arrays, flat_grads, lrs)
-        else:
-            new, state = adam_step(arrays, flat_grads, state, lrs)
-        for l in range(n_layers):
-            old_W, new_W = arrays[2 * l], new[2 * l]
-            size = _norm(old_W)
-            per_layer[0, t, l] = _norm(flat_grads[2 * l])
-            per_layer[1, t, l] = _norm(new_W - old_W) / size if size > 0 else np.nan
-        arrays[:] = new
+        arrays[:], state, recorded = step
+        losses[t] = recorded.loss
+        hidden[:, t] = recorded.mean_square, recorded.saturated, recorded.dead
+        per_layer[:, t] = recorded.grad_norm, recorded.update_ratio
     return None
+
+
+class StepStats(NamedTuple):
+    """What one training step records, its row of TrainingRun: the minibatch loss, and per
+    hidden layer mean_square, saturated and dead, per layer grad_norm and update_ratio.
+
+    >>> StepStats(2.3, *[np.zeros(1)] * 3, *[np.zeros(2)] * 2).loss
+    2.3
+    """
+
+    loss: float
+    mean_square: np.ndarray
+    saturated: np.ndarray
+    dead: np.ndarray
+    grad_norm: np.ndarray
+    update_ratio: np.ndarray
+
+
+def _step(arrays, x, labels, act, optimizer, lrs, state):
+    """One step on the minibatch (x, labels): (the new arrays, the optimizer's state, StepStats),
+    or None when the loss is not finite (then nothing is updated)."""
+    loss, grads, fwd, dphis = _backprop(_unflat(arrays), x, labels, act)
+    if not math.isfinite(loss):
+        return None
+    hidden = np.empty((3, len(dphis)))
+    for l, (dphi, h) in enumerate(zip(dphis, fwd.h[1:])):
+        shut = dphi < SATURATED_SLOPE
+        hidden[:, l] = np.mean(h * h), np.mean(shut), np.mean(shut.all(axis=0))
+    flat_grads = _flat(grads)
+    if optimizer == "sgd":
+        new = sgd_step(arrays, flat_grads, lrs)
+    else:
+        new, state = adam_step(arrays, flat_grads, state, lrs)
+    per_layer = np.empty((2, len(arrays) // 2))
+    for l in range(per_layer.shape[1]):
+        old_W, new_W = arrays[2 * l], new[2 * l]
+        size = _norm(old_W)
+        per_layer[0, l] = _norm(flat_grads[2 * l])
+        per_layer[1, l] = _norm(new_W - old_W) / size if size > 0 else np.nan
+    return new, state, StepStats(loss, *hidden, *per_layer)
+
+
+class Trainer:
+    """`train`, one step at a time and for as long as it is asked: what a live view runs.
+
+    The same checks, minibatches, updates and statistics as `train`: the minibatches are
+    the epochs of `minibatch_indices` from PCG32(seed), drawn when they are needed, so
+    that after n steps `run()` equals train(params, ..., steps=n) bit for bit. `lr` may
+    change between steps (the steps after use it). A step whose loss is not finite
+    updates nothing and ends the run: `diverged_at` says when, and `step` returns None.
+    Matrices this small run faster on one BLAS thread: the caller sets it (`train` does,
+    with threadpool_limits) around the steps it takes.
+
+    >>> from tinyinit import PCG32, xavier_normal
+    >>> x, y = np.eye(4), np.array([0, 1, 0, 1])
+    >>> params = init_params([4, 8, 2], lambda s, r: xavier_normal(s, 1.0, r), PCG32(0))
+    >>> trainer = Trainer(params, x, y, "tanh", lr=0.5, batch_size=2, seed=1)
+    >>> round(trainer.step().loss, 3), trainer.steps      # train(..., seed=1)'s first loss
+    (0.526, 1)
+    """
+
+    def __init__(
+        self,
+        params: Params,
+        x: np.ndarray,
+        labels: np.ndarray,
+        activation: str,
+        *,
+        optimizer: str = "sgd",
+        lr: float,
+        batch_size: int = 64,
+        seed: int = 0,
+    ):
+        self._act = _activation(activation)
+        _check_params(params)
+        _check_batch(params, x, labels)
+        self.activation = activation
+        self.optimizer = one_of("optimizer", optimizer, OPTIMIZERS)
+        self.lr = lr
+        self.batch_size = _count("batch_size", batch_size)
+        self._rng = PCG32(seed)
+        self._x, self._labels = np.asarray(x), np.asarray(labels)
+        # One epoch now: it checks batch_size against the data as `train` does.
+        self._epoch = list(self._next_epoch())
+        self._arrays = _flat(params)
+        self._state = adam_init(self._arrays) if optimizer == "adam" else None
+        self._history: list[StepStats] = []
+        self.diverged_at: int | None = None
+
+    @property
+    def lr(self) -> float:
+        return self._lr
+
+    @lr.setter
+    def lr(self, value: float) -> None:
+        self._lr = _positive("lr", value)
+
+    @property
+    def steps(self) -> int:
+        """The steps taken so far."""
+        return len(self._history)
+
+    @property
+    def params(self) -> Params:
+        """The network as it is now."""
+        return _unflat(self._arrays)
+
+    def _next_epoch(self) -> np.ndarray:
+        n_samples = len(self._x)
+        # At least one step: minibatch_indices then refuses a batch_size above n_samples.
+        per_epoch = max(n_samples // self.batch_size, 1)
+        return minibatch_indices(n_samples, self.batch_size, per_epoch, self._rng)
+
+    def step(self) -> StepStats | None:
+        """One minibatch step; its statistics, or None once the run has diverged."""
+        if self.diverged_at is not None:
+            return None
+        if not self._epoch:
+            self._epoch = list(self._next_epoch())
+        rows = self._epoch.pop(0)
+        lrs = [self._lr] * len(self._arrays)
+        step = _step(
+            self._arrays, self._x[rows], self._labels[rows], self._act, self.optimizer, lrs,
+            self._state,
+        )  # fmt: skip
+        if step is None:
+            self.diverged_at = self.steps
+            return None
+        self._arrays, self._state, recorded = step
+        self._history.append(recorded)
+        return recorded
+
+    @property
+    def losses(self) -> np.ndarray:
+        """The minibatch loss of every step so far, shape (steps,)."""
+        return np.fromiter((s.loss for s in self._history), float, count=self.steps)
+
+    def recent(self, field: str, steps: int) -> np.ndarray:
+        """The last `steps` rows of one of StepStats's per-layer fields, shape (<= steps, L)."""
+        rows = [getattr(s, field) for s in self._history[-steps:]]
+        return np.array(rows) if rows else np.empty((0, len(self._arrays) // 2))
+
+    def run(self) -> TrainingRun:
+        """What `train` returns for the steps taken so far (as many rows as steps)."""
+        fields = {
+            name: np.array([getattr(s, name) for s in self._history]).reshape(self.steps, -1)
+            for name in StepStats._fields[1:]
+        }
+        return TrainingRun(self.params, self.losses, **fields, diverged_at=self.diverged_at)
 
 
 # --- data -------------------------------------------------------------------------------
