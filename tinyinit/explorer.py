@@ -457,6 +457,20 @@ class Explorer:
             widget = control.build(values.get(control.name), **options.get(control.name, {}))
             setattr(self, control.name, widget)
 
+    @staticmethod
+    def _new_figure(figsize):
+        """An ipympl figure under %matplotlib widget, else None (the plot makes an Agg one)."""
+        if not _is_widget_backend():
+            return None
+        import matplotlib.pyplot as plt
+
+        with plt.ioff():  # shown inside the layout, not on its own
+            figure = plt.figure(figsize=figsize)
+        figure.canvas.header_visible = False
+        figure.canvas.footer_visible = False
+        figure.canvas.toolbar_visible = False
+        return figure
+
     def _figure_widget(self, figure, png_fallback: bool = True) -> widgets.Widget:
         """figure's live canvas, else a PNG image (png_fallback) or an empty HTML (not)."""
         self._image = None
@@ -602,20 +616,6 @@ class DepthExplorer(Explorer):
         )
         self.panel_row.add_class("tinyinit-panel-row")
         self._views["histograms"] = widgets.VBox([self.panel_row, self._views["histograms"]])
-
-    @staticmethod
-    def _new_figure(figsize):
-        """An ipympl figure under %matplotlib widget, else None (the plot makes an Agg one)."""
-        if not _is_widget_backend():
-            return None
-        import matplotlib.pyplot as plt
-
-        with plt.ioff():  # shown inside the layout, not on its own
-            figure = plt.figure(figsize=figsize)
-        figure.canvas.header_visible = False
-        figure.canvas.footer_visible = False
-        figure.canvas.toolbar_visible = False
-        return figure
 
     @property
     def figure_view(self) -> widgets.Widget:
