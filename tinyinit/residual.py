@@ -35,6 +35,7 @@ from .activations import activation
 from .checks import integer, one_of
 from .distributions import normal
 from .init import calculate_gain, kaiming_normal, kaiming_std, normal_init, scaled_residual_std
+from .normalization import standardize
 from .variance import mean_squares_by_layer
 
 # --- a stack of residual sublayers, drawn once -------------------------------------------
@@ -48,9 +49,7 @@ def normalize(x: np.ndarray, eps: float = 1e-5) -> np.ndarray:
     >>> normalize(np.array([[1.0, 3.0]]))
     array([[-0.999995,  0.999995]])
     """
-    x = np.asarray(x, dtype=np.float64)
-    centered = x - x.mean(axis=-1, keepdims=True)
-    return centered / np.sqrt((centered**2).mean(axis=-1, keepdims=True) + eps)
+    return standardize(np.asarray(x, dtype=np.float64), axis=-1, eps=eps)
 
 
 @dataclass(frozen=True)

@@ -17,9 +17,18 @@ Backprop, by the chain rule, from the top down:
 and a backward one (dz_l, the gradient coming down to it): an init that shrinks
 either one shrinks every weight gradient.
 
+With `norm="batch"` or `"layer"` every hidden layer normalizes its affine output
+before the activation (`tinyinit.normalization`, whose gamma and beta train too):
+
+    a_l = h_{l-1} W_l^T + b_l,    z_l = gamma_l * standardize(a_l) + beta_l,    h_l = phi(z_l)
+
+so z_l is always what phi reads, and backprop passes dloss/dz_l through the
+normalization's backward to dloss/da_l before dW_l = da_l^T h_{l-1}.
+
 Around it: SGD and Adam steps (one formula each, shared with `tinyinit.mup`),
-minibatches drawn from a PCG32, a training loop that records per-layer
-statistics at every step, and the handwritten digits that scikit-learn ships.
+minibatches drawn from a PCG32, one training step (`train_step`, what a live view
+calls) and a training loop over it that records per-layer statistics at every
+step, and the handwritten digits that scikit-learn ships.
 
 >>> from tinyinit import PCG32, kaiming_normal
 >>> kaiming = lambda shape, rng: kaiming_normal(shape, "fan_in", "relu", rng)
@@ -40,11 +49,22 @@ import numpy as np
 from threadpoolctl import threadpool_limits
 
 from ._extras import extra
-from .activations import SATURATED_SLOPE, Activation
+from .activations import Activation
 from .activations import activation as _activation_named
 from .checks import integer, number, one_of
+from .diagnostics import dead_fraction, saturated_fraction
 from .distributions import scaled_uniform_float32
 from .init import normal_init
+from .normalization import (
+    NORMS,
+    Norm,
+    NormCache,
+    batch_norm_eval,
+    init_norm,
+    norm_backward,
+    norm_forward,
+    running_statistics,
+)
 from .pcg32 import PCG32
 from .stack import scheme
 
@@ -53,7 +73,9 @@ __all__ = [
     "Digits",
     "Evaluation",
     "Forward",
+    "Step",
     "StepStats",
+    "TrainState",
     "Trainer",
     "TrainingRun",
     "accuracy",
@@ -70,7 +92,9 @@ __all__ = [
     "minibatch_indices",
     "scheme_weights",
     "sgd_step",
+    "start_training",
     "train",
+    "train_step",
 ]
 
 Params = list[tuple[np.ndarray, np.ndarray]]
@@ -137,6 +161,26 @@ def _activation(name: str) -> Activation:
     return _activation_named(name)
 
 
+def _as_norm(norm, params) -> Norm | None:
+    """norm as a Norm for these params: None, a kind of NORMS (fresh layers) or a Norm."""
+    widths = [W.shape[0] for W, _ in params[:-1]]
+    if norm is None or isinstance(norm, str):
+        return init_norm("none" if norm is None else norm, widths, params[0][0].dtype)
+    if not isinstance(norm, Norm):
+        raise ValueError(
+            f"norm must be one of {', '.join(NORMS)} or a Norm, got {type(norm).__name__}"
+        )
+    one_of("norm.kind", norm.kind, NORMS[1:])
+    shapes = [np.shape(g) for g in norm.gamma]
+    running = len(norm.running_mean) if norm.kind == "batch" else len(widths)
+    if shapes != [(n,) for n in widths] or len(norm.beta) != len(widths) or running != len(widths):
+        raise ValueError(
+            f"norm has gamma of shapes {shapes}; this network's hidden layers need one "
+            f"(gamma, beta) pair (and BatchNorm's running statistics) of widths {widths}"
+        )
+    return norm
+
+
 # --- the network ------------------------------------------------------------------------
 
 
@@ -146,11 +190,14 @@ def init_params(
     rng: PCG32,
     *,
     dtype=np.float64,
+    init_bias: Callable[[tuple[int], int, PCG32], np.ndarray] | None = None,
 ) -> Params:
     """An MLP with layer sizes [d_in, n_1, ..., d_out]: weights from init_weight, biases 0.
 
     Layer l gets W_l = init_weight((sizes[l], sizes[l-1]), rng), drawn in layer
-    order from the one generator, and b_l = 0; both are cast to dtype.
+    order from the one generator, and b_l = 0; both are cast to dtype. With
+    init_bias, b_l = init_bias((sizes[l],), sizes[l-1], rng) (its shape and its
+    layer's fan_in), drawn right after W_l, as torch's nn.Linear draws its own.
 
     >>> from tinyinit import PCG32, normal_init
     >>> params = init_params([3, 2], lambda s, r: normal_init(s, 1.0, r), PCG32(0))
@@ -168,7 +215,13 @@ def init_params(
         W = np.asarray(init_weight((fan_out, fan_in), rng), dtype=dtype)
         if W.shape != (fan_out, fan_in):
             raise ValueError(f"init_weight returned shape {W.shape} for shape {(fan_out, fan_in)}")
-        params.append((W, np.zeros(fan_out, dtype=dtype)))
+        if init_bias is None:
+            b = np.zeros(fan_out, dtype=dtype)
+        else:
+            b = np.asarray(init_bias((fan_out,), fan_in, rng), dtype=dtype)
+            if b.shape != (fan_out,):
+                raise ValueError(f"init_bias returned shape {b.shape} for shape {(fan_out,)}")
+        params.append((W, b))
     return params
 
 
@@ -201,46 +254,73 @@ def scheme_weights(initializer: str, gain: float = 1.0, std: float = 0.02):
 class Forward(NamedTuple):
     """What a forward pass leaves for backprop: logits (B, d_out), z_1..z_{L-1}, h_0..h_{L-1}.
 
+    norms: with normalization, each hidden layer's NormCache (None in BatchNorm's evaluation).
+
     >>> Forward(np.zeros((1, 2)), [], [np.ones((1, 2))]).logits.shape
     (1, 2)
     """
 
     logits: np.ndarray
-    z: list[np.ndarray]  # pre-activations of the hidden layers, z[l-1] = z_l
+    z: list[np.ndarray]  # what phi reads in the hidden layers, z[l-1] = z_l
     h: list[np.ndarray]  # inputs of the layers, h[l] = h_l, h[0] = x
+    norms: Sequence[NormCache | None] = ()
 
 
 def _affine(h: np.ndarray, W: np.ndarray, b: np.ndarray | None) -> np.ndarray:
     return h @ W.T if b is None else h @ W.T + b
 
 
-def forward_layers(params, x: np.ndarray, act: Activation) -> Forward:
+def forward_layers(
+    params, x: np.ndarray, act: Activation, norm: Norm | None = None, *, training: bool = True
+) -> Forward:
     """The forward pass of `forward`, unchecked: z_l = h_{l-1} W_l^T + b_l, h_l = phi(z_l).
 
     params: (W, b) pairs, b None for a layer without bias (tinyinit.mup's);
-    act: an Activation. Returns Forward(logits, z, h) as `forward` does.
+    act: an Activation; norm: None or a Norm, applied to each hidden layer's
+    affine output (BatchNorm with the batch's statistics if training, else with
+    its running ones). Returns Forward(logits, z, h, norms) as `forward` does.
 
     >>> from tinyinit.activations import activation
     >>> forward_layers([(np.eye(2), None)], np.array([[1.0, -1.0]]), activation("relu")).logits
     array([[ 1., -1.]])
     """
-    z, h = [], [x]
-    for W, b in params[:-1]:
-        z.append(_affine(h[-1], W, b))
+    z, h, caches = [], [x], []
+    for l, (W, b) in enumerate(params[:-1]):
+        a = _affine(h[-1], W, b)
+        if norm is not None:
+            a, cache = _normalize(norm, l, a, training)
+            caches.append(cache)
+        z.append(a)
         # Some activations compute in float64 (gelu's erf): keep the network's dtype.
-        h.append(act.phi(z[-1]).astype(z[-1].dtype, copy=False))
+        h.append(act.phi(a).astype(a.dtype, copy=False))
     W, b = params[-1]
-    return Forward(_affine(h[-1], W, b), z, h)
+    return Forward(_affine(h[-1], W, b), z, h, caches)
+
+
+def _normalize(norm: Norm, l: int, a: np.ndarray, training: bool):
+    """Hidden layer l+1's normalization of its affine output a: (z, its NormCache or None)."""
+    gamma, beta = norm.gamma[l], norm.beta[l]
+    if norm.kind == "batch" and not training:
+        mean, var = norm.running_mean[l], norm.running_var[l]
+        return batch_norm_eval(a, gamma, beta, mean, var).astype(a.dtype, copy=False), None
+    z, cache = norm_forward(norm.kind, a, gamma, beta)
+    return z.astype(a.dtype, copy=False), cache
 
 
 def backward_layers(
-    weights: Sequence[np.ndarray], h: Sequence[np.ndarray], dz: np.ndarray, slopes
+    weights: Sequence[np.ndarray],
+    h: Sequence[np.ndarray],
+    dz: np.ndarray,
+    slopes,
+    through: Callable[[int, np.ndarray], np.ndarray] | None = None,
 ) -> tuple[list[np.ndarray], list[np.ndarray]]:
     """Backprop from dz = dloss/dz_L down: ([dW_1 .. dW_L], [dz_1 .. dz_L]).
 
     dW_l = dz_l^T h_{l-1},  dz_{l-1} = (dz_l W_l) * phi'(z_{l-1}); h = [h_0 .. h_{L-1}]
     as Forward holds them, slopes[l-1] = phi'(z_l) for the hidden layers.
-    A bias's gradient is db_l = dz_l summed over the batch.
+    A bias's gradient is db_l = dz_l summed over the batch. through(l - 1, d), if
+    given, takes d = dloss/dz_l, at what phi reads, to the gradient at layer l's
+    affine output (a normalization's backward); dzs then holds the latter.
 
     >>> dW, dz = backward_layers([np.array([[2.0]])], [np.array([[3.0]])], np.array([[1.0]]), [])
     >>> dW, dz
@@ -252,14 +332,26 @@ def backward_layers(
         dzs[l], weight_grads[l] = dz, dz.T @ h[l]
         if l:
             dz = (dz @ weights[l]) * slopes[l - 1]
+            if through is not None:
+                dz = through(l - 1, dz)
     return weight_grads, dzs
 
 
-def forward(params: Params, x: np.ndarray, activation: str) -> Forward:
+def forward(
+    params: Params,
+    x: np.ndarray,
+    activation: str,
+    *,
+    norm: Norm | str | None = None,
+    training: bool = False,
+) -> Forward:
     """Run the MLP on a batch x (B, d_in): z_l = h_{l-1} W_l^T + b_l, h_l = phi(z_l).
 
     Returns Forward(logits, z, h): the logits (B, d_out), the hidden
     pre-activations z_1..z_{L-1} and the layer inputs h_0 = x, h_1..h_{L-1}.
+    norm: None, "batch" or "layer" (fresh layers: gamma 1, beta 0) or a Norm (a
+    trained one, TrainingRun.norm). BatchNorm uses its running statistics, as in
+    evaluation, unless training=True: then the batch's own, as in training.
 
     >>> W1, W2 = np.array([[1.0, -1.0], [2.0, 0.0]]), np.array([[1.0, 1.0]])
     >>> out = forward([(W1, np.zeros(2)), (W2, np.zeros(1))], np.array([[1.0, 2.0]]), "relu")
@@ -268,11 +360,12 @@ def forward(params: Params, x: np.ndarray, activation: str) -> Forward:
     """
     act = _activation(activation)
     _check_params(params)
+    norm = _as_norm(norm, params)
     x = np.asarray(x)
     d_in = params[0][0].shape[1]
     if x.ndim != 2 or x.shape[1] != d_in:
         raise ValueError(f"x must have shape (batch, {d_in}) for this network, got {x.shape}")
-    return forward_layers(params, x, act)
+    return forward_layers(params, x, act, norm, training=training)
 
 
 def cross_entropy(logits: np.ndarray, labels: np.ndarray) -> tuple[float, np.ndarray]:
@@ -295,25 +388,45 @@ def cross_entropy(logits: np.ndarray, labels: np.ndarray) -> tuple[float, np.nda
     return float(loss), dz / len(labels)
 
 
-def _backprop(params: Params, x, labels, act: Activation):
-    """Loss, grads, the forward pass and phi'(z_l) of every hidden layer (the loop's statistics)."""
-    fwd = forward_layers(params, x, act)
+def _backprop(params: Params, x, labels, act: Activation, norm: Norm | None = None):
+    """Loss, grads, the forward pass and phi'(z_l) of every hidden layer (the loop's statistics).
+
+    grads: (dW, db) per layer, then with norm (dgamma, dbeta) per hidden layer; the forward
+    pass is training's (BatchNorm on the batch's statistics).
+    """
+    fwd = forward_layers(params, x, act, norm, training=True)
     loss, dz = cross_entropy(fwd.logits, labels)
     # phi' of a float32 z may come back float64 (a Python constant, gelu's erf).
     dphis = [act.dphi(z).astype(dz.dtype, copy=False) for z in fwd.z]
-    weight_grads, dzs = backward_layers([W for W, _ in params], fwd.h, dz, dphis)
-    grads = [(dW, d.sum(axis=0)) for dW, d in zip(weight_grads, dzs)]
+    norm_grads = [None] * len(fwd.norms)
+
+    def through_norm(l, dz_l):
+        da_l, dgamma, dbeta = norm_backward(norm.kind, dz_l, norm.gamma[l], fwd.norms[l])
+        norm_grads[l] = (dgamma, dbeta)
+        return da_l
+
+    weights = [W for W, _ in params]
+    through = None if norm is None else through_norm
+    weight_grads, dzs = backward_layers(weights, fwd.h, dz, dphis, through)
+    grads = [(dW, d.sum(axis=0)) for dW, d in zip(weight_grads, dzs)] + norm_grads
     return loss, grads, fwd, dphis
 
 
 def loss_and_gradients(
-    params: Params, x: np.ndarray, labels: np.ndarray, activation: str
+    params: Params,
+    x: np.ndarray,
+    labels: np.ndarray,
+    activation: str,
+    *,
+    norm: Norm | str | None = None,
 ) -> tuple[float, Params]:
     """The loss of the MLP on (x, labels) and its gradient with respect to every parameter.
 
     Forward as in `forward`, loss as in `cross_entropy`, then backprop (module
     docstring): dW_l = dz_l^T h_{l-1}, db_l = sum_i dz_l[i], dz_{l-1} = (dz_l W_l) * phi'(z_{l-1}).
-    grads is a list of (dW, db) with the shapes and dtype of params.
+    grads is a list of (dW, db) with the shapes and dtype of params; with norm
+    ("batch", "layer" or a Norm, as in training: BatchNorm on the batch's
+    statistics), followed by one (dgamma, dbeta) per hidden layer.
 
     >>> W1, W2 = np.array([[1.0, -1.0], [2.0, 0.0]]), np.array([[1.0, 1.0], [0.0, 0.0]])
     >>> params = [(W1, np.zeros(2)), (W2, np.zeros(2))]
@@ -323,20 +436,28 @@ def loss_and_gradients(
     """
     act = _activation(activation)
     _check_params(params)
+    norm = _as_norm(norm, params)
     _check_batch(params, x, labels)
-    loss, grads, _, _ = _backprop(params, np.asarray(x), np.asarray(labels), act)
+    loss, grads, _, _ = _backprop(params, np.asarray(x), np.asarray(labels), act, norm)
     return loss, grads
 
 
-def accuracy(params: Params, x: np.ndarray, labels: np.ndarray, activation: str) -> float:
-    """The fraction of rows of x whose largest logit is at their label.
+def accuracy(
+    params: Params,
+    x: np.ndarray,
+    labels: np.ndarray,
+    activation: str,
+    *,
+    norm: Norm | str | None = None,
+) -> float:
+    """The fraction of rows of x whose largest logit is at their label (norm in evaluation).
 
     >>> params = [(np.eye(2), np.zeros(2))]
     >>> x = np.array([[1.0, 0.0], [0.0, 1.0], [2.0, 1.0]])
     >>> accuracy(params, x, np.array([0, 1, 1]), "linear")
     0.6666666666666666
     """
-    return evaluate(params, x, labels, activation).accuracy
+    return evaluate(params, x, labels, activation, norm=norm).accuracy
 
 
 class Evaluation(NamedTuple):
@@ -351,9 +472,17 @@ class Evaluation(NamedTuple):
     forward: Forward
 
 
-def evaluate(params: Params, x: np.ndarray, labels: np.ndarray, activation: str) -> Evaluation:
+def evaluate(
+    params: Params,
+    x: np.ndarray,
+    labels: np.ndarray,
+    activation: str,
+    *,
+    norm: Norm | str | None = None,
+) -> Evaluation:
     """The loss (`cross_entropy`) and the accuracy (`accuracy`) of the MLP on (x, labels), from one
-    forward pass, which comes with them (its h are what a histogram of the activations shows).
+    forward pass, which comes with them (its h are what a histogram of the activations shows);
+    norm as in `forward` (evaluation: BatchNorm on its running statistics).
 
     >>> params = [(np.eye(2), np.zeros(2))]
     >>> x = np.array([[1.0, 0.0], [0.0, 1.0], [2.0, 1.0]])
@@ -361,7 +490,7 @@ def evaluate(params: Params, x: np.ndarray, labels: np.ndarray, activation: str)
     >>> round(result.loss, 4), round(result.accuracy, 4)
     (0.6466, 0.6667)
     """
-    fwd = forward(params, x, activation)
+    fwd = forward(params, x, activation, norm=norm)
     _check_batch(params, x, labels)
     labels = np.asarray(labels)
     loss, _ = cross_entropy(fwd.logits, labels)
@@ -477,6 +606,8 @@ class TrainingRun:
     dead[t, l-1]             fraction of units of layer l saturated on the whole minibatch
     grad_norm[t, l-1]        ||dL/dW_l|| (Frobenius), all layers l = 1..L
     update_ratio[t, l-1]     ||Delta W_l|| / ||W_l||, the step's change against the weight
+    norm                     the trained normalization layers (None without): pass it to
+                             `accuracy` and `forward` with the params
 
     A run whose loss stops being finite stops there: later rows are NaN and
     `diverged_at` is that step (None if it never diverged).
@@ -498,6 +629,46 @@ class TrainingRun:
     grad_norm: np.ndarray
     update_ratio: np.ndarray
     diverged_at: int | None
+    norm: Norm | None = None
+
+
+class TrainState(NamedTuple):
+    """Where training stands: the params, their normalization layers (None without), the
+    optimizer ("sgd" or "adam") and Adam's running averages (None for SGD).
+
+    >>> from tinyinit import PCG32, kaiming_normal
+    >>> kaiming = lambda shape, rng: kaiming_normal(shape, "fan_in", "relu", rng)
+    >>> params = init_params([4, 3, 2], kaiming, PCG32(0))
+    >>> state = start_training(params, optimizer="adam", norm="batch")
+    >>> state.norm.kind, state.adam.step, len(state.adam.m)      # W, b of 2 layers; gamma, beta
+    ('batch', 0, 6)
+    """
+
+    params: Params
+    norm: Norm | None
+    optimizer: str
+    adam: AdamState | None
+
+
+class Step(NamedTuple):
+    """What one training step saw, before its update.
+
+    loss          the minibatch's loss
+    forward       its forward pass (as in training: BatchNorm on the batch's statistics)
+    slopes        phi'(z_l) for the hidden layers l = 1..L-1
+    grads         (dW, db) per layer, then with normalization (dgamma, dbeta) per hidden layer
+    update_ratio  ||Delta W_l|| / ||W_l|| per layer (NaN where W_l = 0; all NaN when the loss
+                  was not finite and nothing was updated)
+
+    >>> Step(2.3, None, [], [], np.zeros(1)).loss
+    2.3
+    """
+
+    loss: float
+    forward: Forward
+    slopes: list[np.ndarray]
+    grads: Params
+    update_ratio: np.ndarray
 
 
 def _flat(params: Params) -> list[np.ndarray]:
@@ -508,8 +679,87 @@ def _unflat(arrays: list[np.ndarray]) -> Params:
     return [(arrays[i], arrays[i + 1]) for i in range(0, len(arrays), 2)]
 
 
+def _arrays(params: Params, norm: Norm | None) -> list[np.ndarray]:
+    """Everything the optimizer moves: W_1, b_1, .., W_L, b_L, then gamma_1, beta_1, .."""
+    return _flat(params) + ([] if norm is None else _flat(list(zip(norm.gamma, norm.beta))))
+
+
 def _norm(a: np.ndarray) -> float:
     return float(np.linalg.norm(a.astype(np.float64, copy=False)))
+
+
+def start_training(
+    params: Params, *, optimizer: str = "sgd", norm: Norm | str | None = None
+) -> TrainState:
+    """The state before the first step: the params given, fresh normalization layers for
+    norm="batch" or "layer" (or the Norm given, to continue), and Adam's zero moments.
+    """
+    _check_params(params)
+    one_of("optimizer", optimizer, OPTIMIZERS)
+    norm = _as_norm(norm, params)
+    adam = adam_init(_arrays(params, norm)) if optimizer == "adam" else None
+    return TrainState(list(params), norm, optimizer, adam)
+
+
+def train_step(
+    state: TrainState, x: np.ndarray, labels: np.ndarray, activation: str, *, lr: float
+) -> tuple[TrainState, Step]:
+    """One step of the state's optimizer on the minibatch (x, labels): (new state, what it saw).
+
+    Every array the optimizer moves gets the learning rate lr: the weights, the biases and
+    the normalization's gamma and beta; BatchNorm's running statistics move toward this
+    batch's (`tinyinit.normalization.running_statistics`). A step whose loss is not finite
+    changes nothing (the state comes back as it was). Nothing given is modified. `train` is
+    a loop over this step; a live view calls it once a frame (inside
+    threadpoolctl.threadpool_limits(1), as `train` does: these matrices are small).
+
+    >>> from tinyinit import PCG32, kaiming_normal
+    >>> x, y = np.eye(4), np.array([0, 1, 0, 1])
+    >>> kaiming = lambda shape, rng: kaiming_normal(shape, "fan_in", "relu", rng)
+    >>> state = start_training(init_params([4, 8, 2], kaiming, PCG32(0)), norm="layer")
+    >>> for _ in range(3):
+    ...     state, step = train_step(state, x, y, "relu", lr=0.5)
+    ...     print(round(step.loss, 4), step.update_ratio.round(3))
+    0.6003 [0.076 0.101]
+    0.3418 [0.076 0.107]
+    0.1652 [0.032 0.052]
+    """
+    if not isinstance(state, TrainState):
+        raise ValueError(f"state must be a TrainState (start_training), got {type(state).__name__}")
+    act = _activation(activation)
+    _check_batch(state.params, x, labels)
+    if state.norm is not None and state.norm.kind == "batch" and len(x) < 2:
+        raise ValueError(f"BatchNorm trains on batches of 2 or more examples, got {len(x)}")
+    return _step(state, np.asarray(x), np.asarray(labels), act, _positive("lr", lr))
+
+
+def _step(state: TrainState, x, labels, act: Activation, lr: float) -> tuple[TrainState, Step]:
+    """train_step, unchecked."""
+    params, norm = state.params, state.norm
+    loss, grads, fwd, dphis = _backprop(params, x, labels, act, norm)
+    n_layers = len(params)
+    if not math.isfinite(loss):
+        return state, Step(loss, fwd, dphis, grads, np.full(n_layers, np.nan))
+    arrays = _arrays(params, norm)
+    lrs = [lr] * len(arrays)
+    if state.optimizer == "sgd":
+        new, adam = sgd_step(arrays, _flat(grads), lrs), None
+    else:
+        new, adam = adam_step(arrays, _flat(grads), state.adam, lrs)
+    ratio = np.full(n_layers, np.nan)
+    for l in range(n_layers):
+        size = _norm(arrays[2 * l])
+        if size > 0:
+            ratio[l] = _norm(new[2 * l] - arrays[2 * l]) / size
+    if norm is not None:
+        trained = _unflat(new[2 * n_layers :])
+        running = norm.running_mean, norm.running_var
+        if norm.kind == "batch":
+            moved = [running_statistics(m, v, c) for m, v, c in zip(*running, fwd.norms)]
+            running = [m for m, _ in moved], [v for _, v in moved]
+        norm = Norm(norm.kind, [g for g, _ in trained], [b for _, b in trained], *running)
+    new_state = TrainState(_unflat(new[: 2 * n_layers]), norm, state.optimizer, adam)
+    return new_state, Step(loss, fwd, dphis, grads, ratio)
 
 
 def train(
@@ -523,12 +773,15 @@ def train(
     steps: int,
     batch_size: int = 64,
     seed: int = 0,
+    norm: Norm | str | None = None,
 ) -> TrainingRun:
     """Train the MLP for `steps` minibatch steps of SGD or Adam, recording every layer.
 
     Minibatches come from minibatch_indices(len(x), batch_size, steps,
     PCG32(seed)), so a seed fixes the run bit for bit on one machine. The
-    params given are not modified. See TrainingRun for what is recorded.
+    params given are not modified. norm: None, "batch" or "layer" (fresh layers
+    after every hidden layer's affine map) or a Norm to continue from; its
+    gamma and beta train with the weights. See TrainingRun for what is recorded.
 
     >>> from tinyinit import PCG32, xavier_normal
     >>> x, y = np.eye(4), np.array([0, 1, 0, 1])
@@ -536,13 +789,18 @@ def train(
     >>> run = train(params, x, y, "tanh", lr=0.5, steps=50, batch_size=2, seed=1)
     >>> round(float(run.losses[0]), 3), accuracy(run.params, x, y, "tanh")
     (0.526, 1.0)
+    >>> run = train(params, x, y, "tanh", lr=0.5, steps=50, batch_size=2, seed=1, norm="batch")
+    >>> accuracy(run.params, x, y, "tanh", norm=run.norm), run.norm.running_mean[0].shape
+    (1.0, (8,))
     """
     act = _activation(activation)
     _check_params(params)
     _check_batch(params, x, labels)
-    one_of("optimizer", optimizer, OPTIMIZERS)
+    state = start_training(params, optimizer=optimizer, norm=norm)
     lr = _positive("lr", lr)
     steps = _count("steps", steps)
+    if state.norm is not None and state.norm.kind == "batch" and batch_size == 1:
+        raise ValueError("batch_size must be >= 2 for BatchNorm (a batch of one has no variance)")
     batches = minibatch_indices(len(x), batch_size, steps, PCG32(seed))
     x, labels = np.asarray(x), np.asarray(labels)
 
@@ -550,29 +808,27 @@ def train(
     losses = np.full(steps, np.nan)
     hidden = np.full((3, steps, n_layers - 1), np.nan)  # mean_square, saturated, dead
     per_layer = np.full((2, steps, n_layers), np.nan)  # grad_norm, update_ratio
-    arrays = _flat(params)
-    lrs = [lr] * len(arrays)
-    state = adam_init(arrays) if optimizer == "adam" else None
     stats = (losses, hidden, per_layer)
     # Matrices this small run faster on one BLAS thread; on a busy machine two threads that
     # wait for each other made a width-128 run about 15 times slower (measured).
     with threadpool_limits(limits=1, user_api="blas"):
-        diverged_at = _run(arrays, x, labels, act, batches, optimizer, lrs, state, stats)
-    return TrainingRun(_unflat(arrays), losses, *hidden, *per_layer, diverged_at)
+        state, diverged_at = _run(state, x, labels, act, batches, lr, stats)
+    return TrainingRun(state.params, losses, *hidden, *per_layer, diverged_at, state.norm)
 
 
-def _run(arrays, x, labels, act, batches, optimizer, lrs, state, stats) -> int | None:
-    """The loop of `train`: updates `arrays` in place (the list, not the arrays) and `stats`."""
+def _run(state: TrainState, x, labels, act, batches, lr, stats):
+    """The loop of `train`: steps the state and fills `stats`; (final state, diverged_at)."""
     losses, hidden, per_layer = stats
+    n_layers = len(state.params)
     for t, rows in enumerate(batches):
-        step = _step(arrays, x[rows], labels[rows], act, optimizer, lrs, state)
-        if step is None:
-            return t
-        arrays[:], state, recorded = step
+        state, step = _step(state, x[rows], labels[rows], act, lr)
+        if not math.isfinite(step.loss):
+            return state, t
+        recorded = _recorded(step, n_layers)
         losses[t] = recorded.loss
         hidden[:, t] = recorded.mean_square, recorded.saturated, recorded.dead
         per_layer[:, t] = recorded.grad_norm, recorded.update_ratio
-    return None
+    return state, None
 
 
 class StepStats(NamedTuple):
@@ -591,40 +847,25 @@ class StepStats(NamedTuple):
     update_ratio: np.ndarray
 
 
-def _step(arrays, x, labels, act, optimizer, lrs, state):
-    """One step on the minibatch (x, labels): (the new arrays, the optimizer's state, StepStats),
-    or None when the loss is not finite (then nothing is updated)."""
-    loss, grads, fwd, dphis = _backprop(_unflat(arrays), x, labels, act)
-    if not math.isfinite(loss):
-        return None
-    hidden = np.empty((3, len(dphis)))
-    for l, (dphi, h) in enumerate(zip(dphis, fwd.h[1:])):
-        shut = dphi < SATURATED_SLOPE
-        hidden[:, l] = np.mean(h * h), np.mean(shut), np.mean(shut.all(axis=0))
-    flat_grads = _flat(grads)
-    if optimizer == "sgd":
-        new = sgd_step(arrays, flat_grads, lrs)
-    else:
-        new, state = adam_step(arrays, flat_grads, state, lrs)
-    per_layer = np.empty((2, len(arrays) // 2))
-    for l in range(per_layer.shape[1]):
-        old_W, new_W = arrays[2 * l], new[2 * l]
-        size = _norm(old_W)
-        per_layer[0, l] = _norm(flat_grads[2 * l])
-        per_layer[1, l] = _norm(new_W - old_W) / size if size > 0 else np.nan
-    return new, state, StepStats(loss, *hidden, *per_layer)
+def _recorded(step: Step, n_layers: int) -> StepStats:
+    """What `train` records of a step (see TrainingRun)."""
+    hidden = np.empty((3, n_layers - 1))
+    for l, (dphi, h) in enumerate(zip(step.slopes, step.forward.h[1:])):
+        hidden[:, l] = np.mean(h * h), saturated_fraction(dphi), dead_fraction(dphi)
+    grad_norm = np.array([_norm(dW) for dW, _ in step.grads[:n_layers]])
+    return StepStats(step.loss, *hidden, grad_norm, step.update_ratio)
 
 
 class Trainer:
     """`train`, one step at a time and for as long as it is asked: what a live view runs.
 
-    The same checks, minibatches, updates and statistics as `train`: the minibatches are
-    the epochs of `minibatch_indices` from PCG32(seed), drawn when they are needed, so
-    that after n steps `run()` equals train(params, ..., steps=n) bit for bit. `lr` may
-    change between steps (the steps after use it). A step whose loss is not finite
-    updates nothing and ends the run: `diverged_at` says when, and `step` returns None.
-    Matrices this small run faster on one BLAS thread: the caller sets it (`train` does,
-    with threadpool_limits) around the steps it takes.
+    The same checks, minibatches, steps (`train_step`) and statistics as `train`: the
+    minibatches are the epochs of `minibatch_indices` from PCG32(seed), drawn when they
+    are needed, so that after n steps `run()` equals train(params, ..., steps=n) bit for
+    bit. `lr` may change between steps (the steps after use it). A step whose loss is
+    not finite changes nothing and ends the run: `diverged_at` says when, and `step`
+    returns None. Matrices this small run faster on one BLAS thread: the caller sets it
+    (`train` does, with threadpool_limits) around the steps it takes.
 
     >>> from tinyinit import PCG32, xavier_normal
     >>> x, y = np.eye(4), np.array([0, 1, 0, 1])
@@ -645,20 +886,23 @@ class Trainer:
         lr: float,
         batch_size: int = 64,
         seed: int = 0,
+        norm: Norm | str | None = None,
     ):
         self._act = _activation(activation)
         _check_params(params)
         _check_batch(params, x, labels)
+        self._state = start_training(params, optimizer=optimizer, norm=norm)
         self.activation = activation
-        self.optimizer = one_of("optimizer", optimizer, OPTIMIZERS)
         self.lr = lr
         self.batch_size = _count("batch_size", batch_size)
+        if self.norm is not None and self.norm.kind == "batch" and batch_size == 1:
+            raise ValueError(
+                "batch_size must be >= 2 for BatchNorm (a batch of one has no variance)"
+            )
         self._rng = PCG32(seed)
         self._x, self._labels = np.asarray(x), np.asarray(labels)
         # One epoch now: it checks batch_size against the data as `train` does.
         self._epoch = list(self._next_epoch())
-        self._arrays = _flat(params)
-        self._state = adam_init(self._arrays) if optimizer == "adam" else None
         self._history: list[StepStats] = []
         self.diverged_at: int | None = None
 
@@ -671,6 +915,10 @@ class Trainer:
         self._lr = _positive("lr", value)
 
     @property
+    def optimizer(self) -> str:
+        return self._state.optimizer
+
+    @property
     def steps(self) -> int:
         """The steps taken so far."""
         return len(self._history)
@@ -678,7 +926,12 @@ class Trainer:
     @property
     def params(self) -> Params:
         """The network as it is now."""
-        return _unflat(self._arrays)
+        return self._state.params
+
+    @property
+    def norm(self) -> Norm | None:
+        """Its normalization layers as they are now (None without): `evaluate` takes them."""
+        return self._state.norm
 
     def _next_epoch(self) -> np.ndarray:
         n_samples = len(self._x)
@@ -693,15 +946,12 @@ class Trainer:
         if not self._epoch:
             self._epoch = list(self._next_epoch())
         rows = self._epoch.pop(0)
-        lrs = [self._lr] * len(self._arrays)
-        step = _step(
-            self._arrays, self._x[rows], self._labels[rows], self._act, self.optimizer, lrs,
-            self._state,
-        )  # fmt: skip
-        if step is None:
+        state, step = _step(self._state, self._x[rows], self._labels[rows], self._act, self._lr)
+        if not math.isfinite(step.loss):
             self.diverged_at = self.steps
             return None
-        self._arrays, self._state, recorded = step
+        self._state = state
+        recorded = _recorded(step, len(state.params))
         self._history.append(recorded)
         return recorded
 
@@ -713,7 +963,7 @@ class Trainer:
     def recent(self, field: str, steps: int) -> np.ndarray:
         """The last `steps` rows of one of StepStats's per-layer fields, shape (<= steps, L)."""
         rows = [getattr(s, field) for s in self._history[-steps:]]
-        return np.array(rows) if rows else np.empty((0, len(self._arrays) // 2))
+        return np.array(rows) if rows else np.empty((0, len(self.params)))
 
     def run(self) -> TrainingRun:
         """What `train` returns for the steps taken so far (as many rows as steps)."""
@@ -721,7 +971,9 @@ class Trainer:
             name: np.array([getattr(s, name) for s in self._history]).reshape(self.steps, -1)
             for name in StepStats._fields[1:]
         }
-        return TrainingRun(self.params, self.losses, **fields, diverged_at=self.diverged_at)
+        return TrainingRun(
+            self.params, self.losses, **fields, diverged_at=self.diverged_at, norm=self.norm
+        )
 
 
 # --- data -------------------------------------------------------------------------------
