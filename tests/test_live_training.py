@@ -391,3 +391,22 @@ def test_kaiming_at_torch_gain_is_kaiming_normal(digits):
     )
     for (W, _), (K, _) in zip(ex.trainer.params, kaiming):
         np.testing.assert_array_equal(W, K)
+
+
+def test_normalization_is_every_kind_of_the_network_and_rescues_xavier(digits):
+    from tinyinit.normalization import NORMS
+
+    ex = TrainingExplorer(normalization="batch", digits=digits)
+    assert [key for _, key in ex.normalization.options] == list(NORMS)
+    ex.step(200)
+    run = train(
+        init_params([64] + [64] * 20 + [10], lambda z, r: xavier_normal(z, 1.0, r), PCG32(0)),
+        digits.x_train, digits.labels_train, "relu", lr=0.02, steps=200, norm="batch",
+    )  # fmt: skip
+    np.testing.assert_array_equal(ex.trainer.losses, run.losses)
+    with threadpool_limits(limits=1, user_api="blas"):
+        test = evaluate(run.params, digits.x_test, digits.labels_test, "relu", norm=run.norm)
+    assert ex.accuracy == test.accuracy > 0.6  # Xavier + BatchNorm learns: plain Xavier does not
+    assert "BatchNorm" in ex.caption.value and "running statistics" in ex.histogram_caption.value
+    ex.normalization.value = "layer"
+    assert ex.trainer.norm.kind == "layer" and ex.trainer.steps == 0

@@ -440,3 +440,25 @@ def test_scheme_weights_are_the_initializers_own_weights(initializer):
         training.scheme_weights("he")
     with pytest.raises(ValueError, match="gain must be"):
         training.scheme_weights("xavier_normal", gain=-1.0)
+
+
+@pytest.mark.parametrize("norm", ["batch", "layer"])
+def test_trainer_with_normalization_is_train_with_it_bit_for_bit(norm):
+    x, labels = _small_digits()
+    params = _relu_mlp([64, 32, 32, 10])
+    run = train(params, x, labels, "relu", lr=0.05, steps=12, batch_size=32, norm=norm)
+    trainer = training.Trainer(params, x, labels, "relu", lr=0.05, batch_size=32, norm=norm)
+    for _ in range(12):
+        trainer.step()
+    stepped = trainer.run()
+    for field in FIELDS:
+        np.testing.assert_array_equal(getattr(stepped, field), getattr(run, field))
+    for mine, theirs in zip(stepped.norm, run.norm):
+        if isinstance(mine, str):
+            assert mine == theirs == norm
+            continue
+        for a, b in zip(mine, theirs):
+            np.testing.assert_array_equal(a, b)
+    if norm == "batch":
+        with pytest.raises(ValueError, match="batch_size must be >= 2 for BatchNorm"):
+            training.Trainer(params, x, labels, "relu", lr=0.05, batch_size=1, norm=norm)

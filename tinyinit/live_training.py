@@ -52,6 +52,7 @@ from threadpoolctl import ThreadpoolController
 from ._extras import extra
 from .activations import ACTIVATIONS
 from .explorer import WIDE, Control, Explorer, panel_row_html
+from .normalization import NORMS
 from .pcg32 import PCG32
 from .plots import (
     LOSS_WINDOW,
@@ -95,8 +96,8 @@ SPEEDS = {"10 steps/s": 10, "30 steps/s": 30, "100 steps/s": 100, "as fast as it
 RATES = (1e-4, 3e-4, 1e-3, 3e-3, 0.01, 0.02, 0.05, 0.1, 0.3, 1.0)
 OPTIMIZER_NAMES = {"sgd": "SGD", "adam": "Adam"}
 
-# Normalization between a layer and its activation: one row per option.
-NORMALIZATIONS = {"none": "none"}
+# The normalization after each hidden layer's affine map (tinyinit.normalization.NORMS), in words.
+NORMALIZATIONS = {"none": "none", "batch": "BatchNorm", "layer": "LayerNorm"}
 
 
 def settings_line(settings: dict) -> str:
@@ -233,8 +234,10 @@ TRAINING_CONTROLS = (
     ),
     Control(
         "normalization", widgets.Dropdown,
-        dict(options=[(label, key) for key, label in NORMALIZATIONS.items()], style=WIDE),
-        "normalization", "What rescales each hidden layer's pre-activations before phi",
+        dict(options=[(NORMALIZATIONS[key], key) for key in NORMS], style=WIDE),
+        "normalization", "What standardizes each hidden layer's affine output before phi: "
+        "BatchNorm over the minibatch (Ioffe & Szegedy 2015), LayerNorm over the units "
+        "(Ba et al. 2016); gamma and beta train with the weights",
         css="tinyinit-normalization",
     ),
     Control(
@@ -422,6 +425,7 @@ class TrainingExplorer(Explorer):
         self.trainer = Trainer(
             params, self.digits.x_train, self.digits.labels_train, s["activation"],
             optimizer=s["optimizer"], lr=s["learning_rate"], seed=self.seed,
+            norm=s["normalization"],
         )  # fmt: skip
         self.run_settings = s
         self.runs += 1
@@ -439,8 +443,9 @@ class TrainingExplorer(Explorer):
         digits = self.digits
         with np.errstate(all="ignore"):  # a diverging run: inf and nan are what it shows
             result = evaluate(
-                self.trainer.params, digits.x_test, digits.labels_test, self.trainer.activation
-            )
+                self.trainer.params, digits.x_test, digits.labels_test, self.trainer.activation,
+                norm=self.trainer.norm,
+            )  # fmt: skip
         self.test_steps.append(self.trainer.steps)
         self.test_losses.append(result.loss)
         self.accuracy = result.accuracy
@@ -529,6 +534,8 @@ class TrainingExplorer(Explorer):
         )
         if self.run_settings["activation"] == "relu":
             words += "; h = 0: entries exactly zero (left out of the bars)"
+        if self.run_settings["normalization"] == "batch":
+            words += "; BatchNorm with its running statistics, as the test set is evaluated"
         if self.histogram.pins:
             words += "; outlines: the pinned runs' activations at their last step"
         return html.escape(words)
