@@ -10,6 +10,7 @@ import sys
 from pathlib import Path
 
 import nbformat
+import numpy as np
 import pytest
 
 from tinyinit.present import (
@@ -44,6 +45,7 @@ def test_the_classic_demonstrations_are_offered(app):
         "tanh: gain 1 vs 5/3",
         "Residual stream: with and without 1/sqrt(2N)",
         "Xavier vs Kaiming + ReLU",
+        "Xavier + ReLU: it does not learn",
     ]
     assert set(PRESETS) <= set(app.preset.options)
 
@@ -313,7 +315,7 @@ SHARE = "https://hub.example.edu/hub/user-redirect/voila/render/tinyinit/apps/pr
 
 def test_the_share_url_gets_a_tab_with_its_qr_code_open_at_the_start():
     app = presentation(share_url=SHARE)
-    assert app.tabs.titles[-1] == SHARE_TITLE and app.tabs.selected_index == 2
+    assert app.tabs.titles[-1] == SHARE_TITLE and app.tabs.selected_index == 3
     qr, link = app.tabs.children[-1].children
     assert qr.value == qr_svg(SHARE) and qr.value.startswith("<svg")
     assert SHARE in link.value
@@ -338,6 +340,7 @@ def test_without_a_share_url_there_is_no_link_tab(app):
     assert app.share_url is None and list(app.tabs.titles) == [
         "Signal through depth",
         "Residual stream",
+        "Training live",
     ]
 
 
@@ -393,3 +396,66 @@ def test_the_gain_note_beside_the_slider_says_gelu_and_silu_are_unstable_over_de
     assert "unstable over depth" in note and f"{slope:.3g} &gt; 1" in note
     end = explorer.result.theory[-1]  # the dashed curve's last point, in the note
     assert f"gives {end:.2g} at layer {explorer.depth.value}" in note
+
+
+# --- training live: Xavier + ReLU does not learn, Kaiming does ---------------------------------
+
+IT_DOES_NOT_LEARN = "Xavier + ReLU: it does not learn"
+
+
+def test_xavier_does_not_learn_and_kaiming_learns_beside_its_pinned_run(app):
+    app.choose(IT_DOES_NOT_LEARN)
+    training = app.training
+    assert app.tabs.titles[app.tabs.selected_index] == "Training live"
+    s = training.run_settings
+    assert (s["initializer"], s["gain"], s["activation"], s["hidden_layers"]) == (
+        "xavier_normal", 1.0, "relu", 20,
+    )  # fmt: skip
+    assert training.trainer.steps == 0 and not training.playing  # no event loop here: shown
+    app.next()  # Kaiming: Xavier's run, trained on to 300 steps, pinned beside it
+    (pinned,) = training.pins
+    assert pinned.settings["initializer"] == "xavier_normal" and pinned.curves.steps == 300
+    assert pinned.accuracy < 0.2 and abs(pinned.curves.test_losses[-1] - math.log(10)) < 0.05
+    assert training.run_settings["gain"] == math.sqrt(2) and training.trainer.steps == 0
+    training.step(300)
+    assert training.accuracy > 0.7  # the same network, Kaiming's start: it learns the digits
+    assert "pin 1: relu, Xavier normal (gain 1)" in training.caption.value
+    assert training.headline.value.startswith(f"test accuracy {100 * training.accuracy:.0f}%")
+
+
+def test_the_run_watched_is_the_one_pinned(app):
+    app.choose(IT_DOES_NOT_LEARN)
+    app.training.step(340)  # the class watched Xavier for 340 steps
+    losses = app.training.trainer.losses
+    app.next()
+    np.testing.assert_array_equal(app.training.pins[0].curves.losses, losses)
+    app.previous()  # back to Xavier alone: no pin, a new run
+    assert app.training.pins == [] and app.training.trainer.steps == 0
+
+
+def test_a_training_demonstration_plays_and_another_one_pauses_it(app):
+    import asyncio
+    import threading
+
+    failed = []
+
+    async def walk():
+        app.choose("Kaiming + ReLU: kept")
+        app.choose(IT_DOES_NOT_LEARN)
+        assert app.training.playing  # the kernel's event loop runs here: it trains
+        await asyncio.sleep(0.3)
+        assert app.training.trainer.steps > 0
+        app.choose("Kaiming + ReLU: kept")
+        assert not app.training.playing and app.tabs.selected_index == 0
+
+    def run():
+        try:
+            asyncio.run(walk())
+        except BaseException as error:  # noqa: BLE001 - handed back to the test's thread
+            failed.append(error)
+
+    thread = threading.Thread(target=run)
+    thread.start()
+    thread.join()
+    if failed:
+        raise failed[0]

@@ -256,8 +256,8 @@ def histogram_caption_html(result: DepthResult) -> str:
     return f"<b>{html.escape(settings_title(result))}</b><br>{html.escape(key)}"
 
 
-def panel_row_html(plot: HistogramPlot) -> str:
-    """The panels' words in a row as wide as the figure, each over its panel.
+def panel_row_html(plot: HistogramPlot, font_px: float = 12) -> str:
+    """The panels' words in a row as wide as the figure, each over its panel, in font_px type.
 
     >>> from tinyinit.propagation import simulate
     >>> r = simulate("relu", "xavier_uniform", n_layers=2, width=16, seeds=1,
@@ -279,7 +279,7 @@ def panel_row_html(plot: HistogramPlot) -> str:
     style = (
         f"display:grid;grid-template-columns:repeat({panels},{panel:.0f}px);"
         f"column-gap:{panel * params.wspace:.0f}px;margin-left:{params.left * px:.0f}px;"
-        "font-size:12px;line-height:1.3"
+        f"font-size:{font_px:g}px;line-height:1.3"
     )
     return f'<div style="{style}">{cells}</div>'
 

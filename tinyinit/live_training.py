@@ -332,6 +332,7 @@ class TrainingExplorer(Explorer):
         self.digits = load_digits_split() if digits is None else digits
         self.seed = seed
         self.png_fallback = png_fallback
+        self.panel_font_px = 12  # the histogram panels' words
         self.pins: list[Pinned] = []
         self.playing = False
         self.runs = 0  # started so far (a new network, or a reset)
@@ -478,7 +479,7 @@ class TrainingExplorer(Explorer):
         self.histogram.update_samples(self.samples, activation, "forward", color)
         self.caption.value = self._caption_html(curves)
         self.histogram_caption.value = self._histogram_caption_html()
-        self.panel_row.value = panel_row_html(self.histogram)
+        self.panel_row.value = panel_row_html(self.histogram, self.panel_font_px)
         self._show_pictures(curves)
         self.frames += 1
         self.frame_seconds = time.perf_counter() - start

@@ -13,13 +13,14 @@ from ..a11y import Accessible
 from ..pcg32 import PCG32
 from ..residual import ResidualStack, draw_residual_stack
 from .demonstrations import CHOOSE, PRESETS, Step
-from .explorers import LargeDepthExplorer, LargeResidualExplorer
+from .explorers import LargeDepthExplorer, LargeResidualExplorer, LargeTrainingExplorer
 from .keys import PresenterKeys
 from .look import BASE_VIEWPORT, Look
 from .share import check_share_url, share_view
 
 # The explorers' tabs in order: the name a Step gives (the app's attribute), the tab's title.
-TABS = (("depth", "Signal through depth"), ("residual", "Residual stream"))
+TABS = (("depth", "Signal through depth"), ("residual", "Residual stream"),
+        ("training", "Training live"))  # fmt: skip
 APPS = {name: index for index, (name, _) in enumerate(TABS)}
 TAB_TITLES = tuple(title for _, title in TABS)
 SHARE_TITLE = "Link for students"
@@ -57,6 +58,7 @@ class Presentation:
         drawn = draw_residual_stack(residual_blocks, 128, 128, 128, PCG32(0))
         stack = ResidualStack(*(np.asarray(a, dtype=np.float64) for a in astuple_shallow(drawn)))
         self.residual = LargeResidualExplorer(stack, n_layers=12, scaled=True)
+        self.training = LargeTrainingExplorer()
         self.preset = widgets.Dropdown(
             options=[CHOOSE, *PRESETS],
             value=CHOOSE,
@@ -118,6 +120,7 @@ class Presentation:
         self.style.value = f"<style>{look.css()}</style>"
         self.depth.fit(look)
         self.residual.fit(look)
+        self.training.fit(look)
 
     def _on_page(self, change) -> None:
         page = change["new"]
@@ -204,6 +207,7 @@ class Presentation:
         """
         self.says.value = html.escape(step.says)  # first: the room reads while the plot draws
         self.tabs.selected_index = APPS[step.app]
+        self.training.pause()  # a run trains only while its demonstration is shown
         if step.app == "depth":
             with self.depth.hold():  # one update, at the end
                 self.depth.clear_pins()
@@ -211,6 +215,8 @@ class Presentation:
                     self.depth.apply(before.settings)
                     self.depth.pin()
                 self.depth.apply(step.settings)
+        elif step.app == "training":
+            self.training.demonstrate(step.settings, [before.settings for before in earlier])
         else:
             self.residual.apply(step.settings)
 
