@@ -279,6 +279,7 @@ TRAINING_CONTROLS = (
 NETWORK = ("initializer", "gain", "std", "activation", "optimizer", "normalization",
            "hidden_layers")  # fmt: skip
 SETTINGS = (*NETWORK, "learning_rate")
+SLIDERS = ("gain", "std", "hidden_layers")
 # The gain after the activation and the learning rate after the optimizer, which reset them.
 APPLY_ORDER = ("initializer", "activation", "optimizer", "std", "normalization", "hidden_layers",
                "gain", "learning_rate", "speed")  # fmt: skip
@@ -347,11 +348,13 @@ class TrainingExplorer(Explorer):
         self._build_views(figsize)
         self._sync_controls()
         self._new_run()
+        # A slider held under an arrow key sends a value per press: those fold into one new
+        # run. A menu's choice is one message, answered at once.
         self._browser = BrowserChanges()
+        for name in SLIDERS:
+            self._browser.watch(getattr(self, name))
         for name in SETTINGS:
-            control = getattr(self, name)
-            self._browser.watch(control)
-            control.observe(self._on_setting, names="value")
+            getattr(self, name).observe(self._on_setting, names="value")
         self.play_button.observe(self._on_play, names="value")
         self.step_button.on_click(lambda button: self.step())
         self.reset_button.on_click(lambda button: self.reset())
@@ -418,7 +421,7 @@ class TrainingExplorer(Explorer):
         return {name: getattr(self, name).value for name in SETTINGS}
 
     def _new_run(self) -> None:
-        """A new Trainer for the controls as they are; evaluated and drawn at step 0."""
+        """A new Trainer for the controls as they are; evaluated at step 0, and drawn."""
         s = self.settings
         sizes = [self.digits.x_train.shape[1]] + [WIDTH] * s["hidden_layers"] + [10]
         weights = scheme_weights(s["initializer"], gain=s["gain"], std=s["std"])
@@ -435,14 +438,24 @@ class TrainingExplorer(Explorer):
         self.accuracy = math.nan
         self.layers = histogram_layers(s["hidden_layers"], "forward")
         self._pin_histograms()
-        self.frame()
+        self._evaluate()  # step 0, which a frame drawn after the first step would miss
+        self._redraw()
+
+    def _redraw(self) -> None:
+        """A frame now; while playing, after the loop's next step, so that a control answers
+        at once and a burst of changes keeps to the display's budget."""
+        if self.playing:
+            self._next_frame = 0.0
+        else:
+            self.frame()
 
     def _evaluate(self) -> None:
         """The test set at the current step (once a step): its loss, accuracy, activations."""
         if self.test_steps and self.test_steps[-1] == self.trainer.steps:
             return
         digits = self.digits
-        with np.errstate(all="ignore"):  # a diverging run: inf and nan are what it shows
+        # One BLAS thread, as the steps: a number does not depend on when it was measured.
+        with np.errstate(all="ignore"), self._blas.limit(limits=1, user_api="blas"):
             result = evaluate(
                 self.trainer.params, digits.x_test, digits.labels_test, self.trainer.activation,
                 norm=self.trainer.norm,
@@ -470,8 +483,7 @@ class TrainingExplorer(Explorer):
     def frame(self) -> None:
         """Measure the test set (if a step was taken since) and redraw both figures and words."""
         start = time.perf_counter()
-        with self._blas.limit(limits=1, user_api="blas"):
-            self._evaluate()
+        self._evaluate()
         curves = self.curves()
         color = initializer_color(self.run_settings["initializer"])
         self.plot.update(curves)
@@ -595,7 +607,7 @@ class TrainingExplorer(Explorer):
         self.pins = [*self.pins, pinned][-MAX_PINS:]
         self.plot.set_pins(list(enumerate(p.curves for p in self.pins)))
         self._pin_histograms()
-        self.frame()
+        self._redraw()
         self._say(f"pinned run {len(self.pins)}: {pinned.label}, at step {self.trainer.steps}")
 
     def clear_pins(self) -> None:
@@ -603,7 +615,7 @@ class TrainingExplorer(Explorer):
         self.pins = []
         self.plot.set_pins([])
         self._pin_histograms()
-        self.frame()
+        self._redraw()
         self._say("no pinned runs")
 
     def _say_where(self, what: str) -> None:
@@ -668,7 +680,8 @@ class TrainingExplorer(Explorer):
             self.learning_rate.value = LEARNING_RATES[self.optimizer.value]
 
     def _on_setting(self, change) -> None:
-        """A setting changed. From the browser: applied once the changes already sent are in."""
+        """A setting changed. A slider, from the browser: applied once the changes already sent
+        are in."""
         if self._holding:
             return
         self._holding += 1  # what _sync_controls changes in turn is part of this change
@@ -699,13 +712,13 @@ class TrainingExplorer(Explorer):
         """The settings as they are now: a new run if the network changed, else the new rate."""
         settings = self.settings
         if any(settings[name] != self.run_settings[name] for name in NETWORK):
-            self._new_run()
             self._say(f"new run: {settings_line(settings)}")
+            self._new_run()
             return
         self.trainer.lr = settings["learning_rate"]
         self.run_settings = settings
-        self.frame()
         self._say(f"learning rate {settings['learning_rate']:.3g} from step {self.trainer.steps}")
+        self._redraw()
 
     def apply(self, settings: dict) -> None:
         """Set the controls named in `settings` at once: one new run (a demonstration's step)."""
