@@ -410,3 +410,18 @@ def test_normalization_is_every_kind_of_the_network_and_rescues_xavier(digits):
     assert "BatchNorm" in ex.caption.value and "running statistics" in ex.histogram_caption.value
     ex.normalization.value = "layer"
     assert ex.trainer.norm.kind == "layer" and ex.trainer.steps == 0
+
+
+def test_play_until_a_step_stops_there_and_says_so(ex):
+    ex.speed.value = 0
+
+    async def scenario():
+        ex.play(until=25)
+        await until(lambda: not ex.playing)
+        assert ex.trainer.steps == 25 and not ex.play_button.value
+        assert ex.status.value.startswith("stopped at step 25: step 25:")
+        with pytest.raises(ValueError, match="until must be an integer >= 1, got 0"):
+            ex.play(until=0)
+        assert not ex.playing
+
+    in_event_loop(scenario)

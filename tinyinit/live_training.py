@@ -51,6 +51,7 @@ from threadpoolctl import ThreadpoolController
 
 from ._extras import extra
 from .activations import ACTIVATIONS
+from .checks import integer
 from .explorer import WIDE, Control, Explorer, panel_row_html
 from .normalization import NORMS
 from .pcg32 import PCG32
@@ -336,6 +337,7 @@ class TrainingExplorer(Explorer):
         self.panel_font_px = 12  # the histogram panels' words
         self.pins: list[Pinned] = []
         self.playing = False
+        self.until = MAX_STEPS  # where playing stops
         self.runs = 0  # started so far (a new network, or a reset)
         self.frames = 0  # drawn so far
         self.frame_seconds = 0.0  # the last frame's cost, the budget's measure
@@ -570,8 +572,10 @@ class TrainingExplorer(Explorer):
         self.frame()
         self._say_where("took " + ("a step" if n == 1 else f"{n} steps"))
 
-    def play(self) -> None:
-        """Train on the kernel's event loop until paused (or diverged, or MAX_STEPS)."""
+    def play(self, until: int = MAX_STEPS) -> None:
+        """Train on the kernel's event loop until paused, diverged, or at step `until` (at most
+        MAX_STEPS: a run forgotten in a corner does not train forever)."""
+        until = min(integer("until", until, minimum=1), MAX_STEPS)
         try:
             loop = asyncio.get_running_loop()
         except RuntimeError:
@@ -579,7 +583,7 @@ class TrainingExplorer(Explorer):
                 "play() trains on a running asyncio event loop, which a Jupyter kernel has; "
                 "here there is none: use step(n)"
             ) from None
-        self.playing = True
+        self.playing, self.until = True, until
         if not self.play_button.value:
             self.play_button.value = True  # its observer comes back here, playing already
         self._say(f"training: {settings_line(self.run_settings)}")
@@ -628,7 +632,7 @@ class TrainingExplorer(Explorer):
             while self.playing:
                 with self._blas.limit(limits=1, user_api="blas"):
                     stepped = self.trainer.step()
-                if stepped is None or self.trainer.steps >= MAX_STEPS:
+                if stepped is None or self.trainer.steps >= self.until:
                     self._stop(stepped is None)
                     return
                 now = time.perf_counter()
@@ -654,7 +658,7 @@ class TrainingExplorer(Explorer):
                 "diverged and stops before it"
             )
         else:
-            self._say_where(f"stopped at {MAX_STEPS} steps")
+            self._say_where(f"stopped at step {self.trainer.steps}")
 
     # --- reacting ------------------------------------------------------------------------
 
