@@ -198,7 +198,7 @@ TRAINING_CONTROLS = (
         dict(options=[(row.label, key) for key, row in SCHEMES.items()], style=WIDE),
         "initializer", "How the weights are drawn: Xavier (Glorot 2010), Kaiming (He 2015), "
         "or a plain normal with the std you set",
-        css="tinyinit-initializer",
+        css="tinyinit-train-initializer",
     ),
     # No step: a slider with one snaps in the browser and sends the snapped
     # value back, so sqrt(2) would become 1.41 and Kaiming would lose 11%.
@@ -206,16 +206,17 @@ TRAINING_CONTROLS = (
         "gain", widgets.FloatSlider,
         dict(min=0.0, max=3.0, step=None, readout_format=".3f", continuous_update=False),
         "gain", "Multiplies the std of Xavier and Kaiming; Kaiming starts at "
-        "calculate_gain(activation), Xavier at 1", css="tinyinit-gain",
+        "calculate_gain(activation), Xavier at 1", css="tinyinit-train-gain",
     ),
     Control(
         "std", widgets.FloatLogSlider,
         dict(base=10, min=-3, max=1, step=0.01, readout_format=".3g", continuous_update=False),
         "std", "The standard deviation of every weight for 'normal with std'",
+        css="tinyinit-train-std",
     ),
     Control(
         "activation", widgets.Dropdown, dict(options=list(ACTIVATIONS)), "activation",
-        "The nonlinearity phi after every hidden layer", css="tinyinit-activation",
+        "The nonlinearity phi after every hidden layer", css="tinyinit-train-activation",
     ),
     Control(
         "optimizer", widgets.ToggleButtons,
@@ -225,13 +226,13 @@ TRAINING_CONTROLS = (
              tooltips=["plain SGD: every weight moves by lr times its gradient",
                        "Adam: every weight moves by about lr, whatever its gradient's size"]),
         "optimizer", "How a step moves the weights; a new run starts with the optimizer's "
-        "own learning rate", css="tinyinit-optimizer",
+        "own learning rate", css="tinyinit-train-optimizer",
     ),
     Control(
         "learning_rate", widgets.Dropdown,
         dict(options=[(f"{r:g}", r) for r in RATES], style=WIDE, layout={"width": "180px"}),
         "learning rate", "The step size; it applies from the next step, without a new run",
-        css="tinyinit-learning-rate",
+        css="tinyinit-train-learning-rate",
     ),
     Control(
         "normalization", widgets.Dropdown,
@@ -239,40 +240,40 @@ TRAINING_CONTROLS = (
         "normalization", "What standardizes each hidden layer's affine output before phi: "
         "BatchNorm over the minibatch (Ioffe & Szegedy 2015), LayerNorm over the units "
         "(Ba et al. 2016); gamma and beta train with the weights",
-        css="tinyinit-normalization",
+        css="tinyinit-train-normalization",
     ),
     Control(
         "hidden_layers", widgets.IntSlider,
         dict(min=1, max=MAX_HIDDEN_LAYERS, continuous_update=False, style=WIDE),
         "hidden layers", f"Hidden layers of {WIDTH} units between the 64 pixels and the "
-        "10 classes", css="tinyinit-hidden-layers",
+        "10 classes", css="tinyinit-train-hidden-layers",
     ),
     Control(
         "speed", widgets.Dropdown,
         dict(options=list(SPEEDS.items()), style=WIDE, layout={"width": "230px"}), "speed",
-        "How fast it trains while playing", css="tinyinit-speed",
+        "How fast it trains while playing", css="tinyinit-train-speed",
     ),
     Control(
         "play_button", widgets.ToggleButton, dict(icon="play", layout={"width": "90px"}),
-        "play", "Train, and redraw as it goes (press again to pause)", css="tinyinit-play",
+        "play", "Train, and redraw as it goes (press again to pause)", css="tinyinit-train-play",
     ),
     Control(
         "step_button", widgets.Button, dict(icon="step-forward", layout={"width": "80px"}),
-        "step", "One training step, then the figures", css="tinyinit-step-once",
+        "step", "One training step, then the figures", css="tinyinit-train-step",
     ),
     Control(
         "reset_button", widgets.Button, dict(icon="undo", layout={"width": "80px"}), "reset",
         "Back to step 0 with the same settings: the same weights and minibatches",
-        css="tinyinit-reset",
+        css="tinyinit-train-reset",
     ),
     Control(
         "pin_button", widgets.Button, dict(icon="thumb-tack", layout={"width": "80px"}), "pin",
         f"Keep this run on the figures, faded, to compare the next one with (up to "
-        f"{MAX_PINS}; the oldest goes first)", css="tinyinit-pin",
+        f"{MAX_PINS}; the oldest goes first)", css="tinyinit-train-pin",
     ),
     Control(
         "clear_pins_button", widgets.Button, dict(layout={"width": "100px"}), "clear pins",
-        "Remove every pinned run", css="tinyinit-clear-pins",
+        "Remove every pinned run", css="tinyinit-train-clear-pins",
     ),
 )  # fmt: skip
 
@@ -371,7 +372,7 @@ class TrainingExplorer(Explorer):
         self.histogram = HistogramPlot(self._new_figure(size), figsize=size, decorated=False)
         self.histogram.figure.subplots_adjust(bottom=0.2)  # a shorter figure than the explorer's
         self.status = live(widgets.HTML(tooltip="What the training did last"))
-        self.status.add_class("tinyinit-status")
+        self.status.add_class("tinyinit-train-status")
         self.caption = widgets.HTML(tooltip="What the loss and update-ratio figure shows")
         self.caption.add_class("tinyinit-caption")
         self.histogram_caption = widgets.HTML(tooltip="What the histograms show")

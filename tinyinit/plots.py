@@ -530,6 +530,7 @@ class HistogramPlot(BlitPlot):
         for ax in self.axes[1:]:  # shared axes: the numbers once, on the first panel
             ax.tick_params(labelbottom=False, labelleft=False)
         self.axes[0].set_ylabel("fraction of values", fontsize=9)
+        self.axes[0].set_xlabel("", fontsize=9, loc="left")  # update() writes its words
         self.decorated = decorated
         for note in self.notes:
             note.set_visible(decorated)
@@ -631,7 +632,7 @@ class HistogramPlot(BlitPlot):
             self.axes[0].set_ylim(*limits[1])
         kind = "activations" if direction == "forward" else "gradients"
         what = f"{kind} {QUANTITIES[direction][1]}"
-        self.axes[0].set_xlabel(f"value of the {what}", fontsize=9, loc="left")
+        self.axes[0].xaxis.label.set_text(f"value of the {what}")  # its size: set once, above
         if self.decorated:
             self.figure.suptitle(title, fontsize=10)
         if draw:

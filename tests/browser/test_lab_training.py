@@ -57,7 +57,7 @@ def wait_for_step(page, condition, timeout: float = 60.0) -> int:
 
 
 def status(page):
-    return page.locator(f"{APP} .tinyinit-status").first
+    return page.locator(f"{APP} .tinyinit-train-status").first
 
 
 def press(page, css: str, key: str = "Enter") -> None:
@@ -93,39 +93,39 @@ def test_notebook_11s_explorer_trains_live_and_answers_every_control(page, conso
     expect(live).to_have_attribute("aria-live", "polite", timeout=TIMEOUT_MS)
 
     # As fast as it can, then play by the keyboard: the figure redraws as the steps go by.
-    page.locator(f"{APP} .tinyinit-speed select").select_option(label="as fast as it can")
+    page.locator(f"{APP} .tinyinit-train-speed select").select_option(label="as fast as it can")
     before = wait_for_stable_screenshot(canvas)
-    press(page, "tinyinit-play")
+    press(page, "tinyinit-train-play")
     expect(live).to_contain_text("training: relu, Xavier normal", timeout=TIMEOUT_MS)
     first = wait_for_step(page, lambda s: s > 0)
     wait_for_step(page, lambda s: s > first)
     wait_for_screenshot_change(canvas, before, timeout=TIMEOUT_MS / 1000)
 
     # A control moved while it trains: a new run, Kaiming's, that goes on playing.
-    page.locator(f"{APP} .tinyinit-initializer select").select_option(
+    page.locator(f"{APP} .tinyinit-train-initializer select").select_option(
         label="Kaiming normal, fan_in"
     )
     expect(live).to_contain_text("new run: relu, Kaiming normal, fan_in (gain 1.41)",
                                  timeout=TIMEOUT_MS)  # fmt: skip
-    expect(page.locator(f"{APP} .tinyinit-gain .widget-readout").first).to_have_text("1.414")
+    expect(page.locator(f"{APP} .tinyinit-train-gain .widget-readout").first).to_have_text("1.414")
     caption = page.locator(f"{APP} .tinyinit-caption").first
     expect(caption).to_contain_text("relu, Kaiming normal, fan_in (gain 1.41)")
     restarted = shown_step(page)
     wait_for_step(page, lambda s: s > restarted)  # and it goes on training
 
     # Pause: it stops where the status says, and stays there.
-    press(page, "tinyinit-play")
+    press(page, "tinyinit-train-play")
     expect(live).to_contain_text(re.compile(r"^paused: step \d+"), timeout=TIMEOUT_MS)
     stopped = int(re.search(r"step (\d+)", live.inner_text()).group(1))
     time.sleep(1.0)
     assert shown_step(page) == stopped
 
     # One step, by Enter; a pin, then a reset: the pinned run stays on the figure, faded.
-    press(page, "tinyinit-step-once")
+    press(page, "tinyinit-train-step")
     expect(live).to_contain_text(f"took a step: step {stopped + 1}:", timeout=TIMEOUT_MS)
-    press(page, "tinyinit-pin")
+    press(page, "tinyinit-train-pin")
     expect(live).to_contain_text("pinned run 1: relu, Kaiming normal", timeout=TIMEOUT_MS)
-    press(page, "tinyinit-reset")
+    press(page, "tinyinit-train-reset")
     expect(live).to_contain_text("reset: step 0:", timeout=TIMEOUT_MS)
     expect(caption).to_contain_text(f"pin 1: step {stopped + 1}:")
     assert faded_pin_pixels(wait_for_stable_screenshot(canvas)) > 100, "no pinned run drawn"
@@ -178,13 +178,17 @@ def test_the_explorer_trains_in_notebook_7_too(notebook_server, browser):
         canvas = mpl_canvas(page, APP)
         expect(canvas).to_be_visible(timeout=TIMEOUT_MS)
         before = wait_for_stable_screenshot(canvas)
-        page.locator(f"{APP} button.tinyinit-play, {APP} .tinyinit-play button").first.click()
+        page.locator(
+            f"{APP} button.tinyinit-train-play, {APP} .tinyinit-train-play button"
+        ).first.click()
         wait_for_step(page, lambda s: s >= 20)
         wait_for_screenshot_change(canvas, before, timeout=TIMEOUT_MS / 1000)
-        page.locator(f"{APP} .tinyinit-activation select").select_option("tanh")
+        page.locator(f"{APP} .tinyinit-train-activation select").select_option("tanh")
         expect(status(page)).to_contain_text("new run: tanh", timeout=TIMEOUT_MS)
         wait_for_step(page, lambda s: 0 < s < 1000)
-        page.locator(f"{APP} button.tinyinit-play, {APP} .tinyinit-play button").first.click()
+        page.locator(
+            f"{APP} button.tinyinit-train-play, {APP} .tinyinit-train-play button"
+        ).first.click()
         expect(status(page)).to_contain_text("paused: step", timeout=TIMEOUT_MS)
         assert page.locator(".jupyter-widgets-error-widget, .jp-OutputArea-stderr").count() == 0
         assert console.messages == [], "\n".join(console.messages)

@@ -54,6 +54,7 @@ SCREENSHOTS = Path(__file__).resolve().parents[2] / "build" / "screenshots"
 PROJECTORS = [(1280, 720), (1920, 1080)]
 
 DEPTH_READOUT = ".tinyinit-explorer .tinyinit-readout"
+TRAINING_HEADLINE = ".tinyinit-training .tinyinit-headline"
 RESIDUAL_READOUT = ".tinyinit-residual .tinyinit-readout"
 ERROR_TEXTS = ("Traceback", "Error displaying widget", "There was an error", "Error rendering")
 
@@ -396,7 +397,7 @@ def test_projector_shows_the_whole_plot_and_a_clicker_steps_through(voila, brows
         wait_for_screenshot_change(residual_canvas, shot)
         wait_for_stable_screenshot(residual_canvas)
         page.screenshot(path=str(SCREENSHOTS / f"residual-{size}.png"))
-        # The last demonstration: Xavier, then Kaiming over Xavier's pinned curve.
+        # Xavier, then Kaiming over Xavier's pinned curve.
         page.keyboard.press("PageDown")
         wait_for_says(page, says("Xavier vs Kaiming + ReLU", 0))
         page.keyboard.press("PageDown")
@@ -404,10 +405,37 @@ def test_projector_shows_the_whole_plot_and_a_clicker_steps_through(voila, brows
         wait_for_text(page, ".tinyinit-explorer .tinyinit-headline", r"theory 2−?0\.0")
         shot = wait_for_stable_screenshot(canvas)
         page.screenshot(path=str(SCREENSHOTS / f"xavier-vs-kaiming-{size}.png"))
+
+        # The last demonstration, trained live: Xavier's run stays at chance; Kaiming's, with
+        # Xavier's pinned beside it, learns. Both figures and the headline in view.
+        learn = "Xavier + ReLU: it does not learn"
+        page.keyboard.press("PageDown")
+        wait_for_says(page, says(learn, 0))
+        figures = page.locator(".tinyinit-training .jupyter-matplotlib-canvas-div canvas")
+        figures.last.wait_for(state="visible", timeout=30_000)
+        wait_for_text(page, TRAINING_HEADLINE, r"^test accuracy \d+%\s+step [1-9]")  # it trains
+        measured["training_canvas"] = box_in_view(figures.first, width, height)
+        measured["histograms"] = box_in_view(figures.last, width, height)
+        measured["training_headline"] = box_in_view(
+            page.locator(f"{TRAINING_HEADLINE} .widget-html-content"), width, height
+        )
+        play = page.locator(".tinyinit-training .tinyinit-side button.tinyinit-train-play")
+        box_in_view(play, width, height)
+        page.screenshot(path=str(SCREENSHOTS / f"training-xavier-{size}.png"))
+        page.keyboard.press("PageDown")
+        wait_for_says(page, says(learn, 1))
+        pinned = wait_for_text(
+            page, ".tinyinit-training .tinyinit-caption", r"pin 1: step 300: .*accuracy \d+%"
+        )
+        xavier = int(re.search(r"pin 1: step 300: .*?accuracy (\d+)%", pinned).group(1))
+        assert xavier < 20, pinned  # 300 steps of Xavier + ReLU + SGD: still near chance
+        # Kaiming's run, from step 0, passes half the digits within its 300 steps.
+        wait_for_text(page, TRAINING_HEADLINE, r"^test accuracy ([5-9]\d|100)%", timeout=120)
+        page.screenshot(path=str(SCREENSHOTS / f"training-kaiming-{size}.png"))
         # The end of the last demonstration: a further press stays there.
         page.keyboard.press("PageDown")
         page.wait_for_timeout(500)
-        assert caption.inner_text() == says("Xavier vs Kaiming + ReLU", 1)
+        assert caption.inner_text() == says(learn, 1)
 
         assert page_problems(page) == []
         errors = [

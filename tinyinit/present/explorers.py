@@ -216,7 +216,8 @@ class LargeTrainingExplorer(TrainingExplorer):
         axes_px = width - 120 * s
         gap = 140 * s
         self.plot.figure.subplots_adjust(wspace=gap / ((axes_px - gap) / 2))
-        set_canvas_px(self.histogram.figure, width, height - loss_h - words)
+        # What is left, less a few pixels of the widgets' own borders: nothing runs out of view.
+        set_canvas_px(self.histogram.figure, width, height - loss_h - words - 6)
         set_margins_px(self.histogram.figure, left=100 * s, right=20 * s, top=8 * s, bottom=78 * s)
         self.histogram.axes[0].set_ylabel("fraction")  # as large as the ticks: a short word
         for plot in (self.plot, self.histogram):
@@ -271,7 +272,10 @@ class LargeTrainingExplorer(TrainingExplorer):
         )
         side = [self.headline, buttons, self.initializer, self.gain, self.activation,
                 self.normalization, folded, self.caption]  # fmt: skip
-        figures = widgets.VBox([self.plot_view, self.panel_row, self.histogram_view])
+        figures = widgets.VBox(
+            [self.plot_view, self.panel_row, self.histogram_view], layout={"margin": "0px"}
+        )
         for part in figures.children:  # each as tall as fit() made it: none squeezed
             part.layout.flex = "0 0 auto"
+        self.panel_row.layout.margin = "0px"
         return plot_beside(figures, side, "tinyinit-training")
