@@ -1,7 +1,8 @@
 """Write tinyinit/data/init_torch.json: what torch.nn.init computes, for tinyinit's tests.
 
 Recorded: torch's gain table and fan rule; the scales torch's initializers use (bounds and
-stds, read back from weights drawn with a known generator); eye_, dirac_ and constant_
+stds, read back from weights drawn with a known generator); the bounds of an untouched
+nn.Linear's or nn.Conv's weight and bias, and their draw order; eye_, dirac_ and constant_
 exactly; and the verdict of every check of tests/torch_init_checks.py run on
 torch itself, which is what shows that translation of torch's own tests is faithful.
 
@@ -140,6 +141,44 @@ def uniform_scales() -> list[dict]:
                 "nonlinearity": nonlinearity,
                 "param": a,
                 "bound": _scale(shape, fill, unit),
+            }
+        )
+    return rows
+
+
+# Layers whose reset_parameters() draws a weight and then a bias from the global generator.
+DEFAULT_LAYERS = [
+    lambda: nn.Linear(3, 4),
+    lambda: nn.Linear(256, 256),
+    lambda: nn.Linear(512, 128),
+    lambda: nn.Conv1d(4, 8, kernel_size=3),
+    lambda: nn.Conv2d(3, 16, kernel_size=5),
+]
+
+
+def default_layers() -> list[dict]:
+    """An untouched layer's weight and bias bounds, read back against the same generator's
+    uniform_(-1, 1) draws of the same shapes in the same order, and whether that order (the
+    weight, then the bias) reproduces the bias."""
+    rows = []
+    for make in DEFAULT_LAYERS:
+        torch.manual_seed(7)
+        layer = make()
+        torch.manual_seed(7)
+        w_unit = torch.empty(layer.weight.shape).uniform_(-1, 1)
+        b_unit = torch.empty(layer.bias.shape).uniform_(-1, 1)
+        w, b = layer.weight.detach(), layer.bias.detach()
+        weight_bound = float(w.abs().max() / w_unit.abs().max())
+        bias_bound = float(b.abs().max() / b_unit.abs().max())
+        fan_in, _ = nn.init._calculate_fan_in_and_fan_out(layer.weight)
+        rows.append(
+            {
+                "layer": repr(layer),
+                "weight_shape": list(w.shape),
+                "fan_in": fan_in,
+                "weight_bound": weight_bound,
+                "bias_bound": bias_bound,
+                "bias_after_weight": bool(torch.allclose(b, bias_bound * b_unit, rtol=1e-5)),
             }
         )
     return rows
@@ -285,6 +324,7 @@ def golden() -> dict:
         "fan_errors": fan_errors,
         "gain_errors": gain_errors,
         "uniform_scales": uniform_scales(),
+        "default_layers": default_layers(),
         "exact_fills": exact_fills(),
         "orthogonality": orthogonality(),
         "translated_tests": translated_tests(),

@@ -18,6 +18,7 @@ import reference_pcg32 as ref
 
 import tinyinit as ti
 from tinyinit import PCG32
+from tinyinit.init import torch_default_bias
 
 GOLDEN = json.loads(
     (Path(__file__).parent.parent / "tinyinit" / "data" / "init_torch.json").read_text()
@@ -97,6 +98,30 @@ def test_kaiming_uniform_bounds_are_torchs(row):
     unit = ti.uniform_init(shape, -1.0, 1.0, PCG32(3)).astype(np.float64)
     bound = float(np.abs(w).max() / np.abs(unit).max())
     assert bound == pytest.approx(row["bound"], rel=1e-6)  # torch's, read back from float32
+
+
+@pytest.mark.parametrize("row", GOLDEN["default_layers"], ids=lambda r: r["layer"])
+def test_an_untouched_layers_weight_then_bias_are_torchs(row):
+    shape, fan_in = tuple(row["weight_shape"]), row["fan_in"]
+    assert ti.fans(shape)[0] == fan_in and row["bias_after_weight"]
+    rng = PCG32(3)
+    w = ti.torch_default_init(shape, rng)
+    b = torch_default_bias((shape[0],), fan_in, rng)  # drawn next, from the same generator
+    unit = ti.uniform_init((math.prod(shape) + shape[0],), -1.0, 1.0, PCG32(3)).astype(np.float64)
+    w_unit, b_unit = unit[: math.prod(shape)], unit[math.prod(shape) :]
+    assert float(np.abs(w).max() / np.abs(w_unit).max()) == pytest.approx(
+        row["weight_bound"], rel=1e-6
+    )
+    assert float(np.abs(b).max() / np.abs(b_unit).max()) == pytest.approx(
+        row["bias_bound"], rel=1e-6
+    )
+    np.testing.assert_allclose(b, row["bias_bound"] * b_unit, rtol=1e-6)  # in torch's order
+
+
+def test_the_default_bias_bound_and_its_bad_arguments():
+    assert not torch_default_bias((3,), 0, PCG32(0)).any()  # torch: bound 0 when fan_in is 0
+    with pytest.raises(ValueError, match="fan_in must be a non-negative integer, got -1"):
+        torch_default_bias((3,), -1, PCG32(0))
 
 
 def test_torch_default_is_a_third_of_the_variance_that_keeps_the_signal():

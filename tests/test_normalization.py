@@ -28,6 +28,7 @@ from tinyinit.training import (
     init_params,
     load_digits_split,
     loss_and_gradients,
+    minibatch_indices,
     start_training,
     train,
     train_step,
@@ -276,8 +277,6 @@ def test_train_step_is_the_step_train_takes():
     x, labels = digits.x_train[:256], digits.labels_train[:256]
     params = _relu_mlp([64, 16, 16, 10])
     run = train(params, x, labels, "relu", optimizer="adam", lr=1e-2, steps=5, norm="layer")
-    from tinyinit.training import minibatch_indices
-
     state = start_training(params, optimizer="adam", norm="layer")
     for t, rows in enumerate(minibatch_indices(256, 64, 5, PCG32(0))):
         state, step = train_step(state, x[rows], labels[rows], "relu", lr=1e-2)

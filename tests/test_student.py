@@ -132,6 +132,14 @@ WRONG_ANSWERS: dict[str, dict[str, tuple[str, str]]] = {
         "Exercise 2": ("var_z_fan_out = Fraction(2)", "still sums n_in = 3 products"),
         "Exercise 3": ("bound_3 = math.sqrt(2 / 300)", "That is the std"),
     },
+    "13_when_init_stops_mattering": {
+        "Exercise 1": ("grad_factor_1 = 3", "the gradient shrinks"),
+        "Exercise 2": ("return W / np.var(h @ W.T)", "divide by its square root"),
+        "Exercise 3": (
+            "lr_3 = 1e-3 * grad_10 / np.linalg.norm(W10)",
+            "The norms are the wrong way round",
+        ),
+    },
 }
 
 

@@ -423,7 +423,7 @@ RESIDUAL_CONTROLS = (
     ),
     Control(
         "scaling", widgets.ToggleButton, dict(icon="check"), "scale by 1/√(2N)",
-        "multiply every output projection's std by 1/sqrt(2N), as GPT-2 does",
+        "multiply every output projection's std by 1/sqrt(2N), as nanoGPT and Megatron-LM do",
         css="tinyinit-scaling",
     ),
     Control(

@@ -248,10 +248,13 @@ def normal_init(shape, std: float, rng, *, mean: float = 0.0) -> np.ndarray:
 
 
 def scaled_residual_std(base_std: float, n_layers: int) -> float:
-    """GPT-2's std for the output projections of L blocks: base_std / sqrt(2L).
+    """The std for the output projections of L blocks: base_std / sqrt(2L).
 
     Each block adds two outputs (attention, MLP) to the residual stream, 2L in
     all; with this std their variances add up to base_std**2 whatever L is.
+    GPT-2's paper scales by 1/sqrt(N), N "the number of residual layers" (its
+    released code scales nothing); N = 2L is nanoGPT's, Hugging Face's and
+    Megatron-LM's reading, and the module card's.
 
     >>> scaled_residual_std(0.02, 12)
     0.004082482904638631
@@ -298,6 +301,23 @@ def torch_default_init(shape, rng) -> np.ndarray:
     (np.float32(-0.25367352), True)
     """
     return kaiming_uniform(shape, "fan_in", "leaky_relu", rng, param=TORCH_DEFAULT_SLOPE)
+
+
+def torch_default_bias(shape, fan_in: int, rng) -> np.ndarray:
+    """An untouched torch nn.Linear or nn.Conv bias: U(-1/sqrt(fan_in), 1/sqrt(fan_in)).
+
+    fan_in is its layer's weight's (`fans(weight_shape)[0]`); torch draws the bias right after
+    the weight, from the same generator (`tinyinit.training.init_params(..., init_bias=)` does
+    too). The variance 1 / (3 fan_in) is added to every pre-activation, for every input alike.
+
+    >>> from tinyinit import PCG32
+    >>> b = torch_default_bias((4,), 3, PCG32(0))
+    >>> b[0], float(np.abs(b).max()) <= 1 / 3**0.5
+    (np.float32(-0.25367352), True)
+    """
+    fan_in = integer("fan_in", fan_in, minimum=0)
+    bound = 1.0 / math.sqrt(fan_in) if fan_in > 0 else 0.0  # torch's rule, fan_in 0 included
+    return uniform_init(shape, -bound, bound, rng)
 
 
 def uniform_init(shape, low: float, high: float, rng) -> np.ndarray:

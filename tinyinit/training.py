@@ -693,6 +693,11 @@ def start_training(
 ) -> TrainState:
     """The state before the first step: the params given, fresh normalization layers for
     norm="batch" or "layer" (or the Norm given, to continue), and Adam's zero moments.
+
+    >>> params = [(np.eye(2), np.zeros(2)), (np.ones((3, 2)), np.zeros(3))]
+    >>> state = start_training(params, norm="layer")
+    >>> state.optimizer, state.adam, state.norm.gamma
+    ('sgd', None, [array([1., 1.])])
     """
     _check_params(params)
     one_of("optimizer", optimizer, OPTIMIZERS)
