@@ -7,7 +7,6 @@ import asyncio
 import math
 import subprocess
 import sys
-import threading
 import time
 
 import matplotlib
@@ -17,6 +16,7 @@ matplotlib.use("Agg")
 import ipywidgets as widgets  # noqa: E402
 import numpy as np  # noqa: E402
 import pytest  # noqa: E402
+from event_loop import in_event_loop  # noqa: E402
 from threadpoolctl import threadpool_limits  # noqa: E402
 
 from tinyinit import PCG32, kaiming_normal, xavier_normal  # noqa: E402
@@ -47,25 +47,6 @@ def digits():
 def ex(digits):
     """A small explorer: notebook 04's network, 4 hidden layers deep."""
     return TrainingExplorer(hidden_layers=4, digits=digits)
-
-
-def in_event_loop(coroutine_function) -> None:
-    """Run the coroutine in a new event loop in a thread of its own, as a kernel's loop runs;
-    re-raise what it raised. (The browser tests keep Playwright's event loop running in the
-    main thread for the whole session, and asyncio.run refuses to start beside it.)"""
-    failed: list[BaseException] = []
-
-    def run():
-        try:
-            asyncio.run(coroutine_function())
-        except BaseException as error:  # noqa: BLE001 - handed back to the test's own thread
-            failed.append(error)
-
-    thread = threading.Thread(target=run)
-    thread.start()
-    thread.join()
-    if failed:
-        raise failed[0]
 
 
 async def until(condition, timeout: float = 30.0) -> None:
@@ -286,18 +267,47 @@ def test_a_drag_from_the_browser_is_one_new_run(ex):
     assert ex.runs == runs + 1
 
 
-def test_playing_runs_at_the_speed_chosen(ex):
-    ex.speed.value = 10
+def test_playing_waits_for_each_step_at_the_speed_chosen(ex, monkeypatch):
+    # A clock of our own: every look at it is a millisecond of work, a wait passes at once.
+    import tinyinit.live_training as live
+
+    clock, waits, real_sleep = [100.0], [], asyncio.sleep
+
+    def perf_counter():
+        clock[0] += 0.001
+        return clock[0]
+
+    async def sleep(delay):
+        waits.append(delay)
+        clock[0] += delay
+        await real_sleep(0)
+
+    monkeypatch.setattr(live.time, "perf_counter", perf_counter)
+    monkeypatch.setattr(live.asyncio, "sleep", sleep)
 
     async def scenario():
-        ex.play()
-        start, steps = time.monotonic(), ex.trainer.steps
-        await asyncio.sleep(1.0)
-        ex.pause()
-        rate = (ex.trainer.steps - steps) / (time.monotonic() - start)
-        assert 5 <= rate <= 12  # 10 a second (fewer on a busy machine, never a burst)
+        ex.speed.value = 10  # steps a second
+        ex.play(until=12)
+        while ex.playing:
+            await real_sleep(0)
+        paced = list(waits)
+        waits.clear()
+        ex.speed.value = 0  # as fast as it can: never a wait
+        ex.play(until=24)
+        while ex.playing:
+            await real_sleep(0)
+        return paced
 
-    in_event_loop(scenario)
+    paced = []
+    in_event_loop(lambda: _returning(scenario, paced))
+    # A step, then a wait to the next tenth of a second: less what the step took.
+    assert len(paced) == 11 and all(0.08 < w < 0.1 for w in paced[1:]), paced
+    assert waits and all(w == 0 for w in waits)
+    assert ex.trainer.steps == 24
+
+
+async def _returning(coroutine_function, into: list):
+    into.extend(await coroutine_function())
 
 
 def test_a_failure_while_playing_is_said_where_one_looks(ex):

@@ -435,27 +435,19 @@ def test_the_run_watched_is_the_one_pinned(app):
 
 def test_a_training_demonstration_plays_and_another_one_pauses_it(app):
     import asyncio
-    import threading
 
-    failed = []
+    from event_loop import in_event_loop
 
     async def walk():
         app.choose("Kaiming + ReLU: kept")
         app.choose(IT_DOES_NOT_LEARN)
         assert app.training.playing  # the kernel's event loop runs here: it trains
-        await asyncio.sleep(0.3)
+        for _ in range(3000):  # until it has taken a step (30 s at most)
+            if app.training.trainer.steps:
+                break
+            await asyncio.sleep(0.01)
         assert app.training.trainer.steps > 0
         app.choose("Kaiming + ReLU: kept")
         assert not app.training.playing and app.tabs.selected_index == 0
 
-    def run():
-        try:
-            asyncio.run(walk())
-        except BaseException as error:  # noqa: BLE001 - handed back to the test's thread
-            failed.append(error)
-
-    thread = threading.Thread(target=run)
-    thread.start()
-    thread.join()
-    if failed:
-        raise failed[0]
+    in_event_loop(walk)

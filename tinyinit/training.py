@@ -767,6 +767,11 @@ def _step(state: TrainState, x, labels, act: Activation, lr: float) -> tuple[Tra
     return new_state, Step(loss, fwd, dphis, grads, ratio)
 
 
+def _check_batch_norm_batch(norm: Norm | None, batch_size) -> None:
+    if norm is not None and norm.kind == "batch" and batch_size == 1:
+        raise ValueError("batch_size must be >= 2 for BatchNorm (a batch of one has no variance)")
+
+
 def train(
     params: Params,
     x: np.ndarray,
@@ -804,8 +809,7 @@ def train(
     state = start_training(params, optimizer=optimizer, norm=norm)
     lr = _positive("lr", lr)
     steps = _count("steps", steps)
-    if state.norm is not None and state.norm.kind == "batch" and batch_size == 1:
-        raise ValueError("batch_size must be >= 2 for BatchNorm (a batch of one has no variance)")
+    _check_batch_norm_batch(state.norm, batch_size)
     batches = minibatch_indices(len(x), batch_size, steps, PCG32(seed))
     x, labels = np.asarray(x), np.asarray(labels)
 
@@ -900,10 +904,7 @@ class Trainer:
         self.activation = activation
         self.lr = lr
         self.batch_size = _count("batch_size", batch_size)
-        if self.norm is not None and self.norm.kind == "batch" and batch_size == 1:
-            raise ValueError(
-                "batch_size must be >= 2 for BatchNorm (a batch of one has no variance)"
-            )
+        _check_batch_norm_batch(self.norm, batch_size)
         self._rng = PCG32(seed)
         self._x, self._labels = np.asarray(x), np.asarray(labels)
         # One epoch now: it checks batch_size against the data as `train` does.

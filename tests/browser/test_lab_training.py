@@ -9,14 +9,10 @@ then Enter), with a live region that says what happened.
 
 from __future__ import annotations
 
-import io
 import re
 import time
 
-import nbformat
-import numpy as np
 import pytest
-from PIL import Image
 from playwright.sync_api import expect
 
 from .lab import (
@@ -26,10 +22,12 @@ from .lab import (
     notebook_errors,
     open_notebook,
     run_all_cells,
-    start_lab,
+    run_the_cell_in_notebook_7,
+    serve_one_cell,
     wait_for_screenshot_change,
     wait_for_stable_screenshot,
 )
+from .test_lab_explorer import faded_pin_pixels
 
 pytestmark = pytest.mark.browser
 
@@ -65,17 +63,6 @@ def press(page, css: str, key: str = "Enter") -> None:
     button = page.locator(f"{APP} button.{css}, {APP} .{css} button").first
     button.focus()
     page.keyboard.press(key)
-
-
-def faded_pin_pixels(png: bytes) -> int:
-    """Pixels of the first pin's colour, faded, in a screenshot: a pinned run is drawn."""
-    from matplotlib.colors import to_rgb
-
-    from tinyinit.plots import PIN_ALPHA, PIN_COLORS
-
-    faded = PIN_ALPHA * 255 * np.array(to_rgb(PIN_COLORS[0])) + (1 - PIN_ALPHA) * 255
-    rgb = np.asarray(Image.open(io.BytesIO(png)).convert("RGB"), dtype=int)
-    return int((np.abs(rgb - faded).sum(axis=-1) < 30).sum())
 
 
 def test_notebook_11s_explorer_trains_live_and_answers_every_control(page, console, lab_server):
@@ -147,14 +134,7 @@ CELL = (
 def notebook_server(chromium, tmp_path_factory):
     """`jupyter notebook` (version 7) serving one notebook with the explorer's cell."""
     root = tmp_path_factory.mktemp("nb7-training") / "notebooks"
-    root.mkdir()
-    nb = nbformat.v4.new_notebook()
-    nb.cells = [nbformat.v4.new_code_cell(CELL)]
-    nb.metadata["kernelspec"] = {
-        "name": "python3", "display_name": "Python 3 (ipykernel)", "language": "python",
-    }  # fmt: skip
-    nbformat.write(nb, root / "training.ipynb")
-    server = start_lab(root, app="notebook")
+    server = serve_one_cell(root, "training.ipynb", CELL, app="notebook")
     yield server
     server.stop()
 
@@ -165,16 +145,7 @@ def test_the_explorer_trains_in_notebook_7_too(notebook_server, browser):
     page = context.new_page()
     console = ConsoleLog(page)
     try:
-        notebook_server.start_session("training.ipynb")  # no kernel dialog
-        page.goto(notebook_server.url + "notebooks/training.ipynb")
-        indicator = page.locator(".jp-Notebook-ExecutionIndicator").first
-        expect(indicator).to_have_attribute("data-status", "idle", timeout=TIMEOUT_MS)
-        # Notebook 7.6 reports one error of its own while it loads, and on a busy machine the
-        # replies to its first kernel requests (debugger, subshells) can come after "idle".
-        page.wait_for_timeout(2000)
-        console.clear()
-        page.locator(".jp-Cell .jp-InputArea-editor").first.click()
-        page.keyboard.press("Shift+Enter")
+        run_the_cell_in_notebook_7(page, notebook_server, "training.ipynb", console)
         canvas = mpl_canvas(page, APP)
         expect(canvas).to_be_visible(timeout=TIMEOUT_MS)
         before = wait_for_stable_screenshot(canvas)
