@@ -435,3 +435,31 @@ def test_play_until_a_step_stops_there_and_says_so(ex):
         assert not ex.playing
 
     in_event_loop(scenario)
+
+
+@pytest.mark.parametrize(
+    ("settings", "message"),
+    [
+        ({"initializer": "he"}, "initializer must be one of xavier_uniform, "),
+        ({"activation": "softplus"}, "activation must be one of linear, relu, "),
+        ({"optimizer": "rmsprop"}, "optimizer must be one of sgd, adam; got 'rmsprop'"),
+        ({"normalization": "group"}, "normalization must be one of none, batch, layer"),
+        ({"speed": 7}, "speed must be one of 10, 30, 100, 0; got 7"),
+        ({"gain": -1.0}, "gain must be a finite real number >= 0, got -1.0"),
+        ({"std": 0.0}, "std must be a finite real number > 0, got 0.0"),
+        ({"learning_rate": 0}, "learning_rate must be a finite real number > 0, got 0"),
+        ({"hidden_layers": 2.0}, "hidden_layers must be an integer >= 1, got 2.0"),
+    ],
+)
+def test_a_bad_start_value_is_refused_by_name(digits, settings, message):
+    with pytest.raises(ValueError) as info:
+        TrainingExplorer(digits=digits, **settings)
+    assert message in str(info.value)
+
+
+def test_a_start_value_beyond_a_controls_range_widens_it(digits):
+    ex = TrainingExplorer(initializer="normal", std=1e-4, gain=5.0, learning_rate=0.07,
+                          hidden_layers=2, digits=digits)  # fmt: skip
+    assert (ex.gain.value, ex.std.value, ex.learning_rate.value) == (5.0, 1e-4, 0.07)
+    assert ex.run_settings["learning_rate"] == ex.trainer.lr == 0.07
+    assert np.std(ex.trainer.params[0][0]) < 2e-4  # the weights have the std asked for

@@ -194,7 +194,12 @@ mean square, but is unstable over depth (the q-map's slope there is 1.14 &gt; 1)
     )
 
 
-def _swatch(color: str, mark: str, alpha: float = 1.0) -> str:
+def swatch(color: str, mark: str, alpha: float = 1.0) -> str:
+    """`mark` in `color` (faded to `alpha`) as HTML: a legend's sample of a line or a band.
+
+    >>> swatch("#000000", "━━", 0.5)
+    '<span style="color:rgba(0,0,0,0.5)">━━</span>'
+    """
     r, g, b = (round(255 * v) for v in to_rgba(color)[:3])
     return f'<span style="color:rgba({r},{g},{b},{alpha})">{mark}</span>'
 
@@ -212,16 +217,16 @@ def caption_html(result: DepthResult, pins=()) -> str:
     color = initializer_color(result.initializer)
     swatches = [
         f'<span style="color:{to_hex(color)}">●━</span>',
-        _swatch(color, "██", 0.35),
+        swatch(color, "██", 0.35),
         '<span style="color:black">╍╍</span>',
         '<span style="color:#737373">┈┈</span>',
     ]
     labels = legend_labels(result)
     if result.weight_per_seed is not None:
-        swatches += [_swatch(WEIGHT_COLOR, "■━"), _swatch(WEIGHT_COLOR, "┈┈")]
+        swatches += [swatch(WEIGHT_COLOR, "■━"), swatch(WEIGHT_COLOR, "┈┈")]
         labels += list(weight_labels(plain=True))
     for slot, label in pins:
-        swatches.append(_swatch(PIN_COLORS[slot], "━━", PIN_ALPHA))
+        swatches.append(swatch(PIN_COLORS[slot], "━━", PIN_ALPHA))
         labels.append(f"pinned: {label}")
     legend = " &nbsp; ".join(
         f'<span style="white-space:nowrap">{swatch} {html.escape(label)}</span>'
@@ -249,11 +254,21 @@ def histogram_caption_html(result: DepthResult) -> str:
     layers = histogram_layers(result.n_layers, result.direction)
     rms = ", ".join(f"{root_mean_square(result.samples[k]):.3g}" for k in layers)
     key += f"; rms at layers {', '.join(map(str, layers))}: {rms}"
-    if result.direction == "forward" and result.activation == "relu":
-        key += "; h = 0: entries exactly zero (left out of the bars)"
-    if result.direction == "forward" and result.activation == "tanh":
-        key += f"; |h| > {TANH_SATURATED}: saturated entries, where tanh' < {SATURATED_SLOPE:.2f}"
+    key += zero_and_saturated_words(result.activation, result.direction)
     return f"<b>{html.escape(settings_title(result))}</b><br>{html.escape(key)}"
+
+
+def zero_and_saturated_words(activation_name: str, direction: str) -> str:
+    """What a histogram's panel words count (`tinyinit.plots.layer_stats`), for its key.
+
+    >>> zero_and_saturated_words("relu", "forward")
+    '; h = 0: entries exactly zero (left out of the bars)'
+    """
+    if direction == "forward" and activation_name == "relu":
+        return "; h = 0: entries exactly zero (left out of the bars)"
+    if direction == "forward" and activation_name == "tanh":
+        return f"; |h| > {TANH_SATURATED}: saturated entries, where tanh' < {SATURATED_SLOPE:.2f}"
+    return ""
 
 
 def panel_row_html(plot: HistogramPlot, font_px: float = 12) -> str:

@@ -46,13 +46,19 @@ import time
 from dataclasses import dataclass
 
 import numpy as np
-from matplotlib.colors import to_hex, to_rgb
 from threadpoolctl import ThreadpoolController
 
 from ._extras import extra
 from .activations import ACTIVATIONS
-from .checks import integer
-from .explorer import WIDE, Control, Explorer, panel_row_html
+from .checks import integer, number, one_of
+from .explorer import (
+    WIDE,
+    Control,
+    Explorer,
+    panel_row_html,
+    swatch,
+    zero_and_saturated_words,
+)
 from .normalization import NORMS
 from .pcg32 import PCG32
 from .plots import (
@@ -80,6 +86,7 @@ from .training import (
     scheme_weights,
 )
 from .transport import BrowserChanges, keep_picture_for_static_pages
+from .variance import root_mean_square
 
 with extra("lab", "the training explorer"):  # the widgets are not in the core install
     import ipywidgets as widgets
@@ -125,7 +132,7 @@ def frame_wait(frame_seconds: float) -> float:
     at most FRAMES_PER_SECOND frames a second, and the display at most DISPLAY_SHARE of
     the time, D / (wait + D) <= DISPLAY_SHARE.
 
-    >>> round(frame_wait(0.01), 4), round(frame_wait(0.03), 4)   # 10 a second; 4.5 a second
+    >>> round(frame_wait(0.01), 4), round(frame_wait(0.03), 4)   # 10 a second; 4 a second
     (0.09, 0.22)
     """
     share = frame_seconds * (1 - DISPLAY_SHARE) / DISPLAY_SHARE
@@ -133,8 +140,8 @@ def frame_wait(frame_seconds: float) -> float:
 
 
 def step_due(due: float, now: float, rate: float) -> float:
-    """When the next step is due, a step `due` having been taken at `now`: 1/rate later, or
-    at once for rate 0 (as fast as it can). Steps that fall behind are made up for a tenth
+    """When the step after the one due at `due` is due, that one taken at `now`: 1/rate
+    later, or at once for rate 0 (as fast as it can). Steps that fall behind are made up for a tenth
     of a second at most: a slow moment never turns into a long burst.
 
     >>> step_due(10.0, 10.01, 30), step_due(10.0, 10.5, 30), step_due(10.0, 10.01, 0)
@@ -322,11 +329,19 @@ class TrainingExplorer(Explorer):
         figsize=(7.5, 2.9),
         png_fallback: bool = True,
     ):
-        scheme(initializer)  # a clear error before anything is built
+        # Checked before anything is built: a clear error naming the argument.
+        scheme(initializer)
+        one_of("activation", activation, ACTIVATIONS)
+        one_of("optimizer", optimizer, OPTIMIZERS)
+        one_of("normalization", normalization, NORMS)
+        one_of("speed", speed, SPEEDS.values())
         if gain is None:
             gain = scheme(initializer).initial_gain(activation)
         if learning_rate is None:
             learning_rate = LEARNING_RATES[optimizer]
+        gain, std = number("gain", gain, minimum=0), number("std", std, above=0)
+        learning_rate = number("learning_rate", learning_rate, above=0)
+        hidden_layers = integer("hidden_layers", hidden_layers, minimum=1)
         self.defaults = dict(
             initializer=initializer, gain=gain, std=std, activation=activation,
             optimizer=optimizer, learning_rate=learning_rate, normalization=normalization,
@@ -347,7 +362,15 @@ class TrainingExplorer(Explorer):
         self._holding = 0
         self._pending = False
         self._blas = ThreadpoolController()  # small matrices: one BLAS thread (as `train`)
-        self._build(TRAINING_CONTROLS, self.defaults)
+        # A start value beyond a control's range widens the range: a slider would clamp it.
+        self._build(
+            TRAINING_CONTROLS, self.defaults,
+            gain={"max": max(3.0, gain)},
+            std={"min": min(-3, math.floor(math.log10(std))),
+                 "max": max(1, math.ceil(math.log10(std)))},
+            learning_rate={"options": [(f"{r:g}", r) for r in sorted({*RATES, learning_rate})]},
+            hidden_layers={"max": max(MAX_HIDDEN_LAYERS, hidden_layers)},
+        )  # fmt: skip
         self._build_views(figsize)
         self._sync_controls()
         self._new_run()
@@ -382,20 +405,13 @@ class TrainingExplorer(Explorer):
         self._images: dict[int, widgets.Image] = {}  # by id(figure), without a live canvas
         self.plot_view = self._view_of(self.plot.figure)
         self.histogram_view = self._view_of(self.histogram.figure)
+        buttons = [self.play_button, self.step_button, self.reset_button, self.pin_button]
         self.controls = widgets.VBox(
             [
                 widgets.HBox([self.initializer, self.gain, self.std]),
                 widgets.HBox([self.activation, self.normalization, self.hidden_layers]),
                 widgets.HBox([self.optimizer, self.learning_rate, self.speed]),
-                widgets.HBox(
-                    [
-                        self.play_button,
-                        self.step_button,
-                        self.reset_button,
-                        self.pin_button,
-                        self.clear_pins_button,
-                    ]
-                ),  # fmt: skip
+                widgets.HBox([*buttons, self.clear_pins_button]),
             ]
         )
         self.app = widgets.VBox(
@@ -519,20 +535,22 @@ class TrainingExplorer(Explorer):
         self.histogram.set_pins(same)
 
     def _caption_html(self, curves: TrainingCurves) -> str:
-        color = to_hex(initializer_color(self.run_settings["initializer"]))
+        """The loss figure's title, key and numbers (the run's, then each pin's), as HTML."""
+        color = initializer_color(self.run_settings["initializer"])
         key = [
-            f'<span style="color:{color}">━━</span> train loss, mean of {LOSS_WINDOW} steps',
-            f'<span style="color:{color}">╍●╍</span> test loss',
+            f"{swatch(color, '━━')} train loss, mean of {LOSS_WINDOW} steps",
+            f"{swatch(color, '╍●╍')} test loss",
             "┈┈ ln 10, a uniform guess; right: ‖ΔWℓ‖/‖Wℓ‖ per layer, ┈┈ 10⁻³",
         ]
         lines = [html.escape(run_words(curves, self.accuracy))]
-        finite = [v for v in self.test_losses if math.isfinite(v)]
-        if finite and max(finite) > MAX_LOSS_SHOWN:
+        shown = np.concatenate([running_mean(curves.losses), curves.test_losses])
+        if np.any(shown[np.isfinite(shown)] > MAX_LOSS_SHOWN):
             lines.append(f"the loss goes above {MAX_LOSS_SHOWN:g}, beyond the axis")
         for slot, pinned in enumerate(self.pins):
-            r, g, b = (round(255 * c) for c in to_rgb(PIN_COLORS[slot]))
-            swatch = f'<span style="color:rgba({r},{g},{b},{PIN_ALPHA})">━━</span>'
-            key.append(f"{swatch} pin {slot + 1}: {html.escape(pinned.label)}")
+            key.append(
+                f"{swatch(PIN_COLORS[slot], '━━', PIN_ALPHA)} pin {slot + 1}: "
+                f"{html.escape(pinned.label)}"
+            )
             lines.append(
                 f"pin {slot + 1}: " + html.escape(run_words(pinned.curves, pinned.accuracy))
             )
@@ -540,16 +558,13 @@ class TrainingExplorer(Explorer):
         return f"<b>{title}</b><br>{' &nbsp; '.join(key)}<br>" + "<br>".join(lines)
 
     def _histogram_caption_html(self) -> str:
-        rms = ", ".join(
-            f"{math.sqrt(np.mean(np.square(self.samples[k]))):.3g}" for k in self.layers
-        )
+        rms = ", ".join(f"{root_mean_square(self.samples[k]):.3g}" for k in self.layers)
         words = (
             f"the activations h at layers {', '.join(map(str, self.layers))} on the "
             f"{len(self.digits.x_test)} test digits, step {self.trainer.steps}: shared axes, "
             f"bars: fraction of all values per bin; rms {rms}"
         )
-        if self.run_settings["activation"] == "relu":
-            words += "; h = 0: entries exactly zero (left out of the bars)"
+        words += zero_and_saturated_words(self.run_settings["activation"], "forward")
         if self.run_settings["normalization"] == "batch":
             words += "; BatchNorm with its running statistics, as the test set is evaluated"
         if self.histogram.pins:
