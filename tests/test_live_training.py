@@ -221,6 +221,10 @@ def test_play_trains_between_messages_and_pause_stops_it(ex):
         await asyncio.sleep(0.2)
         assert ex.trainer.steps == stopped and not ex.playing
         assert ex.play_button.description == "play" and ex._task.done()
+        ex.step_button.click()  # the step button: exactly one step, and where it is
+        assert ex.trainer.steps == stopped + 1 and ex.test_steps[-1] == stopped + 1
+        assert ex.status.value.startswith(f"took a step: step {stopped + 1}:")
+        stopped += 1
         ex.play_button.value = True  # the button, as a click or the space bar
         await until(lambda: ex.trainer.steps > stopped)
         ex.play_button.value = False
