@@ -23,3 +23,24 @@ def in_event_loop(coroutine_function) -> None:
     thread.join()
     if failed:
         raise failed[0]
+
+
+def without_event_loop(function, *args):
+    """function(*args) in a thread of its own, where no event loop runs (as in a plain script);
+    its result, or what it raised. In the test session the browser tests' Playwright keeps an
+    event loop running in the main thread, where an explorer would find it and play on it."""
+    done: list = []
+    failed: list[BaseException] = []
+
+    def run():
+        try:
+            done.append(function(*args))
+        except BaseException as error:  # noqa: BLE001 - handed back to the test's own thread
+            failed.append(error)
+
+    thread = threading.Thread(target=run)
+    thread.start()
+    thread.join()
+    if failed:
+        raise failed[0]
+    return done[0]

@@ -16,7 +16,7 @@ matplotlib.use("Agg")
 import ipywidgets as widgets  # noqa: E402
 import numpy as np  # noqa: E402
 import pytest  # noqa: E402
-from event_loop import in_event_loop  # noqa: E402
+from event_loop import in_event_loop, without_event_loop  # noqa: E402
 from threadpoolctl import threadpool_limits  # noqa: E402
 
 from tinyinit import PCG32, kaiming_normal, xavier_normal  # noqa: E402
@@ -332,7 +332,7 @@ def test_a_failure_while_playing_is_said_where_one_looks(ex):
 
 def test_play_without_an_event_loop_says_what_to_do(ex):
     with pytest.raises(RuntimeError, match=r"running asyncio event loop.*use step\(n\)"):
-        ex.play()
+        without_event_loop(ex.play)
     assert not ex.playing
 
 

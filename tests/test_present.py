@@ -12,6 +12,7 @@ from pathlib import Path
 import nbformat
 import numpy as np
 import pytest
+from event_loop import in_event_loop, without_event_loop
 
 from tinyinit.present import (
     FIGURE_FONTS,
@@ -226,26 +227,36 @@ def where(app) -> tuple[str, str]:
     return app.preset.value, app.step.value
 
 
+# Walks through a training demonstration run where no event loop does (a script's case: it
+# shows its step 0 and does not play), in a thread of their own (see event_loop).
+
+
 def test_next_walks_every_step_of_every_demonstration_in_order(app):
-    app.preset.value = "choose a demonstration"
-    walked = []
-    for _ in every_step():
-        app.next()
-        walked.append(where(app))
-    assert walked == every_step()
-    app.next()  # past the end: the last step stays on screen
-    assert where(app) == every_step()[-1]
+    def walk():
+        app.preset.value = "choose a demonstration"
+        walked = []
+        for _ in every_step():
+            app.next()
+            walked.append(where(app))
+        assert walked == every_step()
+        app.next()  # past the end: the last step stays on screen
+        assert where(app) == every_step()[-1]
+
+    without_event_loop(walk)
 
 
 def test_previous_walks_back_to_the_first_step(app):
-    app.choose(list(PRESETS)[-1], step=len(PRESETS[list(PRESETS)[-1]].steps) - 1)
-    walked = [where(app)]
-    for _ in every_step()[1:]:
+    def walk():
+        app.choose(list(PRESETS)[-1], step=len(PRESETS[list(PRESETS)[-1]].steps) - 1)
+        walked = [where(app)]
+        for _ in every_step()[1:]:
+            app.previous()
+            walked.append(where(app))
+        assert walked == every_step()[::-1]
         app.previous()
-        walked.append(where(app))
-    assert walked == every_step()[::-1]
-    app.previous()
-    assert where(app) == every_step()[0]
+        assert where(app) == every_step()[0]
+
+    without_event_loop(walk)
 
 
 def test_a_step_changes_the_caption_and_the_plot(app):
@@ -404,15 +415,15 @@ IT_DOES_NOT_LEARN = "Xavier + ReLU: it does not learn"
 
 
 def test_xavier_does_not_learn_and_kaiming_learns_beside_its_pinned_run(app):
-    app.choose(IT_DOES_NOT_LEARN)
+    without_event_loop(app.choose, IT_DOES_NOT_LEARN)
     training = app.training
     assert app.tabs.titles[app.tabs.selected_index] == "Training live"
     s = training.run_settings
     assert (s["initializer"], s["gain"], s["activation"], s["hidden_layers"]) == (
         "xavier_normal", 1.0, "relu", 20,
     )  # fmt: skip
-    assert training.trainer.steps == 0 and not training.playing  # no event loop here: shown
-    app.next()  # Kaiming: Xavier's run, trained on to 300 steps, pinned beside it
+    assert training.trainer.steps == 0 and not training.playing  # no event loop there: shown
+    without_event_loop(app.next)  # Kaiming: Xavier's run, trained on to 300 steps, pinned
     (pinned,) = training.pins
     assert pinned.settings["initializer"] == "xavier_normal" and pinned.curves.steps == 300
     assert pinned.accuracy < 0.2 and abs(pinned.curves.test_losses[-1] - math.log(10)) < 0.05
@@ -424,19 +435,17 @@ def test_xavier_does_not_learn_and_kaiming_learns_beside_its_pinned_run(app):
 
 
 def test_the_run_watched_is_the_one_pinned(app):
-    app.choose(IT_DOES_NOT_LEARN)
+    without_event_loop(app.choose, IT_DOES_NOT_LEARN)
     app.training.step(340)  # the class watched Xavier for 340 steps
     losses = app.training.trainer.losses
-    app.next()
+    without_event_loop(app.next)
     np.testing.assert_array_equal(app.training.pins[0].curves.losses, losses)
-    app.previous()  # back to Xavier alone: no pin, a new run
+    without_event_loop(app.previous)  # back to Xavier alone: no pin, a new run
     assert app.training.pins == [] and app.training.trainer.steps == 0
 
 
 def test_a_training_demonstration_plays_and_another_one_pauses_it(app):
     import asyncio
-
-    from event_loop import in_event_loop
 
     async def walk():
         app.choose("Kaiming + ReLU: kept")

@@ -603,7 +603,9 @@ class TrainingExplorer(Explorer):
         if not self.play_button.value:
             self.play_button.value = True  # its observer comes back here, playing already
         self._say(f"training: {settings_line(self.run_settings)}")
-        if self._task is None or self._task.done():
+        # A task that still runs goes on; one of another loop (a kernel restarted under the
+        # explorer, a test) would never run here.
+        if self._task is None or self._task.done() or self._task.get_loop() is not loop:
             self._task = loop.create_task(self._train())
 
     def pause(self) -> None:
