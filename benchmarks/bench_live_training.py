@@ -71,7 +71,7 @@ ex.playing = False  # stop after this step; pause() would draw one frame more
 elapsed, cpu = time.perf_counter() - start, time.process_time() - cpu
 await asyncio.sleep(0.05)
 done = ex.trainer.steps - steps
-print(json.dumps([done / elapsed, done / cpu, (ex.frames - frames) / elapsed, ex.frame_seconds]))
+print(json.dumps([done / elapsed, done / cpu, (ex.frames - frames) / elapsed, ex.frame_cpu]))
 ex.pause()
 """
 
@@ -230,7 +230,10 @@ def main() -> None:
                 f"   {name}: {rounds} (median {median(wall):.0f}); per CPU second of the "
                 f"kernel {median(cpu):.0f}"
             )
-        print(f"   live: {median(fps):.1f} frames a second, the last of {median(frame_ms):.0f} ms")
+        print(
+            f"   live: {median(fps):.1f} frames a second, the last of {median(frame_ms):.0f} ms "
+            "of the kernel's CPU"
+        )
         ratio, cpu_ratio = median(live) / median(headless), median(live_cpu) / median(headless_cpu)
         verdict = "met" if cpu_ratio >= 0.8 else "MISSED"
         print(

@@ -23,7 +23,6 @@ from tinyinit import PCG32, kaiming_normal, xavier_normal  # noqa: E402
 from tinyinit.a11y import LIVE, Accessible  # noqa: E402
 from tinyinit.live_training import (  # noqa: E402
     DISPLAY_SHARE,
-    FRAMES_PER_SECOND,
     MAX_PINS,
     SETTINGS,
     TRAINING_CONTROLS,
@@ -336,12 +335,10 @@ def test_play_without_an_event_loop_says_what_to_do(ex):
     assert not ex.playing
 
 
-def test_the_display_gets_at_most_its_share_and_frames_come_at_most_ten_a_second():
+def test_the_display_gets_at_most_its_share_of_the_kernel():
     for cost in (0.001, 0.005, 0.01, 0.02, 0.05, 0.2, 1.0):
         wait = frame_wait(cost)
-        assert cost / (wait + cost) <= DISPLAY_SHARE + 1e-12
-        assert wait + cost >= 1 / FRAMES_PER_SECOND - 1e-12
-    assert frame_wait(0.02) + 0.02 == pytest.approx(0.02 / DISPLAY_SHARE)  # the budget binds
+        assert cost / (wait + cost) == pytest.approx(DISPLAY_SHARE)
     assert step_due(5.0, 5.001, 0) == 5.001  # as fast as it can: at once
     assert step_due(5.0, 5.01, 20) == 5.05
     assert step_due(5.0, 9.0, 20) == pytest.approx(8.9)  # a long stall is not made up
