@@ -228,6 +228,7 @@ def test_the_widget_layer_alone_needs_an_extra():
     assert needs == {
         "tinyinit.a11y": "lab",
         "tinyinit.explorer": "lab",
+        "tinyinit.live_training": "lab",
         "tinyinit.present": "present",
     }
     assert {"tinyinit", "tinyinit.cli", "tinyinit.plots", "tinyinit.init"} <= set(CORE_MODULES)

@@ -13,6 +13,7 @@ from pathlib import Path
 import nbformat
 import numpy as np
 import pytest
+from event_loop import in_event_loop, without_event_loop
 
 from tinyinit.present import (
     PRESETS,
@@ -31,6 +32,7 @@ from tinyinit.present import (
     style_figure,
     voila_command,
 )
+from tinyinit.present.app import APPS
 from tinyinit.projector import power_of_two
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -48,6 +50,7 @@ def test_the_classic_demonstrations_are_offered(app):
         "tanh: gain 1 vs 5/3",
         "Residual stream: with and without 1/sqrt(2N)",
         "Xavier vs Kaiming + ReLU",
+        "Xavier + ReLU: it does not learn",
     ]
     assert set(PRESETS) <= set(app.preset.options)
 
@@ -228,26 +231,36 @@ def where(app) -> tuple[str, str]:
     return app.preset.value, app.step.value
 
 
+# Walks through a training demonstration run where no event loop does (a script's case: it
+# shows its step 0 and does not play), in a thread of their own (see event_loop).
+
+
 def test_next_walks_every_step_of_every_demonstration_in_order(app):
-    app.preset.value = "choose a demonstration"
-    walked = []
-    for _ in every_step():
-        app.next()
-        walked.append(where(app))
-    assert walked == every_step()
-    app.next()  # past the end: the last step stays on screen
-    assert where(app) == every_step()[-1]
+    def walk():
+        app.preset.value = "choose a demonstration"
+        walked = []
+        for _ in every_step():
+            app.next()
+            walked.append(where(app))
+        assert walked == every_step()
+        app.next()  # past the end: the last step stays on screen
+        assert where(app) == every_step()[-1]
+
+    without_event_loop(walk)
 
 
 def test_previous_walks_back_to_the_first_step(app):
-    app.choose(list(PRESETS)[-1], step=len(PRESETS[list(PRESETS)[-1]].steps) - 1)
-    walked = [where(app)]
-    for _ in every_step()[1:]:
+    def walk():
+        app.choose(list(PRESETS)[-1], step=len(PRESETS[list(PRESETS)[-1]].steps) - 1)
+        walked = [where(app)]
+        for _ in every_step()[1:]:
+            app.previous()
+            walked.append(where(app))
+        assert walked == every_step()[::-1]
         app.previous()
-        walked.append(where(app))
-    assert walked == every_step()[::-1]
-    app.previous()
-    assert where(app) == every_step()[0]
+        assert where(app) == every_step()[0]
+
+    without_event_loop(walk)
 
 
 def test_a_step_changes_the_caption_and_the_plot(app):
@@ -317,7 +330,7 @@ SHARE = "https://hub.example.edu/hub/user-redirect/voila/render/tinyinit/apps/pr
 
 def test_the_share_url_gets_a_tab_with_its_qr_code_open_at_the_start():
     app = presentation(share_url=SHARE)
-    assert app.tabs.titles[-1] == SHARE_TITLE and app.tabs.selected_index == 2
+    assert app.tabs.titles[-1] == SHARE_TITLE and app.tabs.selected_index == 3
     qr, link = app.tabs.children[-1].children
     assert qr.value == qr_svg(SHARE) and qr.value.startswith("<svg")
     assert SHARE in link.value
@@ -342,6 +355,7 @@ def test_without_a_share_url_there_is_no_link_tab(app):
     assert app.share_url is None and list(app.tabs.titles) == [
         "Signal through depth",
         "Residual stream",
+        "Training live",
     ]
 
 
@@ -456,15 +470,16 @@ def test_the_caption_never_runs_ahead_of_its_plot():
 
     app.says.observe(on_caption, names="value")
     for _ in app.every_step():
-        app.next()
+        without_event_loop(app.next)  # a training step trains only where a loop runs
+    assert len(seen) == len(app.every_step())
     for (says, tab, result, scaled, variance), (name, k) in zip(seen, app.every_step()):
         step = PRESETS[name].steps[k]
         assert says == html.escape(step.says)
-        assert tab == ["depth", "residual"].index(step.app)
+        assert tab == APPS[step.app]
         if step.app == "depth":
             # the step's own curves, computed before the caption came
             np.testing.assert_array_equal(result.per_seed, app.state(name, k).per_seed)
-        else:
+        elif step.app == "residual":
             assert scaled is step.settings["scaled"]
             grown = 1 + 2 * step.settings["n_layers"]
             assert variance == pytest.approx(2.0 if scaled else grown, rel=0.1)
@@ -477,7 +492,7 @@ def test_once_warm_every_step_is_a_lookup(monkeypatch):
     for explorer in (app.depth, app.residual):  # nothing is computed again
         monkeypatch.setattr(explorer, "result_for", lambda settings: pytest.fail("computed"))
     for name, k in app.every_step():
-        app.choose(name, k)
+        without_event_loop(app.choose, name, k)
         if PRESETS[name].steps[k].app == "depth":
             np.testing.assert_array_equal(app.depth.result.per_seed, app.state(name, k).per_seed)
 
@@ -615,3 +630,56 @@ def test_serve_stops_its_server_when_it_is_asked_to_stop(tmp_path, sig):
         assert not child.is_running() or child.status() == psutil.STATUS_ZOMBIE
     finally:
         parent.kill()
+
+
+# --- training live: Xavier + ReLU does not learn, Kaiming does ---------------------------------
+
+IT_DOES_NOT_LEARN = "Xavier + ReLU: it does not learn"
+
+
+def test_xavier_does_not_learn_and_kaiming_learns_beside_its_pinned_run(app):
+    without_event_loop(app.choose, IT_DOES_NOT_LEARN)
+    training = app.training
+    assert app.tabs.titles[app.tabs.selected_index] == "Training live"
+    s = training.run_settings
+    assert (s["initializer"], s["gain"], s["activation"], s["hidden_layers"]) == (
+        "xavier_normal", 1.0, "relu", 20,
+    )  # fmt: skip
+    assert training.trainer.steps == 0 and not training.playing  # no event loop there: shown
+    without_event_loop(app.next)  # Kaiming: Xavier's run, trained on to 300 steps, pinned
+    (pinned,) = training.pins
+    assert pinned.settings["initializer"] == "xavier_normal" and pinned.curves.steps == 300
+    assert pinned.accuracy < 0.2 and abs(pinned.curves.test_losses[-1] - math.log(10)) < 0.05
+    assert training.run_settings["gain"] == math.sqrt(2) and training.trainer.steps == 0
+    training.step(300)
+    assert training.accuracy > 0.7  # the same network, Kaiming's start: it learns the digits
+    assert "pin 1: relu, Xavier normal (gain 1)" in training.caption.value
+    assert training.headline.value.startswith(f"test accuracy {100 * training.accuracy:.0f}%")
+
+
+def test_the_run_watched_is_the_one_pinned(app):
+    without_event_loop(app.choose, IT_DOES_NOT_LEARN)
+    app.training.step(340)  # the class watched Xavier for 340 steps
+    losses = app.training.trainer.losses
+    without_event_loop(app.next)
+    np.testing.assert_array_equal(app.training.pins[0].curves.losses, losses)
+    without_event_loop(app.previous)  # back to Xavier alone: no pin, a new run
+    assert app.training.pins == [] and app.training.trainer.steps == 0
+
+
+def test_a_training_demonstration_plays_and_another_one_pauses_it(app):
+    import asyncio
+
+    async def walk():
+        app.choose("Kaiming + ReLU: kept")
+        app.choose(IT_DOES_NOT_LEARN)
+        assert app.training.playing  # the kernel's event loop runs here: it trains
+        for _ in range(3000):  # until it has taken a step (30 s at most)
+            if app.training.trainer.steps:
+                break
+            await asyncio.sleep(0.01)
+        assert app.training.trainer.steps > 0
+        app.choose("Kaiming + ReLU: kept")
+        assert not app.training.playing and app.tabs.selected_index == 0
+
+    in_event_loop(walk)

@@ -10,7 +10,15 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from tinyinit import PCG32, kaiming_normal, mup, normal_init, training, xavier_normal
+from tinyinit import (
+    PCG32,
+    kaiming_normal,
+    mup,
+    normal_init,
+    training,
+    xavier_normal,
+    xavier_uniform,
+)
 from tinyinit.activations import ACTIVATIONS
 from tinyinit.training import (
     accuracy,
@@ -335,3 +343,142 @@ def test_an_activation_may_be_your_own_callable_as_in_simulate():
     np.testing.assert_allclose(by_callable.losses, by_name.losses, rtol=1e-6)  # phi' by differences
     with pytest.raises(TypeError, match=r"^activation must be a callable that maps a numpy array"):
         train(params, x, labels, math.tanh, lr=0.1, steps=1, batch_size=4)
+
+
+# --- one step at a time: the Trainer beside train --------------------------------------
+
+FIELDS = ("losses", "mean_square", "saturated", "dead", "grad_norm", "update_ratio")
+
+
+@pytest.mark.parametrize(("optimizer", "activation"), [("sgd", "relu"), ("adam", "tanh")])
+def test_trainer_after_n_steps_is_train_with_steps_n_bit_for_bit(optimizer, activation):
+    x, labels = _small_digits()
+    params = _relu_mlp([64, 32, 32, 10])
+    # 300 // 32 = 9 steps an epoch: 23 steps cross two epoch boundaries, the last one mid-epoch
+    run = train(params, x, labels, activation, optimizer=optimizer, lr=0.01, steps=23,
+                batch_size=32, seed=3)  # fmt: skip
+    trainer = training.Trainer(params, x, labels, activation, optimizer=optimizer, lr=0.01,
+                               batch_size=32, seed=3)  # fmt: skip
+    for t in range(23):
+        stats = trainer.step()
+        assert stats.loss == run.losses[t] and trainer.steps == t + 1
+        np.testing.assert_array_equal(stats.update_ratio, run.update_ratio[t])
+    stepped = trainer.run()
+    for field in FIELDS:
+        np.testing.assert_array_equal(getattr(stepped, field), getattr(run, field))
+    for (W0, b0), (W1, b1) in zip(stepped.params, run.params):
+        assert W0.tobytes() == W1.tobytes() and b0.tobytes() == b1.tobytes()
+    np.testing.assert_array_equal(trainer.recent("update_ratio", 5), run.update_ratio[-5:])
+    assert stepped.diverged_at is None
+
+
+def test_trainer_takes_a_new_learning_rate_from_the_next_step():
+    x, labels = _small_digits()
+    params = _relu_mlp([64, 16, 10])
+    trainer = training.Trainer(params, x, labels, "relu", lr=0.05, batch_size=300)
+    trainer.step()
+    before = trainer.params
+    trainer.lr = 0.2
+    trainer.step()
+    rows = minibatch_indices(300, 300, 2, PCG32(0))[1]
+    _, grads = loss_and_gradients(before, x[rows], labels[rows], "relu")
+    for (W, b), (W0, b0), (dW, db) in zip(trainer.params, before, grads):
+        np.testing.assert_array_equal(W, W0 - 0.2 * dW)
+        np.testing.assert_array_equal(b, b0 - 0.2 * db)
+    with pytest.raises(ValueError, match="lr must be a finite real number > 0, got -1"):
+        trainer.lr = -1
+    assert trainer.lr == 0.2
+
+
+def test_trainer_stops_where_train_stops_a_diverging_run():
+    x, labels = _small_digits()
+    params = init_params(
+        [64, 64, 64, 64, 10], lambda s, r: normal_init(s, 1.0, r), PCG32(0), dtype=np.float32
+    )
+    x = x.astype(np.float32)
+    with np.errstate(over="ignore", invalid="ignore"):
+        run = train(params, x, labels, "relu", lr=1.0, steps=20, batch_size=50)
+        trainer = training.Trainer(params, x, labels, "relu", lr=1.0, batch_size=50)
+        results = [trainer.step() for _ in range(20)]
+    t = run.diverged_at
+    assert trainer.diverged_at == t and trainer.steps == t
+    assert all(r is not None for r in results[:t]) and all(r is None for r in results[t:])
+    np.testing.assert_array_equal(trainer.losses, run.losses[:t])
+    for (W0, _), (W1, _) in zip(trainer.params, run.params):
+        np.testing.assert_array_equal(W0, W1)
+
+
+@pytest.mark.parametrize(
+    ("options", "message"),
+    [
+        ({"lr": 0.0}, "lr must be a finite real number > 0, got 0.0"),
+        ({"lr": 0.1, "batch_size": 6}, "batch_size must be <= n_samples = 5, got 6"),
+        ({"lr": 0.1, "batch_size": 0}, "batch_size must be an integer >= 1, got 0"),
+        ({"lr": 0.1, "optimizer": "rmsprop"}, "optimizer must be one of sgd, adam"),
+    ],
+)
+def test_bad_trainer_options_are_refused_as_train_refuses_them(options, message):
+    with pytest.raises(ValueError) as info:
+        training.Trainer(GOOD, X, Y, "relu", **options)
+    assert message in str(info.value)
+    with pytest.raises(ValueError, match="must be one of"):
+        training.Trainer(GOOD, X, Y, "softplus", lr=0.1, batch_size=2)
+
+
+def test_evaluate_is_the_loss_and_accuracy_of_one_forward_pass():
+    digits = load_digits_split()
+    params = _relu_mlp([64, 32, 10])
+    result = training.evaluate(params, digits.x_test, digits.labels_test, "relu")
+    fwd = forward(params, digits.x_test, "relu")
+    assert result.loss == cross_entropy(fwd.logits, digits.labels_test)[0]
+    assert result.accuracy == accuracy(params, digits.x_test, digits.labels_test, "relu")
+    np.testing.assert_array_equal(result.forward.h[-1], fwd.h[-1])
+    with pytest.raises(ValueError, match="labels must have shape"):
+        training.evaluate(params, digits.x_test, digits.labels_test[:3], "relu")
+
+
+@pytest.mark.parametrize("initializer", ["xavier_uniform", "xavier_normal", "kaiming_fan_in",
+                                         "kaiming_fan_out", "normal"])  # fmt: skip
+def test_scheme_weights_are_the_initializers_own_weights(initializer):
+    from tinyinit.stack import SCHEMES
+
+    assert set(SCHEMES) == {"xavier_uniform", "xavier_normal", "kaiming_fan_in",
+                            "kaiming_fan_out", "normal"}  # fmt: skip
+    shape, gain = (24, 40), 5 / 3
+    drawn = training.scheme_weights(initializer, gain=gain, std=0.05)(shape, PCG32(9))
+    own = {
+        "xavier_uniform": lambda: xavier_uniform(shape, gain, PCG32(9)),
+        "xavier_normal": lambda: xavier_normal(shape, gain, PCG32(9)),
+        "kaiming_fan_in": lambda: normal_init(shape, gain / np.sqrt(40), PCG32(9)),
+        "kaiming_fan_out": lambda: normal_init(shape, gain / np.sqrt(24), PCG32(9)),
+        "normal": lambda: normal_init(shape, 0.05, PCG32(9)),
+    }[initializer]()
+    assert drawn.tobytes() == own.tobytes()
+    relu = training.scheme_weights("kaiming_fan_in", gain=np.sqrt(2))((24, 40), PCG32(9))
+    assert relu.tobytes() == kaiming_normal((24, 40), "fan_in", "relu", PCG32(9)).tobytes()
+    with pytest.raises(ValueError, match="initializer must be one of .*, got 'he'"):
+        training.scheme_weights("he")
+    with pytest.raises(ValueError, match="gain must be"):
+        training.scheme_weights("xavier_normal", gain=-1.0)
+
+
+@pytest.mark.parametrize("norm", ["batch", "layer"])
+def test_trainer_with_normalization_is_train_with_it_bit_for_bit(norm):
+    x, labels = _small_digits()
+    params = _relu_mlp([64, 32, 32, 10])
+    run = train(params, x, labels, "relu", lr=0.05, steps=12, batch_size=32, norm=norm)
+    trainer = training.Trainer(params, x, labels, "relu", lr=0.05, batch_size=32, norm=norm)
+    for _ in range(12):
+        trainer.step()
+    stepped = trainer.run()
+    for field in FIELDS:
+        np.testing.assert_array_equal(getattr(stepped, field), getattr(run, field))
+    for mine, theirs in zip(stepped.norm, run.norm):
+        if isinstance(mine, str):
+            assert mine == theirs == norm
+            continue
+        for a, b in zip(mine, theirs):
+            np.testing.assert_array_equal(a, b)
+    if norm == "batch":
+        with pytest.raises(ValueError, match="batch_size must be >= 2 for BatchNorm"):
+            training.Trainer(params, x, labels, "relu", lr=0.05, batch_size=1, norm=norm)

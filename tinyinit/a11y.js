@@ -73,7 +73,7 @@ export function watch(root) {
   };
 }
 
-const APPS = ".tinyinit-present, .tinyinit-explorer, .tinyinit-residual";
+const APPS = ".tinyinit-present, .tinyinit-explorer, .tinyinit-residual, .tinyinit-training";
 
 function render({ el }) {
   let stop = null;

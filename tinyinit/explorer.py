@@ -229,7 +229,12 @@ def _pins(pins) -> list[tuple[int, str]]:
     return list(pins)
 
 
-def _swatch(color: str, mark: str, alpha: float = 1.0) -> str:
+def swatch(color: str, mark: str, alpha: float = 1.0) -> str:
+    """`mark` in `color` (faded to `alpha`) as HTML: a legend's sample of a line or a band.
+
+    >>> swatch("#000000", "━━", 0.5)
+    '<span style="color:rgba(0,0,0,0.5)">━━</span>'
+    """
     r, g, b = (round(255 * v) for v in to_rgba(color)[:3])
     return f'<span style="color:rgba({r},{g},{b},{alpha})">{mark}</span>'
 
@@ -249,16 +254,16 @@ def caption_html(result: DepthResult, pins=()) -> str:
     color = initializer_color(result.initializer)
     swatches = [
         f'<span style="color:{to_hex(color)}">●━</span>',
-        _swatch(color, "██", 0.35),
+        swatch(color, "██", 0.35),
         '<span style="color:black">╍╍</span>',
         '<span style="color:#737373">┈┈</span>',
     ]
     labels = legend_labels(result)
     if result.weight_per_seed is not None:
-        swatches += [_swatch(WEIGHT_COLOR, "■━"), _swatch(WEIGHT_COLOR, "┈┈")]
+        swatches += [swatch(WEIGHT_COLOR, "■━"), swatch(WEIGHT_COLOR, "┈┈")]
         labels += list(weight_labels(plain=True))
     for slot, label in pins:
-        swatches.append(_swatch(PIN_COLORS[slot], "━━", PIN_ALPHA))
+        swatches.append(swatch(PIN_COLORS[slot], "━━", PIN_ALPHA))
         labels.append(f"pinned: {label}")
     legend = " &nbsp; ".join(
         f'<span style="white-space:nowrap">{swatch} {html.escape(label)}</span>'
@@ -292,15 +297,25 @@ def histogram_caption_html(result: DepthResult) -> str:
     layers = histogram_layers(result.n_layers, result.direction)
     rms = ", ".join(f"{root_mean_square(result.samples[k]):.3g}" for k in layers)
     key += f"; rms at layers {', '.join(map(str, layers))}: {rms}"
-    if result.direction == "forward" and result.activation == "relu":
-        key += "; h = 0: entries exactly zero (left out of the bars)"
-    if result.direction == "forward" and result.activation == "tanh":
-        key += f"; |h| > {TANH_SATURATED}: saturated entries, where tanh' < {SATURATED_SLOPE:.2f}"
+    key += zero_and_saturated_words(result.activation, result.direction)
     return f"<b>{html.escape(settings_title(result))}</b><br>{html.escape(key)}"
 
 
-def panel_row_html(plot: HistogramPlot) -> str:
-    """The panels' words in a row as wide as the figure, each over its panel.
+def zero_and_saturated_words(activation_name: str, direction: str) -> str:
+    """What a histogram's panel words count (`tinyinit.plots.layer_stats`), for its key.
+
+    >>> zero_and_saturated_words("relu", "forward")
+    '; h = 0: entries exactly zero (left out of the bars)'
+    """
+    if direction == "forward" and activation_name == "relu":
+        return "; h = 0: entries exactly zero (left out of the bars)"
+    if direction == "forward" and activation_name == "tanh":
+        return f"; |h| > {TANH_SATURATED}: saturated entries, where tanh' < {SATURATED_SLOPE:.2f}"
+    return ""
+
+
+def panel_row_html(plot: HistogramPlot, font_px: float = 12) -> str:
+    """The panels' words in a row as wide as the figure, each over its panel, in font_px type.
 
     >>> from tinyinit.propagation import simulate
     >>> r = simulate("relu", "xavier_uniform", n_layers=2, width=16, seeds=1,
@@ -322,7 +337,7 @@ def panel_row_html(plot: HistogramPlot) -> str:
     style = (
         f"display:grid;grid-template-columns:repeat({panels},{panel:.0f}px);"
         f"column-gap:{panel * params.wspace:.0f}px;margin-left:{params.left * px:.0f}px;"
-        "font-size:12px;line-height:1.3"
+        f"font-size:{font_px:g}px;line-height:1.3"
     )
     return f'<div style="{style}">{cells}</div>'
 
@@ -499,6 +514,20 @@ class Explorer:
         for control in table:
             widget = control.build(values.get(control.name), **options.get(control.name, {}))
             setattr(self, control.name, widget)
+
+    @staticmethod
+    def _new_figure(figsize):
+        """An ipympl figure under %matplotlib widget, else None (the plot makes an Agg one)."""
+        if not _is_widget_backend():
+            return None
+        import matplotlib.pyplot as plt
+
+        with plt.ioff():  # shown inside the layout, not on its own
+            figure = plt.figure(figsize=figsize)
+        figure.canvas.header_visible = False
+        figure.canvas.footer_visible = False
+        figure.canvas.toolbar_visible = False
+        return figure
 
     def _figure_widget(self, figure, png_fallback: bool = True) -> widgets.Widget:
         """figure's live canvas, else a PNG image (png_fallback) or an empty HTML (not)."""
@@ -683,20 +712,6 @@ class DepthExplorer(Explorer):
         )
         self.panel_row.add_class("tinyinit-panel-row")
         self._views["histograms"] = widgets.VBox([self.panel_row, self._views["histograms"]])
-
-    @staticmethod
-    def _new_figure(figsize):
-        """An ipympl figure under %matplotlib widget, else None (the plot makes an Agg one)."""
-        if not _is_widget_backend():
-            return None
-        import matplotlib.pyplot as plt
-
-        with plt.ioff():  # shown inside the layout, not on its own
-            figure = plt.figure(figsize=figsize)
-        figure.canvas.header_visible = False
-        figure.canvas.footer_visible = False
-        figure.canvas.toolbar_visible = False
-        return figure
 
     @property
     def figure_view(self) -> widgets.Widget:

@@ -23,6 +23,7 @@ from __future__ import annotations
 import io
 import math
 from collections.abc import Iterable, Sequence
+from typing import NamedTuple
 
 import numpy as np
 from matplotlib import colormaps, ticker
@@ -536,13 +537,33 @@ class HistogramPlot(BlitPlot):
         for ax in self.axes[1:]:  # shared axes: the numbers once, on the first panel
             ax.tick_params(labelbottom=False, labelleft=False)
         self.axes[0].set_ylabel("fraction of values", fontsize=9)
+        self.axes[0].set_xlabel("", fontsize=9, loc="left")  # update() writes its words
         # The title's Text, made once and kept: the figure's own is a private attribute.
         self.title = self.figure.suptitle("", fontsize=10)
         self.decorated = decorated
         for note in self.notes:
             note.set_visible(decorated)
+        # Pinned samples, outlined in their pin's colour: part of the frame, as in DepthPlot.
+        self.pin_bars = [
+            [
+                ax.stairs(np.zeros(HISTOGRAM_BINS), edges, fill=False, color=color,
+                          alpha=PIN_ALPHA, lw=1.6, visible=False)
+                for ax in self.axes
+            ]
+            for color in PIN_COLORS
+        ]  # fmt: skip
+        self.pins: list[tuple[int, dict[int, np.ndarray]]] = []
+        self._pins_version = 0
         self._moving = self.bars + (self.notes if decorated else [])
         self._start_blitting()
+
+    def set_pins(self, pins: Sequence[tuple[int, dict[int, np.ndarray]]]) -> None:
+        """Outline `pins` from the next update on: (slot, samples of the layers shown), each in
+        PIN_COLORS[slot], faded, on the current samples' bins (their values widen the x range)."""
+        if len(pins) > MAX_PINS or any(not 0 <= slot < MAX_PINS for slot, _ in pins):
+            raise ValueError(f"pins must be at most {MAX_PINS}, in slots 0 .. {MAX_PINS - 1}")
+        self.pins = list(pins)
+        self._pins_version += 1
 
     def panel_words(self) -> list[list[str]]:
         """The lines of words of each panel shown, left to right."""
@@ -557,18 +578,50 @@ class HistogramPlot(BlitPlot):
                 f"result has no samples of layers {missing}: simulate it with "
                 f"sample_layers=histogram_layers({result.n_layers}, {result.direction!r})"
             )
+        self.update_samples(
+            {layer: result.samples[layer] for layer in layers}, result.activation,
+            result.direction, initializer_color(result.initializer), settings_title(result),
+            draw=draw,
+        )  # fmt: skip
+
+    def update_samples(
+        self,
+        samples: dict[int, np.ndarray],
+        activation_name: str,
+        direction: str,
+        color: str,
+        title: str = "",
+        draw: bool = True,
+    ) -> None:
+        """Show samples[layer], a panel per layer in order, in `color`, and the pins (`set_pins`)
+        on the same bins; a decorated figure is titled `title`."""
+        layers = list(samples)[: len(self.axes)]
         for bars in self.bars:
-            bars.set_color(initializer_color(result.initializer))
+            bars.set_color(color)
         shown, words = [], []
         for layer in layers:
-            text, values = layer_stats(result.samples[layer], result.activation, result.direction)
+            text, values = layer_stats(samples[layer], activation_name, direction)
             shown.append(values[np.isfinite(values)])
             words.append(text)
-        tops = [np.percentile(np.abs(v), 99.5) for v in shown if v.size]
+        pinned = [
+            (slot, [layer_stats(those[layer], activation_name, direction)[1] for layer in layers])
+            for slot, those in self.pins
+        ]
+        everything = shown + [v[np.isfinite(v)] for _, values in pinned for v in values]
+        tops = [np.percentile(np.abs(v), 99.5) for v in everything if v.size]
         reach = nice_ceiling(max(tops, default=1.0) or 1.0)
         edges = np.linspace(-reach, reach, HISTOGRAM_BINS + 1)
-        total = len(result.samples[layers[0]])
+        total = len(samples[layers[0]])
         highest = 0.0
+        for bars in (b for row in self.pin_bars for b in row):
+            bars.set_visible(False)
+        for (slot, values), (_, those) in zip(pinned, self.pins):
+            for k, layer in enumerate(layers):
+                counts, _ = np.histogram(values[k], bins=edges)
+                fractions = counts / len(those[layer])
+                highest = max(highest, float(fractions.max(initial=0.0)))
+                self.pin_bars[slot][k].set_data(fractions, edges)
+                self.pin_bars[slot][k].set_visible(True)
         for k, ax in enumerate(self.axes):
             if k < len(layers):
                 counts, _ = np.histogram(shown[k], bins=edges)
@@ -586,11 +639,11 @@ class HistogramPlot(BlitPlot):
         if limits != (self.axes[0].get_xlim(), self.axes[0].get_ylim()):
             self.axes[0].set_xlim(*limits[0])
             self.axes[0].set_ylim(*limits[1])
-        kind = "activations" if result.direction == "forward" else "gradients"
-        what = f"{kind} {QUANTITIES[result.direction][1]}"
-        self.axes[0].set_xlabel(f"value of the {what}", fontsize=9, loc="left")
+        kind = "activations" if direction == "forward" else "gradients"
+        what = f"{kind} {QUANTITIES[direction][1]}"
+        self.axes[0].xaxis.label.set_text(f"value of the {what}")  # its size: set once, above
         if self.decorated:
-            self.title.set_text(settings_title(result))
+            self.title.set_text(title)
         if draw:
             self._show()
 
@@ -598,7 +651,171 @@ class HistogramPlot(BlitPlot):
         ax = self.axes[0]
         shown = tuple(a.get_visible() for a in self.axes)
         texts = (ax.get_xlabel(), self.title.get_text())
-        return ax.get_xlim(), ax.get_ylim(), shown, texts, tuple(self.figure.bbox.bounds)
+        limits = (ax.get_xlim(), ax.get_ylim())
+        return limits, shown, texts, tuple(self.figure.bbox.bounds), self._pins_version
+
+
+# --- a run as it trains (tinyinit.training.Trainer) ------------------------------------------
+
+# The minibatch loss is noisy: the figure draws its mean over this many steps (notebook 04's).
+LOSS_WINDOW = 20
+# The update-to-weight ratio a common rule of thumb wants (notebook 11): much less and a layer
+# does not learn, much more and it is overwritten.
+RULE_OF_THUMB_RATIO = 1e-3
+# The loss axis reaches at most this far (4 times ln 10): a start with huge logits would
+# otherwise flatten every later step against the axis. A caption says what lies above it.
+MAX_LOSS_SHOWN = 10.0
+
+
+def running_mean(values: np.ndarray, window: int = LOSS_WINDOW) -> np.ndarray:
+    """The mean of each value and the window - 1 before it (fewer at the start).
+
+    >>> running_mean(np.array([4.0, 2.0, 0.0, 2.0]), window=2)
+    array([4., 3., 1., 1.])
+    """
+    # Window by window, not by differences of a cumulative sum: after a huge first loss
+    # those differences would lose every digit of the small ones.
+    values = np.asarray(values, dtype=float)
+    if values.size == 0:
+        return values
+    padded = np.concatenate([np.full(window - 1, np.nan), values])
+    return np.nanmean(np.lib.stride_tricks.sliding_window_view(padded, window), axis=1)
+
+
+def step_span(steps: int) -> int:
+    """The x axis of a live loss: at least 100 steps, then 1, 2, 5 times a power of 10, so that
+    the axis moves a few times over a run and the frame is kept in between.
+
+    >>> [step_span(n) for n in (0, 100, 101, 480, 2001)]
+    [100, 100, 200, 500, 5000]
+    """
+    return int(nice_ceiling(max(steps, 100)))
+
+
+class TrainingCurves(NamedTuple):
+    """What a training figure shows of one run: the minibatch loss of every step, the test
+    loss at the steps it was measured, the latest update-to-weight ratio of each layer, and
+    the initializer (its colour).
+
+    >>> TrainingCurves(np.ones(3), np.array([3]), np.array([2.3]), np.ones(2), "xavier").steps
+    3
+    """
+
+    losses: np.ndarray
+    test_steps: np.ndarray
+    test_losses: np.ndarray
+    update_ratio: np.ndarray
+    initializer: str
+
+    @property
+    def steps(self) -> int:
+        return len(self.losses)
+
+
+class TrainingPlot(BlitPlot):
+    """A run as it trains: the loss over the steps, and the update-to-weight ratio per layer.
+
+    Left, linear: the minibatch loss's running mean over LOSS_WINDOW steps (solid) and
+    the test loss where it was measured (dashed, dots), with ln 10, a uniform guess over
+    ten classes (dotted), up to MAX_LOSS_SHOWN. Right, log: the update-to-weight ratio
+    ||ΔW_l|| / ||W_l|| of each layer l (`TrainingCurves.update_ratio`), with the rule of
+    thumb 10^-3 (dotted). Pinned runs (`set_pins`) are drawn faded, in PIN_COLORS: they
+    are part of the frame, which is drawn again only when an axis or the pins change
+    (the step axis grows in `step_span` steps), so a frame of a run that trains redraws
+    only the current run's lines. Title and legend are the caller's (HTML, as in the
+    explorers).
+
+    >>> plot = TrainingPlot()
+    >>> plot.update(TrainingCurves(np.full(30, 2.3), np.array([30]), np.array([2.2]),
+    ...                            np.full(21, 1e-3), "kaiming_fan_in"))
+    >>> [float(x) for x in plot.loss_ax.get_xlim()], float(plot.ratio_line.get_ydata()[0])
+    ([0.0, 100.0], 0.001)
+    """
+
+    def __init__(self, figure: Figure | None = None, figsize=(7.5, 3.0)):
+        if figure is None:
+            figure = Figure(figsize=figsize, dpi=100)
+            FigureCanvasAgg(figure)
+        self.figure = figure
+        self.figure.subplots_adjust(left=0.08, right=0.98, top=0.95, bottom=0.17, wspace=0.3)
+        self.loss_ax, self.ratio_ax = self.figure.subplots(
+            1, 2, gridspec_kw={"width_ratios": (3, 2)}
+        )
+        loss, ratio = self.loss_ax, self.ratio_ax
+        loss.set_xlabel("step")
+        loss.set_ylabel("loss")
+        loss.axhline(math.log(10), color="0.45", lw=0.9, ls=":")
+        ratio.set_yscale("log")
+        ratio.set_xlabel("layer ℓ")
+        ratio.set_ylabel(r"$\|\Delta W_\ell\| / \|W_\ell\|$")
+        ratio.axhline(RULE_OF_THUMB_RATIO, color="0.45", lw=0.9, ls=":")
+        ratio.xaxis.set_major_locator(ticker.MaxNLocator(nbins=5, integer=True))
+        # Fixed decades, as in DepthPlot: minor log ticks cost more than the data.
+        self.yticks = ticker.FixedLocator([RULE_OF_THUMB_RATIO])
+        ratio.yaxis.set_major_locator(self.yticks)
+        ratio.yaxis.set_minor_locator(ticker.NullLocator())
+        for ax in (loss, ratio):
+            ax.tick_params(labelsize=TICK_FONTSIZE)
+        color = initializer_color("xavier")  # until update() says which initializer
+        self.pin_lines = [
+            (
+                loss.plot([], [], "-", color=c, lw=2.0, alpha=PIN_ALPHA)[0],
+                loss.plot([], [], "o--", color=c, ms=3, lw=1.2, alpha=PIN_ALPHA)[0],
+                ratio.plot([], [], "o-", color=c, ms=3, lw=2.0, alpha=PIN_ALPHA)[0],
+            )
+            for c in PIN_COLORS
+        ]
+        self.pins: list[tuple[int, TrainingCurves]] = []
+        self._pins_version = 0
+        (self.train_line,) = loss.plot([], [], "-", color=color, lw=1.8)
+        (self.test_line,) = loss.plot([], [], "o--", color=color, ms=3.5, lw=1.2)
+        (self.ratio_line,) = ratio.plot([], [], "o-", color=color, ms=3.5, lw=1.5)
+        self._moving = [self.train_line, self.test_line, self.ratio_line]
+        self._start_blitting()
+
+    def set_pins(self, pins: Sequence[tuple[int, TrainingCurves]]) -> None:
+        """Draw `pins`, (slot, TrainingCurves), faded in PIN_COLORS[slot], from the next update."""
+        if len(pins) > MAX_PINS or any(not 0 <= slot < MAX_PINS for slot, _ in pins):
+            raise ValueError(f"pins must be at most {MAX_PINS}, in slots 0 .. {MAX_PINS - 1}")
+        self.pins = list(pins)
+        self._pins_version += 1
+        for lines in self.pin_lines:
+            for line in lines:
+                set_line(line, [], [])
+        for slot, pinned in self.pins:
+            self._set_curves(self.pin_lines[slot], pinned)
+
+    @staticmethod
+    def _set_curves(lines, curves: TrainingCurves) -> None:
+        train, test, ratio = lines
+        set_line(train, np.arange(1, curves.steps + 1), running_mean(curves.losses))
+        set_line(test, curves.test_steps, curves.test_losses)
+        layers = np.arange(1, len(curves.update_ratio) + 1)
+        set_line(ratio, layers, _positive(curves.update_ratio))
+
+    def update(self, curves: TrainingCurves, draw: bool = True) -> None:
+        """Show `curves`: new data in the same lines; new limits only when the data leaves them."""
+        color = initializer_color(curves.initializer)
+        for line in self._moving:
+            line.set_color(color)
+        self._set_curves((self.train_line, self.test_line, self.ratio_line), curves)
+        runs = [curves] + [pinned for _, pinned in self.pins]
+        self.loss_ax.set_xlim(0, step_span(max(run.steps for run in runs)))
+        shown = [running_mean(run.losses) for run in runs] + [run.test_losses for run in runs]
+        finite = np.concatenate([v[np.isfinite(v)] for v in shown] + [[math.log(10)]])
+        self.loss_ax.set_ylim(0, min(nice_ceiling(1.05 * float(finite.max())), MAX_LOSS_SHOWN))
+        bottom, top = log_limits(RULE_OF_THUMB_RATIO, *(run.update_ratio for run in runs))
+        layers = max(len(run.update_ratio) for run in runs)
+        self.ratio_ax.set_xlim(0.5, layers + 0.5)
+        self.ratio_ax.set_ylim(bottom, top)
+        self.yticks.locs = decade_ticks(bottom, top)
+        if draw:
+            self._show()
+
+    def _frame_state(self) -> tuple:
+        limits = (self.loss_ax.get_xlim(), self.loss_ax.get_ylim(), self.ratio_ax.get_xlim())
+        ratio = (self.ratio_ax.get_ylim(), tuple(self.yticks.locs))
+        return limits, ratio, tuple(self.figure.bbox.bounds), self._pins_version
 
 
 def curve_colors(results: Sequence[DepthResult]) -> list[str]:

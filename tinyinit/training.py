@@ -63,7 +63,8 @@ from .checks import (
     shown,
 )
 from .diagnostics import dead_fraction, saturated_fraction
-from .distributions import uniforms
+from .distributions import scaled_uniform_float32, uniforms
+from .init import normal_init
 from .normalization import (
     NORMS,
     Norm,
@@ -75,25 +76,31 @@ from .normalization import (
     running_statistics,
 )
 from .pcg32 import PCG32
+from .stack import scheme
 
 __all__ = [
     "AdamState",
     "Digits",
+    "Evaluation",
     "Forward",
     "Step",
+    "StepStats",
     "TrainState",
+    "Trainer",
     "TrainingRun",
     "accuracy",
     "adam_init",
     "adam_step",
     "backward_layers",
     "cross_entropy",
+    "evaluate",
     "forward",
     "forward_layers",
     "init_params",
     "load_digits_split",
     "loss_and_gradients",
     "minibatch_indices",
+    "scheme_weights",
     "sgd_step",
     "start_training",
     "train",
@@ -102,6 +109,8 @@ __all__ = [
 
 Params = list[tuple[np.ndarray, np.ndarray]]
 OPTIMIZERS = ("sgd", "adam")
+# A learning rate that trains notebook 04's network with each optimizer (notebook 11's).
+LEARNING_RATES = {"sgd": 0.02, "adam": 1e-3}
 
 
 # --- argument checks: say what was wrong, the value, and what is accepted -------------
@@ -258,6 +267,32 @@ def init_params(
                 raise ValueError(f"init_bias returned shape {b.shape} for shape {(fan_out,)}")
         params.append((W, b))
     return params
+
+
+def scheme_weights(initializer: str, gain: float = 1.0, std: float = 0.02):
+    """`init_weight` for `init_params` from a row of the explorers' initializers
+    (`tinyinit.stack.SCHEMES`): W = the row's scale times a unit matrix drawn from rng.
+
+    "normal" rows: normal_init(shape, std) with the row's std (Xavier: gain * sqrt(2 /
+    (fan_in + fan_out)), Kaiming: gain / sqrt(fan)); "uniform": U(-a, a), a the row's
+    bound. At the same gain these are the weights of tinyinit's own initializers, bit for bit.
+
+    >>> from tinyinit import PCG32, kaiming_normal
+    >>> W = scheme_weights("kaiming_fan_in", gain=2**0.5)((3, 4), PCG32(0))
+    >>> bool((W == kaiming_normal((3, 4), "fan_in", "relu", PCG32(0))).all())
+    True
+    """
+    row = scheme(initializer)
+    gain, std = number("gain", gain, minimum=0), number("std", std, minimum=0)
+
+    def init_weight(shape: tuple[int, int], rng: PCG32) -> np.ndarray:
+        fan_out, fan_in = shape
+        scale = row.scale(fan_in, fan_out, gain, std)
+        if row.kind == "normal":
+            return normal_init(shape, scale, rng)
+        return scaled_uniform_float32(rng, fan_out * fan_in, scale).reshape(shape)
+
+    return init_weight
 
 
 class Forward(NamedTuple):
@@ -484,9 +519,44 @@ def accuracy(
     >>> accuracy(params, x, np.array([0, 1, 1]), "linear")
     0.6666666666666666
     """
-    logits = forward(params, x, activation, norm=norm).logits
+    return evaluate(params, x, labels, activation, norm=norm).accuracy
+
+
+class Evaluation(NamedTuple):
+    """The network on a whole set: mean cross-entropy, accuracy, and its forward pass.
+
+    >>> Evaluation(2.3, 0.1, Forward(np.zeros((1, 2)), [], [np.zeros((1, 2))])).accuracy
+    0.1
+    """
+
+    loss: float
+    accuracy: float
+    forward: Forward
+
+
+def evaluate(
+    params: Params,
+    x: np.ndarray,
+    labels: np.ndarray,
+    activation: str,
+    *,
+    norm: Norm | str | None = None,
+) -> Evaluation:
+    """The loss (`cross_entropy`) and the accuracy (`accuracy`) of the MLP on (x, labels), from one
+    forward pass, which comes with them (its h are what a histogram of the activations shows);
+    norm as in `forward` (evaluation: BatchNorm on its running statistics).
+
+    >>> params = [(np.eye(2), np.zeros(2))]
+    >>> x = np.array([[1.0, 0.0], [0.0, 1.0], [2.0, 1.0]])
+    >>> result = evaluate(params, x, np.array([0, 1, 1]), "linear")
+    >>> round(result.loss, 4), round(result.accuracy, 4)
+    (0.6466, 0.6667)
+    """
+    fwd = forward(params, x, activation, norm=norm)
     _check_batch(params, x, labels)
-    return float(np.mean(logits.argmax(axis=1) == np.asarray(labels)))
+    labels = np.asarray(labels)
+    loss, _ = cross_entropy(fwd.logits, labels)
+    return Evaluation(loss, float(np.mean(fwd.logits.argmax(axis=1) == labels)), fwd)
 
 
 # --- optimizers: one learning rate per array ------------------------------------------
@@ -770,6 +840,11 @@ def _step(state: TrainState, x, labels, act: Activation, lr: float) -> tuple[Tra
     return new_state, Step(loss, fwd, dphis, grads, ratio)
 
 
+def _check_batch_norm_batch(norm: Norm | None, batch_size) -> None:
+    if norm is not None and norm.kind == "batch" and batch_size == 1:
+        raise ValueError("batch_size must be >= 2 for BatchNorm (a batch of one has no variance)")
+
+
 def train(
     params: Params,
     x: np.ndarray,
@@ -808,8 +883,7 @@ def train(
     lr = _positive("lr", lr)
     steps = _count("steps", steps)
     seed = integer("seed", seed)
-    if state.norm is not None and state.norm.kind == "batch" and batch_size == 1:
-        raise ValueError("batch_size must be >= 2 for BatchNorm (a batch of one has no variance)")
+    _check_batch_norm_batch(state.norm, batch_size)
     batches = minibatch_indices(len(x), batch_size, steps, PCG32(seed))
     x, labels = np.asarray(x), np.asarray(labels)
 
@@ -833,12 +907,153 @@ def _run(state: TrainState, x, labels, act, batches, lr, stats):
         state, step = _step(state, x[rows], labels[rows], act, lr)
         if not math.isfinite(step.loss):
             return state, t
-        losses[t] = step.loss
-        for l, (dphi, h) in enumerate(zip(step.slopes, step.forward.h[1:])):
-            hidden[:, t, l] = np.mean(h * h), saturated_fraction(dphi), dead_fraction(dphi)
-        per_layer[0, t] = [_norm(dW) for dW, _ in step.grads[:n_layers]]
-        per_layer[1, t] = step.update_ratio
+        recorded = _recorded(step, n_layers)
+        losses[t] = recorded.loss
+        hidden[:, t] = recorded.mean_square, recorded.saturated, recorded.dead
+        per_layer[:, t] = recorded.grad_norm, recorded.update_ratio
     return state, None
+
+
+class StepStats(NamedTuple):
+    """What one training step records, its row of TrainingRun: the minibatch loss, and per
+    hidden layer mean_square, saturated and dead, per layer grad_norm and update_ratio.
+
+    >>> StepStats(2.3, *[np.zeros(1)] * 3, *[np.zeros(2)] * 2).loss
+    2.3
+    """
+
+    loss: float
+    mean_square: np.ndarray
+    saturated: np.ndarray
+    dead: np.ndarray
+    grad_norm: np.ndarray
+    update_ratio: np.ndarray
+
+
+def _recorded(step: Step, n_layers: int) -> StepStats:
+    """What `train` records of a step (see TrainingRun)."""
+    hidden = np.empty((3, n_layers - 1))
+    for l, (dphi, h) in enumerate(zip(step.slopes, step.forward.h[1:])):
+        hidden[:, l] = np.mean(h * h), saturated_fraction(dphi), dead_fraction(dphi)
+    grad_norm = np.array([_norm(dW) for dW, _ in step.grads[:n_layers]])
+    return StepStats(step.loss, *hidden, grad_norm, step.update_ratio)
+
+
+class Trainer:
+    """`train`, one step at a time and for as long as it is asked: what a live view runs.
+
+    The same checks, minibatches, steps (`train_step`) and statistics as `train`: the
+    minibatches are the epochs of `minibatch_indices` from PCG32(seed), drawn when they
+    are needed, so that after n steps `run()` equals train(params, ..., steps=n) bit for
+    bit. `lr` may change between steps (the steps after use it). A step whose loss is
+    not finite changes nothing and ends the run: `diverged_at` says when, and `step`
+    returns None. Matrices this small run faster on one BLAS thread: the caller sets it
+    (`train` does, with threadpool_limits) around the steps it takes.
+
+    >>> from tinyinit import PCG32, xavier_normal
+    >>> x, y = np.eye(4), np.array([0, 1, 0, 1])
+    >>> params = init_params([4, 8, 2], lambda s, r: xavier_normal(s, 1.0, r), PCG32(0))
+    >>> trainer = Trainer(params, x, y, "tanh", lr=0.5, batch_size=2, seed=1)
+    >>> round(trainer.step().loss, 3), trainer.steps      # train(..., seed=1)'s first loss
+    (0.526, 1)
+    """
+
+    def __init__(
+        self,
+        params: Params,
+        x: np.ndarray,
+        labels: np.ndarray,
+        activation: str,
+        *,
+        optimizer: str = "sgd",
+        lr: float,
+        batch_size: int = 64,
+        seed: int = 0,
+        norm: Norm | str | None = None,
+    ):
+        self._act = _activation(activation)
+        _check_params(params)
+        _check_batch(params, x, labels)
+        self._state = start_training(params, optimizer=optimizer, norm=norm)
+        self.activation = activation
+        self.lr = lr
+        self.batch_size = _count("batch_size", batch_size)
+        _check_batch_norm_batch(self.norm, batch_size)
+        self._rng = PCG32(seed)
+        self._x, self._labels = np.asarray(x), np.asarray(labels)
+        # One epoch now: it checks batch_size against the data as `train` does.
+        self._epoch = list(self._next_epoch())
+        self._history: list[StepStats] = []
+        self.diverged_at: int | None = None
+
+    @property
+    def lr(self) -> float:
+        return self._lr
+
+    @lr.setter
+    def lr(self, value: float) -> None:
+        self._lr = _positive("lr", value)
+
+    @property
+    def optimizer(self) -> str:
+        return self._state.optimizer
+
+    @property
+    def steps(self) -> int:
+        """The steps taken so far."""
+        return len(self._history)
+
+    @property
+    def params(self) -> Params:
+        """The network as it is now."""
+        return self._state.params
+
+    @property
+    def norm(self) -> Norm | None:
+        """Its normalization layers as they are now (None without): `evaluate` takes them."""
+        return self._state.norm
+
+    def _next_epoch(self) -> np.ndarray:
+        n_samples = len(self._x)
+        # At least one step: minibatch_indices then refuses a batch_size above n_samples.
+        per_epoch = max(n_samples // self.batch_size, 1)
+        return minibatch_indices(n_samples, self.batch_size, per_epoch, self._rng)
+
+    def step(self) -> StepStats | None:
+        """One minibatch step; its statistics, or None once the run has diverged."""
+        if self.diverged_at is not None:
+            return None
+        if not self._epoch:
+            self._epoch = list(self._next_epoch())
+        rows = self._epoch.pop(0)
+        state, step = _step(self._state, self._x[rows], self._labels[rows], self._act, self._lr)
+        if not math.isfinite(step.loss):
+            self.diverged_at = self.steps
+            return None
+        self._state = state
+        recorded = _recorded(step, len(state.params))
+        self._history.append(recorded)
+        return recorded
+
+    @property
+    def losses(self) -> np.ndarray:
+        """The minibatch loss of every step so far, shape (steps,)."""
+        return np.fromiter((s.loss for s in self._history), float, count=self.steps)
+
+    def recent(self, field: str, steps: int) -> np.ndarray:
+        """The last `steps` rows of one of StepStats's per-layer fields, shape (<= steps, L)."""
+        rows = [getattr(s, field) for s in self._history[-steps:]]
+        return np.array(rows) if rows else np.empty((0, len(self.params)))
+
+    def run(self) -> TrainingRun:
+        """What `train` returns for the steps taken so far (as many rows as steps)."""
+        fields = {
+            name: np.array([getattr(s, name) for s in self._history]).reshape(self.steps, -1)
+            for name in StepStats._fields[1:]
+        }
+        return TrainingRun(
+            self.params, self.losses, **fields, diverged_at=self.diverged_at, norm=self.norm
+        )
 
 
 # --- data -------------------------------------------------------------------------------

@@ -496,3 +496,35 @@ def wait_for_stable_screenshot(locator, *, settle: float = 0.4, timeout: float =
         if again == shot or time.monotonic() > deadline:
             return again
         shot = again
+
+
+def serve_one_cell(root: Path, name: str, source: str, *, app: str = "lab") -> LabServer:
+    """`jupyter {app}` serving folder `root` (made here) with notebook `name`: one code cell."""
+    import nbformat
+
+    root.mkdir(parents=True)
+    nb = nbformat.v4.new_notebook()
+    nb.cells = [nbformat.v4.new_code_cell(source)]
+    nb.metadata["kernelspec"] = {
+        "name": "python3", "display_name": "Python 3 (ipykernel)", "language": "python",
+    }  # fmt: skip
+    nbformat.write(nb, root / name)
+    return start_lab(root, app=app)
+
+
+def run_the_cell_in_notebook_7(page, server: LabServer, name: str, console: ConsoleLog) -> None:
+    """Open notebook `name` in Notebook 7 with its kernel idle, then run its first cell; the
+    console log starts with the cell."""
+    from playwright.sync_api import expect
+
+    server.start_session(name)  # no kernel dialog
+    page.goto(server.url + f"notebooks/{name}")
+    status = page.locator(".jp-Notebook-ExecutionIndicator").first
+    expect(status).to_have_attribute("data-status", "idle", timeout=60_000)
+    # Notebook 7.6 itself reports one error while it loads its settings ("reading 'schema'"),
+    # with or without this notebook, and on a busy machine the replies to its first kernel
+    # requests (debugger, subshells) may come after "idle": what counts starts with the cell.
+    page.wait_for_timeout(2000)
+    console.clear()
+    page.locator(".jp-Cell .jp-InputArea-editor").first.click()
+    page.keyboard.press("Shift+Enter")

@@ -296,3 +296,44 @@ def test_explorer_in_jupyterlab_is_operated_with_the_keyboard_alone(lab_server, 
     tab_to(page, ".tinyinit-pin button, button.tinyinit-pin")
     page.keyboard.press("Enter")
     wait_for_text(page, readout, r"\bpin 1\b")
+
+
+TRAINING = ".tinyinit-training"
+
+
+def test_the_training_demonstration_meets_wcag_21_aa_and_is_operated_with_the_keyboard(
+    voila_app, browser, axe_source
+):
+    context, page = open_app(browser, voila_app)
+    try:
+        texts = [t.replace("\xa0", " ") for t in page.locator(".tinyinit-preset select option")
+                 .all_inner_texts()]  # fmt: skip
+        page.locator(".tinyinit-preset select").select_option(
+            index=texts.index("Xavier + ReLU: it does not learn")
+        )
+        mpl_canvas(page, TRAINING).wait_for(state="visible", timeout=60_000)
+        wait_for_text(page, f"{TRAINING} .tinyinit-headline", r"step [1-9]")  # it trains
+        seen = {"training": run_axe(page, axe_source)}
+        page.locator(TRAINING).get_by_text("more controls").click()
+        status = page.locator(f"{TRAINING} .tinyinit-train-status .widget-html-content")
+        status.wait_for(state="visible")
+        seen["training, more controls"] = run_axe(page, axe_source)
+        for state, violations in seen.items():
+            print(f"\naxe voila app, {state}: {json.dumps(counts(violations))}")
+        assert {s: failing(v) for s, v in seen.items() if failing(v)} == {}
+
+        # Every control of the view by Tab, the status a live region, play and pause by Enter.
+        assert status.get_attribute("aria-live") == "polite"
+        page.locator("body").focus()
+        tabbed = focus_walk(page, ".tinyinit-present", presses=150)
+        missing = [c for c in visible_controls(page, TRAINING) if c not in tabbed]
+        assert missing == [], f"controls Tab never reaches: {missing}"
+        page.locator(".tinyinit-preset select").focus()
+        tab_to(page, f"{TRAINING} button.tinyinit-train-play")
+        page.keyboard.press("Enter")  # it was playing: pause
+        wait_for_text(page, f"{TRAINING} .tinyinit-train-status", r"^paused: step \d+")
+        tab_to(page, f"{TRAINING} button.tinyinit-train-step")
+        page.keyboard.press("Enter")
+        wait_for_text(page, f"{TRAINING} .tinyinit-train-status", r"^took a step: step \d+")
+    finally:
+        context.close()

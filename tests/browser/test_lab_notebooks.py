@@ -2,7 +2,8 @@
 
 A notebook holds live widgets when its stored outputs hold a widget view other than a
 predict-then-run question (those are driven by test_lab_predict.py). Notebook 03's
-explorer has test_lab_explorer.py; the slider apps of the others are listed in
+explorer has test_lab_explorer.py, notebook 11's training explorer test_lab_training.py; the
+slider apps of the others are listed in
 test_lab_sliders.py, which runs each notebook, moves its slider and flips its toggle. A new
 notebook with widgets fails here until it is added there.
 """
@@ -14,6 +15,7 @@ from pathlib import Path
 import nbformat
 
 from .test_lab_sliders import SLIDER_APPS
+from .test_lab_training import NOTEBOOK as TRAINING_NOTEBOOK
 
 NOTEBOOKS = Path(__file__).resolve().parents[2] / "notebooks"
 WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
@@ -44,6 +46,7 @@ def widget_notebooks() -> set[str]:
 
 def test_every_widget_notebook_is_driven_in_the_browser():
     found = widget_notebooks()
-    assert EXPLORER_NOTEBOOK in found
-    assert found - {EXPLORER_NOTEBOOK} - set(SLIDER_APPS) == set(), "add them to SLIDER_APPS"
+    assert {EXPLORER_NOTEBOOK, TRAINING_NOTEBOOK} <= found
+    driven = {EXPLORER_NOTEBOOK, TRAINING_NOTEBOOK} | set(SLIDER_APPS)
+    assert found - driven == set(), "add them to SLIDER_APPS"
     assert set(SLIDER_APPS) <= found, "SLIDER_APPS names a notebook without widgets"

@@ -10,15 +10,15 @@ from __future__ import annotations
 
 import re
 
-import nbformat
 import pytest
 from playwright.sync_api import expect
 
 from .lab import (
     ConsoleLog,
     mpl_canvas,
+    run_the_cell_in_notebook_7,
+    serve_one_cell,
     slider_handle,
-    start_lab,
     wait_for_screenshot_change,
     wait_for_stable_screenshot,
 )
@@ -34,14 +34,7 @@ CELL = "%matplotlib widget\nfrom tinyinit.explorer import depth_explorer\ndepth_
 def notebook_server(chromium, tmp_path_factory):
     """`jupyter notebook` (version 7) serving one notebook with the explorer's cell."""
     root = tmp_path_factory.mktemp("nb7") / "notebooks"
-    root.mkdir()
-    nb = nbformat.v4.new_notebook()
-    nb.cells = [nbformat.v4.new_code_cell(CELL)]
-    nb.metadata["kernelspec"] = {
-        "name": "python3", "display_name": "Python 3 (ipykernel)", "language": "python",
-    }  # fmt: skip
-    nbformat.write(nb, root / "explorer.ipynb")
-    server = start_lab(root, app="notebook")
+    server = serve_one_cell(root, "explorer.ipynb", CELL, app="notebook")
     yield server
     server.stop()
 
@@ -52,15 +45,7 @@ def test_explorer_in_notebook_7_follows_a_mouse_drag(notebook_server, browser):
     page = context.new_page()
     console = ConsoleLog(page)
     try:
-        notebook_server.start_session("explorer.ipynb")  # no kernel dialog
-        page.goto(notebook_server.url + "notebooks/explorer.ipynb")
-        status = page.locator(".jp-Notebook-ExecutionIndicator").first
-        expect(status).to_have_attribute("data-status", "idle", timeout=TIMEOUT_MS)
-        # Notebook 7.6 itself reports one error while it loads its settings ("reading
-        # 'schema'"), with or without this notebook: what counts starts with the cell.
-        console.clear()
-        page.locator(".jp-Cell .jp-InputArea-editor").first.click()
-        page.keyboard.press("Shift+Enter")
+        run_the_cell_in_notebook_7(page, notebook_server, "explorer.ipynb", console)
 
         canvas = mpl_canvas(page, EXPLORER)
         expect(canvas).to_be_visible(timeout=TIMEOUT_MS)

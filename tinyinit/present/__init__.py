@@ -28,8 +28,8 @@ With a share URL (`python -m tinyinit present --share-url URL`), a tab shows
 that link and its QR code, where students open the same explorer.
 
 The explorers are the suite's own (`tinyinit.explorer.DepthExplorer`,
-`tinyinit.explorer.ResidualStreamExplorer`), restyled: what the class sees is
-what the notebooks show.
+`tinyinit.explorer.ResidualStreamExplorer`, `tinyinit.live_training.TrainingExplorer`),
+restyled: what the class sees is what the notebooks show.
 
 One module a job: `demonstrations` (the table of steps), `look` (sizes for a
 projector, the style sheet projector.css; the figures' projector type is

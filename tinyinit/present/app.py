@@ -16,13 +16,14 @@ from ..pcg32 import PCG32
 from ..plots import log_limits
 from ..residual import ResidualStack, draw_residual_stack
 from .demonstrations import CHOOSE, PRESETS
-from .explorers import LargeDepthExplorer, LargeResidualExplorer
+from .explorers import LargeDepthExplorer, LargeResidualExplorer, LargeTrainingExplorer
 from .keys import PresenterKeys
 from .look import BASE_VIEWPORT, Look
 from .share import check_share_url, share_view
 
 # The explorers' tabs in order: the name a Step gives (the app's attribute), the tab's title.
-TABS = (("depth", "Signal through depth"), ("residual", "Residual stream"))
+TABS = (("depth", "Signal through depth"), ("residual", "Residual stream"),
+        ("training", "Training live"))  # fmt: skip
 APPS = {name: index for index, (name, _) in enumerate(TABS)}
 TAB_TITLES = tuple(title for _, title in TABS)
 SHARE_TITLE = "Link for students"
@@ -78,6 +79,7 @@ class Presentation:
         drawn = draw_residual_stack(residual_blocks, 128, 128, 128, PCG32(0))
         stack = ResidualStack(*(np.asarray(a, dtype=np.float64) for a in astuple_shallow(drawn)))
         self.residual = LargeResidualExplorer(stack, n_layers=12, scaled=True)
+        self.training = LargeTrainingExplorer()
         self.preset = widgets.Dropdown(
             options=[CHOOSE, *PRESETS],
             value=CHOOSE,
@@ -151,6 +153,7 @@ class Presentation:
         self.style.value = f"<style>{look.css()}</style>"
         self.depth.fit(look)
         self.residual.fit(look)
+        self.training.fit(look)
 
     def _on_page(self, change) -> None:
         page = change["new"]
@@ -161,16 +164,20 @@ class Presentation:
     # --- each step's curves, computed before it is shown ----------------------------------------
 
     def explorer(self, app: str):
-        """The explorer a step names: "depth" or "residual"."""
+        """The explorer a step names: "depth", "residual" or "training"."""
         return getattr(self, app)
 
     def state(self, name: str, step: int):
         """What step `step` of demonstration `name` shows (a DepthResult, or the residual
-        stream's curves), computed once and kept."""
+        stream's curves), computed once and kept; None for a training step, whose run is
+        the demonstration: it trains live once shown."""
         key = (name, step)
         if key not in self._states:
             row = PRESETS[name].steps[step]
-            self._states[key] = self.explorer(row.app).result_for(row.settings)
+            shown_live = row.app == "training"
+            self._states[key] = (
+                None if shown_live else self.explorer(row.app).result_for(row.settings)
+            )
         return self._states[key]
 
     def axis(self, name: str) -> tuple[float, float] | None:
@@ -319,6 +326,7 @@ class Presentation:
         for k in range(step + 1):
             self.state(name, k)
         row = steps[step]
+        self.training.pause()  # a run trains only while its demonstration is shown
         if row.app == "depth":
             self.depth.plot.ylim = self.axis(name)
             with self.depth.hold():  # one update, at the end
@@ -328,6 +336,9 @@ class Presentation:
                         self.depth.apply(before.settings)
                         self.depth.pin()
                 self.depth.apply(row.settings)
+        elif row.app == "training":
+            earlier = [before.settings for before in steps[:step] if before.app == "training"]
+            self.training.demonstrate(row.settings, earlier)
         else:
             self.residual.apply(row.settings)
         self.tabs.selected_index = APPS[row.app]

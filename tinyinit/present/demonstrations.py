@@ -19,6 +19,10 @@ START = {
         width=256, seeds=3, direction="forward",
     ),
     "residual": dict(n_layers=48, scaled=True, both=False),
+    "training": dict(
+        initializer="xavier_normal", gain=1.0, activation="relu", optimizer="sgd",
+        learning_rate=0.02, normalization="none", hidden_layers=20, speed=30,
+    ),
 }  # fmt: skip
 
 KAIMING_RELU = dict(initializer="kaiming_fan_in", gain=math.sqrt(2.0))
@@ -58,6 +62,12 @@ DEMONSTRATIONS = (
     ("Xavier vs Kaiming + ReLU", "Kaiming, gain √2", "depth",
      "Kaiming's √2 gives back what ReLU takes: about 2^20 above Xavier's (faded) at layer 20.",
      {**KAIMING_RELU, **RELU_AXIS}),
+    ("Xavier + ReLU: it does not learn", "Xavier, gain 1", "training",
+     "Trained live on the digits: Xavier's collapsed signal leaves the loss at ln 10, a guess.",
+     {}),
+    ("Xavier + ReLU: it does not learn", "Kaiming, gain √2", "training",
+     "The same network from Kaiming's √2: it learns the digits (Xavier's run faded).",
+     KAIMING_RELU),
 )  # fmt: skip
 
 
@@ -70,7 +80,7 @@ class Step:
     """
 
     label: str
-    app: str  # "depth" or "residual"
+    app: str  # "depth", "residual" or "training"
     settings: dict = field(default_factory=dict)
     says: str = ""
     ylim: tuple[float, float] | None = None  # the least y range of its plot, if any
@@ -92,7 +102,7 @@ def presets(rows=DEMONSTRATIONS) -> dict[str, Preset]:
     """The demonstrations of `rows` by name, each with its steps in the rows' order.
 
     >>> [len(p.steps) for p in presets().values()]
-    [1, 1, 2, 2, 2]
+    [1, 1, 2, 2, 2, 2]
     """
     steps: dict[str, list[Step]] = {}
     for name, label, app, says, settings in rows:

@@ -4,6 +4,7 @@ named where it ends."""
 
 from __future__ import annotations
 
+import asyncio
 import html
 
 import ipywidgets as widgets
@@ -11,7 +12,8 @@ from matplotlib.colors import to_hex
 
 from ..a11y import live
 from ..depth_result import DepthResult
-from ..explorer import DepthExplorer, ResidualStreamExplorer
+from ..explorer import DepthExplorer, ResidualStreamExplorer, panel_row_html
+from ..live_training import SETTINGS, TrainingExplorer
 from ..plots import PIN_COLORS, QUANTITIES, DepthPlot, initializer_color
 from ..projector import (
     curve_end,
@@ -289,3 +291,99 @@ class LargeResidualExplorer(ResidualStreamExplorer):
         legend.add_class("tinyinit-caption")
         side = [self.headline, self.n_layers, self.scaling, self.readout, legend]
         return plot_beside(self.figure_view, side, "tinyinit-residual")
+
+
+class LargeTrainingExplorer(TrainingExplorer):
+    """The training explorer for a projector: the test accuracy in large type, thick lines,
+    large fonts, both figures in the plot's area beside the most used controls."""
+
+    # A demonstration's run plays this many steps and stops there (10 s at 30 steps a second:
+    # Xavier + ReLU + SGD is still at chance, Kaiming near 90%); a step pins the runs of the
+    # steps before it, trained on to it without drawing if they had not got there, so the
+    # class compares like with like. Play goes on from there.
+    DEMONSTRATION_STEPS = 300
+
+    def __init__(self, **settings):
+        self.headline = widgets.HTML(tooltip="The test accuracy of the run, and its step")
+        self.headline.add_class("tinyinit-headline")  # not a live region: it changes each frame
+        super().__init__(**settings)
+        self.normalization.description = "norm"  # "normalization" runs past the column's labels
+        self.fit(Look.for_page(*BASE_VIEWPORT, top=150))
+
+    def fit(self, look: Look) -> None:
+        """Share the plot's area between the two figures, size their fonts, redraw both."""
+        width, height = look.canvas_px
+        s = look.scale
+        self.panel_font_px = round(0.7 * look.font_px)
+        words = round(3 * 1.3 * self.panel_font_px) + 4  # the panels' words: 3 lines at most
+        self.panel_row.layout.height = f"{words}px"
+        loss_h = round(0.56 * height)
+        set_canvas_px(self.plot.figure, width, loss_h)
+        set_margins_px(self.plot.figure, left=100 * s, right=20 * s, top=12 * s, bottom=70 * s)
+        # Room between the two panels for the ratio's tick labels and its label.
+        axes_px = width - 120 * s
+        gap = 140 * s
+        self.plot.figure.subplots_adjust(wspace=gap / ((axes_px - gap) / 2))
+        # What is left, less a few pixels of the widgets' own borders: nothing runs out of view.
+        set_canvas_px(self.histogram.figure, width, height - loss_h - words - 6)
+        set_margins_px(self.histogram.figure, left=100 * s, right=20 * s, top=8 * s, bottom=78 * s)
+        self.histogram.axes[0].set_ylabel("fraction")  # as large as the ticks: a short word
+        for plot in (self.plot, self.histogram):
+            style_figure(plot.figure, look.figure_fonts)
+            projector_style(plot.figure, look.scale)
+            plot.redraw_all()
+        self.panel_row.value = panel_row_html(self.histogram, self.panel_font_px)
+
+    def frame(self) -> None:
+        super().frame()
+        steps = self.trainer.steps
+        self.headline.value = (
+            f"test accuracy {100 * self.accuracy:.0f}%<br>"
+            f"<small>step {steps}, test loss {self.test_losses[-1]:.2g}</small>"
+        )
+
+    def demonstrate(self, settings: dict, earlier: list[dict] = ()) -> None:
+        """A demonstration's step: the runs of the steps before it pinned (the one just
+        watched, trained on to DEMONSTRATION_STEPS if it had not got there), then this
+        step's run from step 0, playing to DEMONSTRATION_STEPS where the kernel's event
+        loop runs (a page)."""
+        self.pause()
+        self.pins = []
+        for before in earlier:
+            watched = all(self.run_settings[k] == v for k, v in before.items() if k in SETTINGS)
+            if not watched:
+                self.apply(before)
+            if self.trainer.steps < self.DEMONSTRATION_STEPS:
+                self.step(self.DEMONSTRATION_STEPS - self.trainer.steps)
+            self.pin()
+        if not earlier:
+            self.clear_pins()
+        self.apply(settings)
+        try:
+            asyncio.get_running_loop()
+        except RuntimeError:  # a script or a test: the step is shown, at step 0
+            return
+        self.play(until=self.DEMONSTRATION_STEPS)
+
+    def projector_view(self) -> widgets.Widget:
+        """Both figures, and beside them the headline, the most used controls, the rest folded."""
+        more = widgets.VBox(
+            [self.optimizer, self.learning_rate, self.hidden_layers, self.std, self.speed,
+             widgets.HBox([self.pin_button, self.clear_pins_button]), self.status,
+             self.histogram_caption]
+        )  # fmt: skip
+        folded = widgets.Accordion(children=[more], titles=("more controls",))
+        # Never squeezed out of the column when the words below it run long.
+        buttons = widgets.HBox(
+            [self.play_button, self.step_button, self.reset_button],
+            layout=widgets.Layout(flex="0 0 auto"),
+        )
+        side = [self.headline, buttons, self.initializer, self.gain, self.activation,
+                self.normalization, folded, self.caption]  # fmt: skip
+        figures = widgets.VBox(
+            [self.plot_view, self.panel_row, self.histogram_view], layout={"margin": "0px"}
+        )
+        for part in figures.children:  # each as tall as fit() made it: none squeezed
+            part.layout.flex = "0 0 auto"
+        self.panel_row.layout.margin = "0px"
+        return plot_beside(figures, side, "tinyinit-training")
