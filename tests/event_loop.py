@@ -6,23 +6,12 @@ import asyncio
 import threading
 
 
-def in_event_loop(coroutine_function) -> None:
+def in_event_loop(coroutine_function):
     """Run coroutine_function() in a new event loop in a thread of its own, as a kernel's loop
-    runs; re-raise what it raised. (The browser tests keep Playwright's event loop running in
-    the main thread for the whole session, and asyncio.run refuses to start beside it.)"""
-    failed: list[BaseException] = []
-
-    def run():
-        try:
-            asyncio.run(coroutine_function())
-        except BaseException as error:  # noqa: BLE001 - handed back to the test's own thread
-            failed.append(error)
-
-    thread = threading.Thread(target=run)
-    thread.start()
-    thread.join()
-    if failed:
-        raise failed[0]
+    runs; its result, or what it raised. (The browser tests keep Playwright's event loop
+    running in the main thread for the whole session, and asyncio.run refuses to start beside
+    it.)"""
+    return without_event_loop(asyncio.run, coroutine_function())
 
 
 def without_event_loop(function, *args):

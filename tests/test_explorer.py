@@ -606,20 +606,10 @@ def test_histogram_update_blits_when_the_axes_stay():
 # --- fast in the browser: a drag is one update ---------------------------------------------------
 
 
-def _errors_of(coroutine_function) -> list[BaseException]:
-    """Run the coroutine in a new event loop; the exception it raised, if any."""
-    import asyncio
-
-    try:
-        asyncio.run(coroutine_function())
-    except BaseException as error:  # noqa: BLE001 - handed back to the test's own thread
-        return [error]
-    return []
-
-
 def test_changes_from_the_browser_fold_into_one_update(ex):
     import asyncio
-    import threading
+
+    from event_loop import in_event_loop
 
     async def drag():
         before = ex.updates
@@ -629,14 +619,7 @@ def test_changes_from_the_browser_fold_into_one_update(ex):
         await asyncio.sleep(0)
         assert ex.updates == before + 1 and ex.result.n_layers == 40
 
-    # In a thread of its own, as a kernel's loop: the browser tests keep Playwright's event loop
-    # running in this thread for the whole session, and asyncio.run refuses to start beside it.
-    failed = []
-    thread = threading.Thread(target=lambda: failed.extend(_errors_of(drag)))
-    thread.start()
-    thread.join()
-    if failed:
-        raise failed[0]
+    in_event_loop(drag)  # a loop of its own, as a kernel's
     before = ex.updates
     ex.n_layers.value = 12  # from the kernel (a notebook cell): at once
     assert ex.updates == before + 1 and ex.result.n_layers == 12

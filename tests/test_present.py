@@ -499,7 +499,6 @@ def test_once_warm_every_step_is_a_lookup(monkeypatch):
 
 def test_the_kernel_warms_every_step_in_the_background():
     import asyncio
-    from concurrent.futures import ThreadPoolExecutor
 
     async def open_app():
         app = Presentation()  # as in a kernel: an event loop runs
@@ -510,9 +509,7 @@ def test_the_kernel_warms_every_step_in_the_background():
             turns += 1
         return app, turns
 
-    # A loop of its own, in a thread of its own: the test runner may have one running here.
-    with ThreadPoolExecutor(1) as thread:
-        app, turns = thread.submit(asyncio.run, open_app()).result()
+    app, turns = in_event_loop(open_app)  # the test runner may have a loop running here
     assert app.warm_seconds is not None
     assert turns > 1  # one step a turn: the loop answered in between
     assert set(app._states) == set(app.every_step())

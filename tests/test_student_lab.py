@@ -28,6 +28,7 @@ from pathlib import Path
 import psutil
 import pytest
 from browser.lab import free_port, lab_environment, write_lab_config
+from event_loop import in_event_loop
 from scripts_loader import load_script
 from tornado.websocket import websocket_connect
 
@@ -111,7 +112,7 @@ class StudentLab:
             socket.close()
             return shown
 
-        shown = asyncio.run(run())
+        shown = in_event_loop(run)  # the test session may run a loop in this thread
         status = re.search(r"EXIT=(\d+)", shown.split("echo EXIT=$?")[-1])
         return shown, int(status.group(1)) if status else -1
 
