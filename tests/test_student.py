@@ -704,3 +704,30 @@ def test_no_check_cell_shows_a_line_of_its_exercises_solution(stem):
             if len(line.strip()) > 8 and not line.strip().startswith("#") and line.strip() in check
         ]
         assert not shown, f"{stem} {e.name}: its check cell shows {shown}"
+
+
+FRAGMENT = 20  # characters of code: a call with its arguments, not a name alone
+
+
+def code_fragments(line: str) -> set[str]:
+    """Every run of FRAGMENT characters of a solution line's computation (what follows its
+    `name =`), spaces dropped: what a check cell must not spell, in any variable's name."""
+    code = line.split("#")[0]  # an inline comment is words, not the computation
+    computation = re.sub(r"^[\w, ]+=(?!=)", "", code.strip())
+    text = re.sub(r"\s+", "", computation)
+    return {text[i : i + FRAGMENT] for i in range(len(text) - FRAGMENT + 1)}
+
+
+@pytest.mark.parametrize("stem", STEMS)
+def test_no_check_cell_spells_a_piece_of_its_exercises_solution(stem):
+    """Nor a piece of one: a check that computes the right answer in view (a trapezoid over
+    the same function, the same formula with other names) gives it away as surely."""
+    nb = teacher(stem)
+    for e in ms.exercises(nb):
+        check = re.sub(r"\s+", "", nb.cells[e.check].source)
+        solution = [
+            line for line in ms.solution_lines(nb.cells[e.answer].source)
+            if line.strip() and not line.strip().startswith("#")
+        ]  # fmt: skip
+        spelled = sorted({f for line in solution for f in code_fragments(line) if f in check})
+        assert not spelled, f"{stem} {e.name}: its check cell spells {spelled[:3]}"
