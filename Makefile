@@ -42,9 +42,13 @@ lab: $(VENV)/.lab
 
 # Everything: lint, unit and property tests, doctests, strict nbval on every
 # notebook, and the browser tests (skipped, with a note, where Chromium is absent).
+# TEST_WORKERS processes share the files (pytest-xdist): a file's tests stay together in one,
+# in order (a notebook's cells, a module's fixtures). TEST_WORKERS=0 runs them in this one.
+TEST_WORKERS ?= 2
 test: $(VENV)/.test $(SITE_JS) $(AXE_JS)
 	$(VENV)/bin/ruff check .
-	$(PY) -m pytest tests tinyinit README.md notebooks --doctest-modules --doctest-glob=README.md $(NBVAL) --durations=25
+	$(PY) -m pytest tests tinyinit README.md notebooks --doctest-modules --doctest-glob=README.md $(NBVAL) \
+		-n $(TEST_WORKERS) --dist loadfile --durations=25
 
 unit: $(VENV)/.test
 	$(PY) -m pytest tests tinyinit README.md --doctest-modules --doctest-glob=README.md -m "not browser"
