@@ -651,6 +651,7 @@ def test_xavier_does_not_learn_and_kaiming_learns_beside_its_pinned_run(app):
     training.step(300)
     assert training.accuracy > 0.7  # the same network, Kaiming's start: it learns the digits
     assert "pin 1: relu, Xavier normal (gain 1)" in training.caption.value
+    assert f"pin 1: {100 * pinned.accuracy:.0f}% at step 300" in training.headline.value
     assert training.headline.value.startswith(f"test accuracy {100 * training.accuracy:.0f}%")
 
 

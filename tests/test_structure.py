@@ -100,14 +100,21 @@ def test_no_module_of_tinyinit_imports_itself_back_through_others():
 # --- another package's private attributes: only in transport.py ------------------------------
 
 
+# A named tuple's documented methods and attributes, public despite their underscore (which
+# keeps them apart from the fields' names): collections.namedtuple's documentation.
+NAMED_TUPLE_API = {"_asdict", "_field_defaults", "_fields", "_make", "_replace"}
+
+
 def private_attributes(source: str) -> list[tuple[int, str]]:
-    """(line, attribute) of every `x._name` whose x is not self or cls (dunders left out)."""
+    """(line, attribute) of every `x._name` whose x is not self or cls (dunders and a named
+    tuple's documented API left out)."""
     found = []
     for node in ast.walk(ast.parse(source)):
         if (
             isinstance(node, ast.Attribute)
             and node.attr.startswith("_")
             and not node.attr.startswith("__")
+            and node.attr not in NAMED_TUPLE_API
             and not (isinstance(node.value, ast.Name) and node.value.id in ("self", "cls"))
         ):
             found.append((node.lineno, node.attr))

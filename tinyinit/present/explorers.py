@@ -294,8 +294,9 @@ class LargeResidualExplorer(ResidualStreamExplorer):
 
 
 class LargeTrainingExplorer(TrainingExplorer):
-    """The training explorer for a projector: the test accuracy in large type, thick lines,
-    large fonts, both figures in the plot's area beside the most used controls."""
+    """The training explorer for a projector: the test accuracy in large type (and each
+    pinned run's, to compare), thick lines, large fonts, both figures in the plot's area
+    beside the most used controls."""
 
     # A demonstration's run plays this many steps and stops there (10 s at 30 steps a second:
     # Xavier + ReLU + SGD is still at chance, Kaiming near 90%); a step pins the runs of the
@@ -337,9 +338,14 @@ class LargeTrainingExplorer(TrainingExplorer):
     def frame(self) -> None:
         super().frame()
         steps = self.trainer.steps
+        pins = "".join(
+            f'<br><span class="tinyinit-gap">pin {slot + 1}: {100 * pinned.accuracy:.0f}% '
+            f"at step {pinned.curves.steps}</span>"
+            for slot, pinned in enumerate(self.pins)
+        )
         self.headline.value = (
             f"test accuracy {100 * self.accuracy:.0f}%<br>"
-            f"<small>step {steps}, test loss {self.test_losses[-1]:.2g}</small>"
+            f"<small>step {steps}, test loss {self.test_losses[-1]:.2g}</small>{pins}"
         )
 
     def demonstrate(self, settings: dict, earlier: list[dict] = ()) -> None:
@@ -367,10 +373,12 @@ class LargeTrainingExplorer(TrainingExplorer):
 
     def projector_view(self) -> widgets.Widget:
         """Both figures, and beside them the headline, the most used controls, the rest folded."""
+        # Folded: the less used controls, the full caption (the key and every run's numbers)
+        # and the histograms' words; the headline says the accuracy of the run and its pins.
         more = widgets.VBox(
             [self.optimizer, self.learning_rate, self.hidden_layers, self.std, self.speed,
              widgets.HBox([self.pin_button, self.clear_pins_button]), self.status,
-             self.histogram_caption]
+             self.caption, self.histogram_caption]
         )  # fmt: skip
         folded = widgets.Accordion(children=[more], titles=("more controls",))
         # Never squeezed out of the column when the words below it run long.
@@ -379,7 +387,7 @@ class LargeTrainingExplorer(TrainingExplorer):
             layout=widgets.Layout(flex="0 0 auto"),
         )
         side = [self.headline, buttons, self.initializer, self.gain, self.activation,
-                self.normalization, folded, self.caption]  # fmt: skip
+                self.normalization, folded]  # fmt: skip
         figures = widgets.VBox(
             [self.plot_view, self.panel_row, self.histogram_view], layout={"margin": "0px"}
         )
