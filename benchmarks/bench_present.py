@@ -68,7 +68,7 @@ def in_process(rounds: int) -> dict:
         first = PRESETS[next(iter(PRESETS))].steps[0].settings
         start = time.perf_counter()
         simulate(first["activation"], first["initializer"], gain=first["gain"],
-                 n_layers=first["depth"], width=first["width"], seeds=first["seeds"],
+                 n_layers=first["n_layers"], width=first["width"], seeds=first["seeds"],
                  batch=16)  # fmt: skip
         peers.append(time.perf_counter() - start)
     steps = app.every_step()

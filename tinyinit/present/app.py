@@ -10,6 +10,7 @@ import time
 
 import ipywidgets as widgets
 import numpy as np
+from threadpoolctl import threadpool_limits
 
 from ..a11y import Accessible
 from ..pcg32 import PCG32
@@ -174,10 +175,13 @@ class Presentation:
         key = (name, step)
         if key not in self._states:
             row = PRESETS[name].steps[step]
-            shown_live = row.app == "training"
-            self._states[key] = (
-                None if shown_live else self.explorer(row.app).result_for(row.settings)
-            )
+            # These matrices are small (256 and 128 wide): one BLAS thread computes them
+            # fastest, and many times faster where other work shares the cores, whose
+            # threads would otherwise wait for each other (benchmarks/bench_present.py).
+            with threadpool_limits(limits=1, user_api="blas"):
+                live = row.app == "training"
+                shown = None if live else self.explorer(row.app).result_for(row.settings)
+            self._states[key] = shown
         return self._states[key]
 
     def axis(self, name: str) -> tuple[float, float] | None:
