@@ -497,6 +497,9 @@ def test_projector_shows_every_step_in_view_and_a_clicker_steps_through(
         page.mouse.move(box["x"] + 60, box["y"] + box["height"] / 2, steps=5)
         page.mouse.up()
         wait_for_text(page, ".tinyinit-explorer .tinyinit-headline", r"^layer (?!20:)\d+:")
+        page.wait_for_function(  # the slider let go of the keys when the button came up
+            "() => !(document.activeElement?.classList.contains('noUi-handle'))", timeout=10_000
+        )
         page.keyboard.press("ArrowRight")
         wait_for_says(page, says(*steps[2]))
         assert "noUi-handle" not in focused_class(page)
