@@ -137,6 +137,12 @@ def agg_figure():
     return figure
 
 
+def training():
+    import tinyinit.training
+
+    return tinyinit.training
+
+
 def nothing(*args, **kwargs):
     """A callable of yours that forgot its return."""
 
@@ -417,8 +423,27 @@ CALLS = {
     ),
     "tinyinit.training.init_params": dict(sizes=[3, 2]),
     "tinyinit.training.forward_layers": dict(
-        params=Fresh(small_params), x=np.ones((4, 2)), act="relu"
+        params=Fresh(small_params), x=np.ones((4, 2)), act="relu", norm=None
     ),
+    "tinyinit.training.evaluate": dict(
+        params=Fresh(small_params), x=np.ones((2, 2)), labels=np.array([0, 1]), activation="relu"
+    ),
+    "tinyinit.training.train_step": dict(
+        state=Fresh(lambda: training().start_training(small_params())),
+        x=np.ones((2, 2)),
+        labels=np.array([0, 1]),
+        activation="relu",
+        lr=0.1,
+    ),  # fmt: skip
+    "tinyinit.training.Trainer": dict(
+        params=Fresh(small_params),
+        x=np.ones((4, 2)),
+        labels=np.array([0, 1, 0, 1]),
+        activation="relu",
+        lr=0.1,
+        batch_size=2,
+    ),  # fmt: skip
+    "tinyinit.training.Trainer.recent": dict(field="grad_norm", steps=2),
     "tinyinit.training.backward_layers": dict(
         weights=[np.ones((3, 2))], h=[np.ones((4, 2))], dz=np.ones((4, 3)), slopes=[]
     ),
@@ -504,8 +529,17 @@ CALLS = {
     "tinyinit.a11y.live": dict(widget=Fresh(lambda: __import__("ipywidgets").HTML())),
 }
 
+def small_trainer():
+    trainer = training().Trainer(
+        small_params(), np.ones((4, 2)), np.array([0, 1, 0, 1]), "relu", lr=0.1, batch_size=2
+    )
+    trainer.step()
+    return trainer
+
+
 # Instances for methods: module.Class -> a callable that makes one.
 INSTANCES = {
+    "tinyinit.training.Trainer": small_trainer,
     "tinyinit.pcg32.PCG32": rng,
     "tinyinit.stack.Scheme": lambda: __import__("tinyinit.stack").stack.SCHEMES["kaiming_fan_in"],
     "tinyinit.depth_result.DepthResult": small_result,
@@ -568,6 +602,10 @@ RECORDS = {
     "tinyinit.training.AdamState",
     "tinyinit.training.TrainingRun",
     "tinyinit.training.Digits",
+    "tinyinit.training.Evaluation",
+    "tinyinit.training.Step",
+    "tinyinit.training.StepStats",
+    "tinyinit.training.TrainState",
 }
 
 

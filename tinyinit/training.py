@@ -253,6 +253,8 @@ def init_params(
     if len(sizes) < 2:
         raise ValueError(f"sizes must list at least [d_in, d_out], got {sizes!r}")
     init_weight, dtype = function("init_weight", init_weight), _float_dtype(dtype)
+    if init_bias is not None:
+        function("init_bias", init_bias)
     generator("rng", rng)
     params = []
     for fan_in, fan_out in zip(sizes[:-1], sizes[1:]):
@@ -329,6 +331,8 @@ def forward_layers(
     array([[ 1., -1.]])
     """
     act = as_activation(act, name="act")
+    if norm is not None:
+        instance("norm", norm, Norm, "None or a Norm")
     _check_params(params, biases=False)
     x = _check_x(params, x)
     z, h, caches = [], [x], []
@@ -802,8 +806,7 @@ def train_step(
     0.3418 [0.076 0.107]
     0.1652 [0.032 0.052]
     """
-    if not isinstance(state, TrainState):
-        raise ValueError(f"state must be a TrainState (start_training), got {type(state).__name__}")
+    instance("state", state, TrainState, "a TrainState (start_training)")
     act = _activation(activation)
     _check_batch(state.params, x, labels)
     if state.norm is not None and state.norm.kind == "batch" and len(x) < 2:
@@ -841,6 +844,7 @@ def _step(state: TrainState, x, labels, act: Activation, lr: float) -> tuple[Tra
 
 
 def _check_batch_norm_batch(norm: Norm | None, batch_size) -> None:
+    batch_size = _count("batch_size", batch_size)
     if norm is not None and norm.kind == "batch" and batch_size == 1:
         raise ValueError("batch_size must be >= 2 for BatchNorm (a batch of one has no variance)")
 
@@ -1042,6 +1046,8 @@ class Trainer:
 
     def recent(self, field: str, steps: int) -> np.ndarray:
         """The last `steps` rows of one of StepStats's per-layer fields, shape (<= steps, L)."""
+        one_of("field", field, StepStats._fields[1:])
+        steps = _count("steps", steps)
         rows = [getattr(s, field) for s in self._history[-steps:]]
         return np.array(rows) if rows else np.empty((0, len(self.params)))
 
