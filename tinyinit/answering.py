@@ -66,6 +66,29 @@ import types
 
 import numpy as np
 
+__all__ = [
+    "Borrowed",
+    "BorrowedCall",
+    "DTYPES",
+    "FUNCTIONS",
+    "Foreign",
+    "MAX_ARRAY_BYTES",
+    "MAX_DEPTH",
+    "MAX_INT_DIGITS",
+    "MAX_ITEMS",
+    "MAX_PRINTED",
+    "MAX_TEXT",
+    "NEEDED_MODULES",
+    "OWN_MODULES",
+    "OWN_NAMES",
+    "PCG32State",
+    "WireError",
+    "decode",
+    "encode",
+    "serve",
+    "shorten",
+]
+
 # The card's seven functions, in its order (section 4).
 FUNCTIONS = (
     "fans",

@@ -90,6 +90,30 @@ from .training import (
 from .transport import BrowserChanges, keep_picture_for_static_pages
 from .variance import root_mean_square
 
+__all__ = [
+    "APPLY_ORDER",
+    "DISPLAY_SHARE",
+    "FRAMES_PER_SECOND",
+    "MAX_HIDDEN_LAYERS",
+    "MAX_STEPS",
+    "NETWORK",
+    "NORMALIZATIONS",
+    "OPTIMIZER_NAMES",
+    "Pinned",
+    "RATES",
+    "SETTINGS",
+    "SLIDERS",
+    "SPEEDS",
+    "TRAINING_CONTROLS",
+    "TrainingExplorer",
+    "WIDTH",
+    "frame_wait",
+    "run_words",
+    "settings_line",
+    "step_due",
+    "training_explorer",
+]
+
 with extra("lab", "the training explorer"):  # the widgets are not in the core install
     import ipywidgets as widgets
 

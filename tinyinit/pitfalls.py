@@ -41,6 +41,21 @@ from .checks import one_of
 from .init import calculate_gain, fans
 from .pcg32 import PCG32
 
+__all__ = [
+    "ARRAY_FUNCTIONS",
+    "CARD_PITFALLS",
+    "Diagnosis",
+    "FUNCTIONS",
+    "NONLINEARITY_NAMES",
+    "PITFALLS",
+    "PROBES",
+    "Pitfall",
+    "SQRT2",
+    "check_initializer",
+    "check_module",
+    "stack_mean_squares",
+]
+
 
 class Pitfall(NamedTuple):
     title: str

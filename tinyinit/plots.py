@@ -38,6 +38,52 @@ from .residual import ResidualStack, block_variances
 from .stack import SCHEMES
 from .transport import BlitPlot
 
+__all__ = [
+    "DepthPlot",
+    "FIGURE_FONTS",
+    "HISTOGRAM_BINS",
+    "HISTOGRAM_PANELS",
+    "HistogramPlot",
+    "INITIALIZER_COLORS",
+    "LOSS_WINDOW",
+    "MAX_LOSS_SHOWN",
+    "MAX_PINS",
+    "OKABE_ITO",
+    "OVERFLOW_COLOR",
+    "PIN_ALPHA",
+    "PIN_COLORS",
+    "QUANTITIES",
+    "RULE_OF_THUMB_RATIO",
+    "TICK_FONTSIZE",
+    "TrainingCurves",
+    "TrainingPlot",
+    "UNDERFLOW_COLOR",
+    "WEIGHT_COLOR",
+    "compare_figure",
+    "curve_colors",
+    "decade_ticks",
+    "edge_note",
+    "histogram_layers",
+    "initializer_color",
+    "layer_span",
+    "layer_stats",
+    "legend_labels",
+    "log_limits",
+    "nice_ceiling",
+    "pin_label",
+    "plot_coordinate_check",
+    "plot_lr_sweep",
+    "png_bytes",
+    "quantity_label",
+    "residual_figure",
+    "running_mean",
+    "set_line",
+    "settings_title",
+    "show",
+    "step_span",
+    "weight_labels",
+]
+
 # Okabe and Ito's eight colours ("Color Universal Design", 2008): told apart by readers with
 # any common colour-vision deficiency, and in greyscale by their lightness.
 OKABE_ITO = {

@@ -52,6 +52,7 @@ from .activations import Activation, as_activation
 from .checks import (
     KindError,
     flag,
+    float_dtype,
     function,
     generator,
     instance,
@@ -186,16 +187,6 @@ def _lrs(lrs, n: int) -> list[float]:
     return [number("lrs", lr, minimum=0) for lr in lrs]
 
 
-def _float_dtype(dtype) -> np.dtype:
-    try:
-        dtype = np.dtype(dtype)
-    except TypeError:
-        dtype = None
-    if dtype is None or dtype.kind != "f":
-        raise KindError(f"dtype must be a float dtype (np.float64, np.float32), got {shown(dtype)}")
-    return dtype
-
-
 def _positive(name: str, value) -> float:
     return number(name, value, above=0)
 
@@ -252,7 +243,7 @@ def init_params(
     sizes = list(integers("sizes", sizes, minimum=1))
     if len(sizes) < 2:
         raise ValueError(f"sizes must list at least [d_in, d_out], got {sizes!r}")
-    init_weight, dtype = function("init_weight", init_weight), _float_dtype(dtype)
+    init_weight, dtype = function("init_weight", init_weight), float_dtype("dtype", dtype)
     if init_bias is not None:
         function("init_bias", init_bias)
     generator("rng", rng)
@@ -1099,7 +1090,7 @@ def load_digits_split(test_fraction: float = 0.25, seed: int = 0, dtype=np.float
     test_fraction = number("test_fraction", test_fraction, above=0)
     if not test_fraction < 1:
         raise ValueError(f"test_fraction must be a number in (0, 1), got {test_fraction!r}")
-    seed, dtype = integer("seed", seed), _float_dtype(dtype)
+    seed, dtype = integer("seed", seed), float_dtype("dtype", dtype)
     data = load_digits()
     x, labels = data.data.astype(np.float64), data.target.astype(np.int64)
     order = np.argsort(PCG32(seed).uniforms(len(x)), kind="stable")

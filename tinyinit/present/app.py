@@ -21,6 +21,17 @@ from .keys import PresenterKeys
 from .look import BASE_VIEWPORT, Look
 from .share import check_share_url, share_view
 
+__all__ = [
+    "APPS",
+    "Presentation",
+    "RULE",
+    "SHARE_TITLE",
+    "TABS",
+    "TAB_TITLES",
+    "WARM",
+    "astuple_shallow",
+]
+
 # The explorers' tabs in order: the name a Step gives (the app's attribute), the tab's title.
 TABS = (("depth", "Signal through depth"), ("residual", "Residual stream"),
         ("training", "Training live"))  # fmt: skip

@@ -10,6 +10,18 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 
+__all__ = [
+    "CHOOSE",
+    "DEMONSTRATIONS",
+    "KAIMING_RELU",
+    "PRESETS",
+    "Preset",
+    "RELU_AXIS",
+    "START",
+    "Step",
+    "presets",
+]
+
 # Every step of an explorer starts from these settings; a row says what differs. Every
 # control is named, so that a step's state (the curves it shows) follows from its row alone
 # and can be computed before it is shown.

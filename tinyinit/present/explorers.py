@@ -29,6 +29,17 @@ from ..projector import (
 )
 from .look import BASE_VIEWPORT, Look, set_canvas_px, set_margins_px
 
+__all__ = [
+    "LabelledDepthPlot",
+    "LargeDepthExplorer",
+    "LargeResidualExplorer",
+    "LargeTrainingExplorer",
+    "SCALING_WORDS",
+    "SHORT_QUANTITY",
+    "depth_headline",
+    "plot_beside",
+]
+
 
 def depth_headline(result: DepthResult, pins: list[tuple[DepthResult, str]] = ()) -> str:
     """The readout that matters, as HTML in large type: where the signal ends, as a power of 2,

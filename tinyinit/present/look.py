@@ -15,6 +15,19 @@ from string import Template
 
 from ..projector import scaled_fonts
 
+__all__ = [
+    "BASE_VIEWPORT",
+    "FONT_PX",
+    "HEADLINE_EM",
+    "LEGEND_EM",
+    "Look",
+    "PROJECTOR_CSS",
+    "SAYS_EM",
+    "SIDE_EM",
+    "set_canvas_px",
+    "set_margins_px",
+]
+
 PROJECTOR_CSS = Template(Path(__file__).with_name("projector.css").read_text(encoding="utf-8"))
 
 # Everything below is sized for 1280x720, the common lecture-hall projector, and

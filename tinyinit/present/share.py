@@ -9,6 +9,13 @@ import ipywidgets as widgets
 
 from .._extras import extra
 
+__all__ = [
+    "SHARE_URL_VARIABLE",
+    "check_share_url",
+    "qr_svg",
+    "share_view",
+]
+
 SHARE_URL_VARIABLE = "TINYINIT_SHARE_URL"
 
 

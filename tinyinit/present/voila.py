@@ -10,6 +10,23 @@ from pathlib import Path
 
 from .._extras import extra
 
+__all__ = [
+    "APP_SOURCE",
+    "CULL_IDLE_SECONDS",
+    "CULL_INTERVAL_SECONDS",
+    "DEFAULT_PORT",
+    "FOREIGN_EXTENSIONS",
+    "MATHJAX_CONFIG",
+    "OFFLINE_TEMPLATE",
+    "REPO_APP",
+    "VOILA_TEMPLATE",
+    "app_notebook",
+    "app_path",
+    "offline_template",
+    "serve",
+    "voila_command",
+]
+
 APP_SOURCE = """\
 # The presentation app: `make present` serves this notebook with Voila (no code shown).
 %matplotlib widget
