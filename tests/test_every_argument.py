@@ -24,12 +24,17 @@ every value of BAD (about a minute; marked `exhaustive`, run by `make test`).
 
 from __future__ import annotations
 
+import atexit
+import functools
 import importlib
 import inspect
 import math
 import re
+import shutil
+import tempfile
 import warnings
 from dataclasses import dataclass
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -139,6 +144,32 @@ def norm_cache():
     from tinyinit.normalization import norm_forward
 
     return norm_forward("batch", np.array([[0.0, 1.0], [1.0, 3.0]]), np.ones(2), np.zeros(2))[1]
+
+
+@functools.cache
+def stub_folder() -> Path:
+    folder = Path(tempfile.mkdtemp(prefix="tinyinit-every-argument-"))
+    atexit.register(shutil.rmtree, folder, ignore_errors=True)
+    return folder
+
+
+def stub_file() -> Path:
+    """A student's file with one stub, as a notebook starts it."""
+    path = stub_folder() / "my_init.py"
+    path.write_text("def fans(shape):\n    raise NotImplementedError()\n", encoding="utf-8")
+    return path
+
+
+def unreadable_report():
+    from tinyinit.checker import Report
+
+    return Report("my_init.py", problem="SyntaxError at my_init.py:3")
+
+
+def yours_on(report):
+    from tinyinit.yours import yours
+
+    return yours(report)
 
 
 def small_pass():
@@ -351,6 +382,28 @@ EXAMPLES = {
 # Examples for one function (module.function, module.Class for its constructor, or
 # module.Class.method), where the names' examples do not fit it.
 CALLS = {
+    # The checker runs the student's file in a process of its own (half a second each): a stub
+    # file and one test of the card, so that each value its door lets through costs one run.
+    "tinyinit.checker.check_init": dict(
+        path=Fresh(stub_file), tests=["test_hand_example_linear_4x3"], timeout=30.0
+    ),
+    "tinyinit.checker.screen": dict(
+        source="def fans(shape):\n    return shape[1], shape[0]\n", file="my_init.py"
+    ),
+    "tinyinit.yours.yours": dict(report=Fresh(unreadable_report)),
+    "tinyinit.yours.Yours.is_yours": dict(name="fans"),
+    "tinyinit.yours.Yours.draw": dict(initializer="xavier_uniform"),
+    "tinyinit.pitfalls.check_initializer": dict(
+        fn=lambda base_std, n_layers: base_std / (2 * n_layers) ** 0.5, kind="scaled_residual_std"
+    ),
+    "tinyinit.pitfalls.check_module": dict(api={"fans": lambda shape: (shape[1], shape[0])}),
+    "tinyinit.pitfalls.stack_mean_squares": dict(
+        init=lambda shape, rng: np.ones(shape) / shape[1], widths=[4, 4], batch=2
+    ),
+    "tinyinit.catalog.advise": dict(text="torch raises ValueError here"),
+    "tinyinit.answering.shorten": dict(text="x" * 10, limit=4),
+    "tinyinit.answering.Foreign": dict(type_name="MyWeights", text="MyWeights(4, 3)"),
+    "tinyinit.answering.Borrowed": dict(module="tinyinit.init", name="fans"),
     "tinyinit.quiz.check_value": dict(name="var_z", value=2.0, right=2.0, tol=0.1, hint="again"),
     "tinyinit.quiz.Check": dict(name="Exercise 1"),
     "tinyinit.quiz.Reveal": dict(question=Fresh(revealed_question)),
@@ -634,6 +687,7 @@ def small_trainer():
 
 # Instances for methods: module.Class -> a callable that makes one.
 INSTANCES = {
+    "tinyinit.yours.Yours": lambda: yours_on(unreadable_report()),
     "tinyinit.quiz.Prediction": lambda: quiz().predict("Is 7 prime?", ["yes", "no"]),
     "tinyinit.quiz.NumberPrediction": lambda: quiz().predict_number("2 + 2?", abs_tol=0.5),
     "tinyinit.training.Trainer": small_trainer,
@@ -676,6 +730,13 @@ INSTANCES = {
 
 # Not called here, and why.
 ELSEWHERE = {
+    "tinyinit.answering.encode": "the wire format: any value is encoded, one it cannot carry as "
+    "a Foreign (tests/test_checker.py)",
+    "tinyinit.answering.decode": "the wire format: a malformed message raises WireError, the "
+    "one error the checker reads from it (tests/test_checker.py)",
+    "tinyinit.answering.PCG32State": "the wire format's generator, made by decode (WireError)",
+    "tinyinit.answering.serve": "the student's process itself, started by the checker with "
+    "its argv (tests/test_checker.py)",
     "tinyinit.cli.main": "a command line: its bad input exits with status 2 (tests/test_cli.py)",
 }
 
@@ -716,6 +777,12 @@ RECORDS = {
     "tinyinit.training.TrainingRun",
     "tinyinit.training.Digits",
     "tinyinit.normalization.Norm",
+    "tinyinit.checker.Result",
+    "tinyinit.checker.Report",
+    "tinyinit.catalog.CatalogTest",
+    "tinyinit.pitfalls.Pitfall",
+    "tinyinit.pitfalls.Diagnosis",
+    "tinyinit.yours.Yours",
     "tinyinit.normalization.NormCache",
     "tinyinit.lsuv.LSUVResult",
     "tinyinit.training.Evaluation",

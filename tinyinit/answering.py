@@ -59,6 +59,7 @@ import importlib.util
 import io
 import json
 import math
+import numbers
 import os
 import sys
 import traceback
@@ -146,6 +147,10 @@ def shorten(text: str, limit: int = MAX_TEXT) -> str:
     >>> shorten("x" * 10, 4)
     'xxxx… (6 more characters)'
     """
+    if isinstance(limit, bool) or not isinstance(limit, numbers.Integral) or limit < 0:
+        # checks' wording, written out: this file runs in a process without the rest of tinyinit
+        kind = ValueError if isinstance(limit, numbers.Integral) and limit < 0 else TypeError
+        raise kind(f"limit must be a non-negative integer, got {limit!r}")
     text = str(text)
     if len(text) <= limit:
         return text
