@@ -104,6 +104,11 @@ class Fresh:
         return f"Fresh({self.make.__name__})"
 
 
+class Kept(Fresh):
+    """An example made once for a function's calls: costly to make (a figure, a simulation),
+    and nothing the calls change matters to the next (a line drawn on an axes)."""
+
+
 def value_of(example):
     return example.make() if isinstance(example, Fresh) else example
 
@@ -172,6 +177,42 @@ def yours_on(report):
     return yours(report)
 
 
+def two_results():
+    from tinyinit.propagation import simulate
+
+    return [
+        simulate("relu", initializer, gain=gain, n_layers=2, width=4, seeds=1)
+        for initializer, gain in (("xavier_uniform", 1.0), ("kaiming_fan_in", 2**0.5))
+    ]
+
+
+def agg_axes():
+    return agg_figure().add_subplot()
+
+
+def end_labels():
+    from tinyinit.projector import end_label_artist
+
+    return [end_label_artist(agg_axes(), "black")]
+
+
+def training_curves():
+    from tinyinit.plots import TrainingCurves
+
+    return TrainingCurves(
+        np.full(3, 2.3), np.array([3]), np.array([2.2]), np.full(2, 1e-3), "xavier"
+    )
+
+
+def histogram_result():
+    from tinyinit.plots import histogram_layers
+    from tinyinit.propagation import simulate
+
+    return simulate(
+        "relu", n_layers=2, width=4, seeds=1, sample_layers=histogram_layers(2, "forward")
+    )
+
+
 def small_pass():
     from tinyinit.depth_result import SeedPass
 
@@ -195,6 +236,12 @@ def agg_figure():
     figure = Figure()
     FigureCanvasAgg(figure)
     return figure
+
+
+def projector():
+    import tinyinit.projector
+
+    return tinyinit.projector
 
 
 def quiz():
@@ -370,6 +417,23 @@ EXAMPLES = {
     "values": [np.array([0.5, 1.0]), np.array([-1.0])],
     "edges": np.linspace(-2.0, 2.0, 5),
     "tol": 0.1,
+    "results": Kept(two_results),
+    "names": ["Xavier", "Kaiming"],
+    "other": Fresh(small_result),
+    "other_name": "Xavier",
+    "markup": "text",
+    "figure": Kept(agg_figure),
+    "fig": Kept(agg_figure),
+    "fonts": None,
+    "scale": 1.5,
+    "ax": Kept(agg_axes),
+    "color": "black",
+    "fontsize": 12.0,
+    "animated": False,
+    "slide": False,
+    "ylim": None,
+    "alt": "a picture of two curves",
+    "desc": "a picture",
     "question": "Is 7 prime?",
     "options": ["yes", "no"],
     "rel_tol": 0.1,
@@ -382,6 +446,62 @@ EXAMPLES = {
 # Examples for one function (module.function, module.Class for its constructor, or
 # module.Class.method), where the names' examples do not fit it.
 CALLS = {
+    "tinyinit.plots.initializer_color": dict(initializer="xavier_uniform"),
+    "tinyinit.plots.decade_ticks": dict(bottom=1e-6, top=10.0, max_ticks=7),
+    "tinyinit.plots.histogram_layers": dict(depth=20, panels=4),
+    "tinyinit.plots.layer_span": dict(depth=20),
+    "tinyinit.plots.layer_stats": dict(values=np.array([0.0, 1.0, 2.0]), activation_name="relu"),
+    "tinyinit.plots.nice_ceiling": dict(value=0.031),
+    "tinyinit.plots.running_mean": dict(values=np.array([4.0, 2.0, 0.0]), window=2),
+    "tinyinit.plots.step_span": dict(steps=480),
+    "tinyinit.plots.set_line": dict(
+        line=Kept(lambda: agg_axes().plot([], [])[0]), x=[0.0, 1.0], y=[1.0, 0.5]
+    ),
+    "tinyinit.plots.compare_figure": dict(
+        results=Kept(two_results), names=["Xavier", "Kaiming"], figsize=(4.0, 3.0)
+    ),
+    "tinyinit.plots.png_bytes": dict(fig=Fresh(agg_figure), dpi=20),
+    "tinyinit.plots.show": dict(fig=Fresh(agg_figure), alt="an empty figure, for the test"),
+    "tinyinit.plots.residual_figure": dict(stack=Fresh(small_stack), n_layers=2, depths=[1, 2]),
+    "tinyinit.plots.plot_coordinate_check": dict(
+        ax=Kept(agg_axes), widths=[4, 8], sizes=np.ones((2, 3)), title=""
+    ),
+    "tinyinit.plots.plot_lr_sweep": dict(
+        ax=Kept(agg_axes), widths=[4, 8], lrs=[0.01, 0.1], losses=np.ones((2, 2)), title=""
+    ),
+    "tinyinit.plots.DepthPlot": dict(figure=None, figsize=(3.0, 2.0)),
+    "tinyinit.plots.DepthPlot.set_pins": dict(pins=Fresh(lambda: [(small_result(), "pinned")])),
+    "tinyinit.plots.DepthPlot.update": dict(result=Fresh(small_result), draw=False),
+    "tinyinit.plots.HistogramPlot": dict(figure=None, figsize=(3.0, 2.0)),
+    "tinyinit.plots.HistogramPlot.set_pins": dict(
+        pins=Fresh(lambda: [(0, dict(histogram_result().samples))])
+    ),
+    "tinyinit.plots.HistogramPlot.update": dict(result=Kept(histogram_result), draw=False),
+    "tinyinit.plots.HistogramPlot.update_samples": dict(
+        samples=Kept(lambda: dict(histogram_result().samples)),
+        activation_name="relu",
+        color="#0072B2",
+        title="",
+        draw=False,
+    ),
+    "tinyinit.plots.TrainingPlot": dict(figure=None, figsize=(3.0, 2.0)),
+    "tinyinit.plots.TrainingPlot.set_pins": dict(pins=Fresh(lambda: [(0, training_curves())])),
+    "tinyinit.plots.TrainingPlot.update": dict(curves=Fresh(training_curves), draw=False),
+    "tinyinit.projector.line_end": dict(x=[0, 1, 2], y=[1.0, 1.5, 2.0]),
+    "tinyinit.projector.place_end_labels": dict(
+        ax=Kept(agg_axes),
+        artists=Fresh(end_labels),
+        ends=Fresh(lambda: [projector().CurveEnd(2.0, 0.25, False, True)]),
+    ),
+    "tinyinit.projector.comparison_figure": dict(
+        results=Kept(two_results), names=None, size=(4.0, 3.0), dpi=30, ylim=None
+    ),
+    "tinyinit.projector.save_figure": dict(
+        fig=Fresh(agg_figure), path=Fresh(lambda: stub_folder() / "figure.svg"), fmt="svg", dpi=30
+    ),
+    "tinyinit.projector.accessible_svg": dict(
+        svg='<svg xmlns="http://www.w3.org/2000/svg"><g/></svg>', title="A", desc="a picture"
+    ),
     # The checker runs the student's file in a process of its own (half a second each): a stub
     # file and one test of the card, so that each value its door lets through costs one run.
     "tinyinit.checker.check_init": dict(
@@ -687,6 +807,15 @@ def small_trainer():
 
 # Instances for methods: module.Class -> a callable that makes one.
 INSTANCES = {
+    "tinyinit.plots.DepthPlot": lambda: __import__("tinyinit.plots").plots.DepthPlot(
+        figsize=(3.0, 2.0)
+    ),
+    "tinyinit.plots.HistogramPlot": lambda: __import__("tinyinit.plots").plots.HistogramPlot(
+        figsize=(3.0, 2.0)
+    ),
+    "tinyinit.plots.TrainingPlot": lambda: __import__("tinyinit.plots").plots.TrainingPlot(
+        figsize=(3.0, 2.0)
+    ),
     "tinyinit.yours.Yours": lambda: yours_on(unreadable_report()),
     "tinyinit.quiz.Prediction": lambda: quiz().predict("Is 7 prime?", ["yes", "no"]),
     "tinyinit.quiz.NumberPrediction": lambda: quiz().predict_number("2 + 2?", abs_tol=0.5),
@@ -777,6 +906,8 @@ RECORDS = {
     "tinyinit.training.TrainingRun",
     "tinyinit.training.Digits",
     "tinyinit.normalization.Norm",
+    "tinyinit.projector.CurveEnd",
+    "tinyinit.plots.TrainingCurves",
     "tinyinit.checker.Result",
     "tinyinit.checker.Report",
     "tinyinit.catalog.CatalogTest",
@@ -926,6 +1057,8 @@ def example_call(target: Target):
             examples[p.name] = p.default
         else:
             raise KeyError(f"{target.key}: no example for argument {p.name!r}")
+        if isinstance(examples[p.name], Kept):
+            examples[p.name] = examples[p.name].make()
     return function, parameters, examples
 
 
