@@ -10,6 +10,8 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 
+from ..checks import KindError, one_of, shown
+
 __all__ = [
     "CHOOSE",
     "DEMONSTRATIONS",
@@ -116,8 +118,14 @@ def presets(rows=DEMONSTRATIONS) -> dict[str, Preset]:
     >>> [len(p.steps) for p in presets().values()]
     [1, 1, 2, 2, 2, 2]
     """
+    accepted = "a sequence of (name, label, app, says, settings) rows, as DEMONSTRATIONS"
+    if not isinstance(rows, (list, tuple)) or not all(
+        isinstance(row, tuple) and len(row) == 5 and isinstance(row[4], dict) for row in rows
+    ):
+        raise KindError(f"rows must be {accepted}, got {shown(rows)}")
     steps: dict[str, list[Step]] = {}
     for name, label, app, says, settings in rows:
+        one_of("rows", app, START)
         controls = {k: v for k, v in settings.items() if k != "ylim"}
         step = Step(label, app, {**START[app], **controls}, says, settings.get("ylim"))
         steps.setdefault(name, []).append(step)
