@@ -925,6 +925,10 @@ class StepStats(NamedTuple):
     update_ratio: np.ndarray
 
 
+# StepStats' fields that hold one number per layer (per hidden layer): all but the loss.
+PER_LAYER = tuple(StepStats.__annotations__)[1:]
+
+
 def _recorded(step: Step, n_layers: int) -> StepStats:
     """What `train` records of a step (see TrainingRun)."""
     hidden = np.empty((3, n_layers - 1))
@@ -1037,7 +1041,7 @@ class Trainer:
 
     def recent(self, field: str, steps: int) -> np.ndarray:
         """The last `steps` rows of one of StepStats's per-layer fields, shape (<= steps, L)."""
-        one_of("field", field, StepStats._fields[1:])
+        one_of("field", field, PER_LAYER)
         steps = _count("steps", steps)
         rows = [getattr(s, field) for s in self._history[-steps:]]
         return np.array(rows) if rows else np.empty((0, len(self.params)))
@@ -1046,7 +1050,7 @@ class Trainer:
         """What `train` returns for the steps taken so far (as many rows as steps)."""
         fields = {
             name: np.array([getattr(s, name) for s in self._history]).reshape(self.steps, -1)
-            for name in StepStats._fields[1:]
+            for name in PER_LAYER
         }
         return TrainingRun(
             self.params, self.losses, **fields, diverged_at=self.diverged_at, norm=self.norm
