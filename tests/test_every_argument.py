@@ -17,9 +17,11 @@ that returns nothing. Whatever a call does, it may only:
 and no warning may escape (warnings are errors here). To cover a new module, add its name to
 MODULES; the first test then says which of its arguments still need an example.
 
-Two passes: a quick one, an object of no kind for every argument (seconds; `make mutation`
-runs it, so a check that names the wrong argument is caught there), and the exhaustive one,
-every value of BAD (about a minute; marked `exhaustive`, run by `make test`).
+Two passes: a quick one, an object of no kind for every argument (`make mutation` runs it, so
+a check that names the wrong argument is caught there), and the exhaustive one, every value of
+BAD (marked `exhaustive`, run by `make test`). Measured on the two shared cores, with another
+job running: the quick pass 27 s of CPU (41 s of wall clock; building the presentation app three
+times takes a third of it), the exhaustive one 69 s of CPU (2 min 6 s of wall clock).
 """
 
 from __future__ import annotations

@@ -78,14 +78,14 @@ DEPTH_CONTROLS = ("initializer", "activation", "direction", "width", "seeds", "n
 RESIDUAL_CONTROLS = ("n_layers", "scaled", "both")
 
 
-def _settings(settings, known, every: bool = False, name: str = "settings") -> dict:
-    """settings as a dict of controls among `known` (all of them if `every`)."""
+def _settings(settings, known, required=(), name: str = "settings") -> dict:
+    """settings as a dict of controls among `known` that sets every control of `required`."""
     instance(name, settings, dict, f"a dict of controls among {', '.join(known)}")
     for control in settings:
         one_of(name, control, known)
-    if every and len(settings) < len(known):
-        missing = [k for k in known if k not in settings]
-        raise ValueError(f"{name} must set every one of {', '.join(known)}, "
+    missing = [k for k in required if k not in settings]
+    if missing:
+        raise ValueError(f"{name} must set every one of {', '.join(required)}, "
                          f"got {shown(settings)} without {', '.join(missing)}")  # fmt: skip
     return settings
 
@@ -197,7 +197,7 @@ class LargeDepthExplorer(DepthExplorer):
         """What the plot shows once every control is set to `settings` (a step's, naming each
         control as `apply` does): simulate's result from the explorer's own fast path, so that
         showing it later costs nothing more."""
-        _settings(settings, DEPTH_CONTROLS, every=True)
+        _settings(settings, DEPTH_CONTROLS, required=DEPTH_CONTROLS)
         return self.cache.simulate(
             settings["activation"], settings["initializer"], gain=settings["gain"],
             std=settings["std"], n_layers=settings["n_layers"], width=settings["width"],
@@ -316,7 +316,7 @@ class LargeResidualExplorer(ResidualStreamExplorer):
     def result_for(self, settings: dict) -> tuple:
         """The curves a step's `settings` show, (measured, theory) with and without the scaling,
         computed now and kept (`curves`), so that showing them later costs nothing more."""
-        _settings(settings, RESIDUAL_CONTROLS[:2], every=True)
+        _settings(settings, RESIDUAL_CONTROLS, required=RESIDUAL_CONTROLS[:2])
         n = min(integer("n_layers", settings["n_layers"], minimum=1), self.n_layers.max)
         flag("scaled", settings["scaled"])
         return self.curves(n, settings["scaled"]), self.curves(n, not settings["scaled"])
