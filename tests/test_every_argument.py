@@ -1238,6 +1238,13 @@ TARGETS = targets()
 
 
 @pytest.fixture(autouse=True)
+def _in_a_folder_of_its_own(tmp_path, monkeypatch):
+    """A path is a bad value that a function may accept ("bogus" is a file name save_figure
+    writes): whatever a call writes lands in a folder of the test's own."""
+    monkeypatch.chdir(tmp_path)
+
+
+@pytest.fixture(autouse=True)
 def _close_figures():
     """The explorers make pyplot figures; close them, as a notebook closes its cells'."""
     yield
