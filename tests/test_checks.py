@@ -197,6 +197,7 @@ def test_a_wrong_kind_is_a_type_error_that_code_written_for_torch_still_catches(
                                                           "dtype float64"),
         (lambda: real_array("x", None, what="a batch"), "x must be a batch, got None"),
         (lambda: real_array("x", ["a", "b"]), "x must be a real array, got ['a', 'b']"),
+        (lambda: number("std", "1", above=0), "std must be a finite real number > 0, got '1'"),
         (lambda: integers("s", 3), "s must be a sequence of integers, got 3"),
         (lambda: float_dtype("dtype", "int8"), "dtype must be a float dtype (np.float64, "
                                                "np.float32), got 'int8'"),
