@@ -342,3 +342,12 @@ def test_bad_normalization_arguments_say_what_is_accepted(call, message):
     params = _relu_mlp([4, 3, 2])
     with pytest.raises(ValueError, match=message):
         call(params)
+
+
+def test_a_float32_network_stays_float32_through_its_normalization():
+    z = np.array([[1.0, 2.0], [3.0, 5.0]], dtype=np.float32)
+    gamma, beta = np.ones(2, np.float32), np.zeros(2, np.float32)
+    for norm in ("batch", "layer"):
+        y, cache = norm_forward(norm, z, gamma, beta)
+        assert y.dtype == np.float32 and cache.z_hat.dtype == np.float32
+    assert batch_norm_eval(z, gamma, beta, np.zeros(2, np.float32), gamma).dtype == np.float32

@@ -111,14 +111,16 @@ def _statistics(z: np.ndarray, axis: int, eps: float) -> NormCache:
 def _units(name: str, value, n: int, of: str = "z") -> np.ndarray:
     """value as a real array of shape (n,): one number per unit (column) of the array `of`."""
     accepted = f"a real array of shape ({n},), one per unit of {of}"
-    array = real_array(name, value, what=accepted)
+    array = real_array(name, value, what=accepted, float64=False)
     if array.shape != (n,):
         raise ValueError(f"{name} must be {accepted}, got shape {array.shape}")
     return array
 
 
 def _batch(name: str, value) -> np.ndarray:
-    return real_array(name, value, ndim=2, what="a real array of shape (batch, units)")
+    return real_array(
+        name, value, ndim=2, what="a real array of shape (batch, units)", float64=False
+    )
 
 
 def norm_forward(
