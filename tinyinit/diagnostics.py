@@ -73,7 +73,9 @@ def dead_fraction(slopes: np.ndarray) -> float:
 
 
 def _slopes(slopes) -> np.ndarray:
-    return real_array("slopes", slopes, ndim=2, what="a real array of shape (batch, units)")
+    return real_array(
+        "slopes", slopes, ndim=2, what="a real array of shape (batch, units)", float64=False
+    )
 
 
 def histograms(values: Sequence[np.ndarray], edges: np.ndarray) -> np.ndarray:
