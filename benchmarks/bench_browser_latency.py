@@ -1,10 +1,10 @@
 """How long from a key press on the depth slider to the new plot on screen, in a real browser?
 
-    python benchmarks/bench_browser_latency.py [--presses 20] [--depth 20] [--root notebooks]
+    python benchmarks/bench_browser_latency.py [--presses 20] [--n-layers 20] [--root notebooks]
 
 Starts JupyterLab on a scratch copy of `--root`, opens notebook 03 in Debian's
 Chromium (headless, through Playwright), runs all cells, brings the depth
-slider to `--depth`, then presses ArrowRight on it `--presses / 2` times and
+slider to `--n-layers`, then presses ArrowRight on it `--presses / 2` times and
 ArrowLeft as many (by default 20 -> 30 -> 20), one press at a time, each after the
 previous one has settled. The other controls stay where the notebook's cells
 left them.
@@ -198,16 +198,16 @@ def press_and_time(page, key: str, timeout: float = 15.0) -> dict[str, float]:
     }
 
 
-def move_depth_to(page, canvas, depth: int, timeout: float = 60.0) -> None:
-    """Bring the depth slider to `depth` by arrow keys, then wait for the figure to settle."""
+def move_depth_to(page, canvas, n_layers: int, timeout: float = 60.0) -> None:
+    """Bring the depth slider to `n_layers` by arrow keys, then wait for the figure to settle."""
     handle = slider_handle(page, "tinyinit-depth")
     now = int(float(handle.get_attribute("aria-valuenow")))
     handle.focus()
-    for _ in range(abs(depth - now)):
-        page.keyboard.press("ArrowRight" if depth > now else "ArrowLeft")
+    for _ in range(abs(n_layers - now)):
+        page.keyboard.press("ArrowRight" if n_layers > now else "ArrowLeft")
     page.wait_for_function(
         "([el, v]) => Number(el.getAttribute('aria-valuenow')) === v",
-        arg=[handle.element_handle(), depth],
+        arg=[handle.element_handle(), n_layers],
         timeout=timeout * 1000,
     )
     wait_for_stable_screenshot(canvas, settle=1.0, timeout=timeout)
@@ -266,7 +266,7 @@ def write_naive_notebook(path: Path) -> None:
     nbformat.write(notebook, path)
 
 
-def time_presses(page, server, notebook, presses, warmup, depth, drags=0, drag_steps=30):
+def time_presses(page, server, notebook, presses, warmup, n_layers, drags=0, drag_steps=30):
     """Open `notebook`, run it, then time key presses (and drags) on its depth slider."""
     console = ConsoleLog(page)
     open_notebook(page, server, notebook)
@@ -282,7 +282,7 @@ def time_presses(page, server, notebook, presses, warmup, depth, drags=0, drag_s
         PROBE,
         [f"{EXPLORER} .jupyter-matplotlib-canvas-div canvas", f"{EXPLORER} .tinyinit-readout"],
     )
-    move_depth_to(page, canvas, depth)
+    move_depth_to(page, canvas, n_layers)
     half = (presses + warmup + 1) // 2
     keys = ["ArrowRight"] * half + ["ArrowLeft"] * half
     samples = [press_and_time(page, key) for key in keys[: warmup + presses]]
@@ -297,7 +297,7 @@ def time_presses(page, server, notebook, presses, warmup, depth, drags=0, drag_s
 
 
 def measure(
-    root: Path, presses: int, warmup: int, depth: int, drags: int = 0, drag_steps: int = 30
+    root: Path, presses: int, warmup: int, n_layers: int, drags: int = 0, drag_steps: int = 30
 ) -> tuple[list[dict], list[dict], list[dict], dict]:
     from playwright.sync_api import sync_playwright
 
@@ -316,12 +316,12 @@ def measure(
                 page = browser.new_page(viewport={"width": 1400, "height": 1000})
                 started = time.perf_counter()
                 samples, dragged = time_presses(
-                    page, server, NOTEBOOK, presses, warmup, depth, drags, drag_steps
+                    page, server, NOTEBOOK, presses, warmup, n_layers, drags, drag_steps
                 )
                 info["open and run"] = time.perf_counter() - started
                 write_naive_notebook(notebooks / NAIVE_NOTEBOOK)
                 page = browser.new_page(viewport={"width": 1400, "height": 1000})
-                naive, _ = time_presses(page, server, NAIVE_NOTEBOOK, presses, warmup, depth)
+                naive, _ = time_presses(page, server, NAIVE_NOTEBOOK, presses, warmup, n_layers)
                 browser.close()
         finally:
             server.stop()
@@ -334,7 +334,7 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--presses", type=int, default=20, help="timed key presses")
     parser.add_argument("--warmup", type=int, default=2, help="untimed presses first")
-    parser.add_argument("--depth", type=int, default=20, help="depth the presses start from")
+    parser.add_argument("--n-layers", type=int, default=20, help="depth the presses start from")
     parser.add_argument("--drags", type=int, default=6, help="fast drags across the slider")
     parser.add_argument("--drag-steps", type=int, default=30, help="mouse moves per drag")
     parser.add_argument(
@@ -347,7 +347,7 @@ def main() -> int:
 
     print(__doc__.splitlines()[0])
     samples, dragged, naive, info = measure(
-        args.root, args.presses, args.warmup, args.depth, args.drags, args.drag_steps
+        args.root, args.presses, args.warmup, args.n_layers, args.drags, args.drag_steps
     )
     print(
         f"Chromium {info['chromium']} headless, {os.cpu_count()} cores, "

@@ -1,6 +1,7 @@
 """How long does one slider move of the depth explorer take, kernel side?
 
-    python benchmarks/bench_explorer.py [--moves 30] [--depth 20] [--width 256] [--blas-threads 1]
+    python benchmarks/bench_explorer.py [--moves 30] [--n-layers 20] [--width 256]
+                                        [--blas-threads 1]
 
 A move is the widget's callback end to end: simulate over the seeds (matrix
 products on cached unit weights, the forward pass memoized), theory (cached
@@ -14,7 +15,7 @@ unit matrices is excluded from the moves and reported on its own.
 Every control is moved `--moves` times through values that change the result,
 in each view: the mean square per layer forward and backward, and the
 histograms forward and backward. The depth walks one layer at a time from
---depth to --depth + 10 and back, as arrow keys do. The table gives, per control
+--n-layers to --n-layers + 10 and back, as arrow keys do. The table gives, per control
 and view, the median and 90th percentile of the wall time, the median CPU time
 of this process (steadier on a shared machine), how the time splits between the
 simulation and the figure, and how many moves drew the whole figure.
@@ -69,26 +70,31 @@ def timed(fn, *args, **kwargs) -> tuple[float, float]:
     return time.perf_counter() - wall, time.process_time() - cpu
 
 
-def draw_all(kind: str, width: int, seeds: int, depth: int) -> None:
+def draw_all(kind: str, width: int, seeds: int, n_layers: int) -> None:
     from tinyinit.fastpath import UnitWeights
 
     cache = UnitWeights()
     for seed in range(seeds):
-        cache.get(kind, width, seed, depth)
+        cache.get(kind, width, seed, n_layers)
 
 
-def one_time_draws(depth: int, width: int, seeds: int) -> list[tuple[str, float]]:
+def one_time_draws(n_layers: int, width: int, seeds: int) -> list[tuple[str, float]]:
     rows = []
-    for kind, layers in (("uniform", depth), ("normal", depth), ("uniform", 100), ("normal", 100)):
+    for kind, layers in (
+        ("uniform", n_layers),
+        ("normal", n_layers),
+        ("uniform", 100),
+        ("normal", 100),
+    ):
         wall, _ = timed(draw_all, kind, width, seeds, layers)
         rows.append((f"{kind} unit matrices, {seeds} seeds x {layers} layers", wall))
     return rows
 
 
-def moves(ex, depth: int) -> dict[str, tuple]:
+def moves(ex, n_layers: int) -> dict[str, tuple]:
     """For each control: (widget, endless iterator of values that change the result)."""
     gains = [1.0 + 0.01 * k for k in range(1, 40)] + [1.4 - 0.01 * k for k in range(39)]
-    walk = list(range(depth + 1, depth + 11)) + list(range(depth + 9, depth - 1, -1))
+    walk = list(range(n_layers + 1, n_layers + 11)) + list(range(n_layers + 9, n_layers - 1, -1))
     activations = ["tanh", "selu", "gelu", "sigmoid", "silu", "leaky_relu", "linear", "relu"]
     initializers = ["xavier_normal", "kaiming_fan_in", "kaiming_fan_out", "xavier_uniform"]
     stds = [0.05 + 0.002 * k for k in range(1, 20)] + [0.09 - 0.002 * k for k in range(19)]
@@ -238,7 +244,7 @@ def forget(ex) -> None:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--moves", type=int, default=30)
-    parser.add_argument("--depth", type=int, default=20)
+    parser.add_argument("--n-layers", type=int, default=20)
     parser.add_argument("--width", type=int, default=256)
     parser.add_argument("--seeds", type=int, default=3)
     parser.add_argument("--batch", type=int, default=16, help="samples per seed, as the explorer")
@@ -261,16 +267,16 @@ def main() -> None:
 
     print(__doc__.splitlines()[0])
     print(
-        f"depth {args.depth}, width {args.width}, {args.seeds} seeds x batch {args.batch}, "
+        f"depth {args.n_layers}, width {args.width}, {args.seeds} seeds x batch {args.batch}, "
         f"float64; OPENBLAS_NUM_THREADS={os.environ.get('OPENBLAS_NUM_THREADS', 'unset')}, "
         f"{os.cpu_count()} cores, load average {os.getloadavg()[0]:.2f}\n"
     )
     print("One-time draws (excluded from the moves):")
-    for name, seconds in one_time_draws(args.depth, args.width, args.seeds):
+    for name, seconds in one_time_draws(args.n_layers, args.width, args.seeds):
         print(f"  {name:<45} {seconds * 1e3:8.1f} ms")
 
     ex = DepthExplorer(
-        n_layers=args.depth, width=args.width, seeds=args.seeds, batch=args.batch,
+        n_layers=args.n_layers, width=args.width, seeds=args.seeds, batch=args.batch,
         cache=UnitWeights(),
     )  # fmt: skip
     page_is_there(ex)
@@ -279,15 +285,15 @@ def main() -> None:
             ex.initializer.value = kind_init
             for width in (128, args.width):
                 ex.width.value = width
-                ex.n_layers.value = args.depth + 10
+                ex.n_layers.value = args.n_layers + 10
                 ex.update()
-        ex.n_layers.value = args.depth
+        ex.n_layers.value = args.n_layers
 
     floors = [draw_floor()]
     rows = []
     for view, (direction, shown, _) in VIEWS.items():
         ex.direction.value, ex.view.value = direction, shown
-        for control, (widget, values, setup) in moves(ex, args.depth).items():
+        for control, (widget, values, setup) in moves(ex, args.n_layers).items():
             with ex.hold():
                 for name, value in setup.items():
                     getattr(ex, name).value = value

@@ -11,6 +11,7 @@ from tinyinit.checks import (
     SHOWN_CHARACTERS,
     KindError,
     flag,
+    float_dtype,
     function,
     generator,
     instance,
@@ -125,6 +126,12 @@ def test_shown_names_a_value_whose_repr_fails_by_its_type():
     assert shown("x" * 79) == repr("x" * 79)[:76] + " ..."  # 81: cut to 80
 
 
+def test_shown_keeps_a_repr_of_exactly_the_limit_whole():
+    text = "x" * (SHOWN_CHARACTERS - 2)  # its repr, quotes included, is the limit
+    assert shown(text) == repr(text) and len(shown(text)) == SHOWN_CHARACTERS
+    assert shown(text + "x").endswith(" ...")
+
+
 def test_instance_and_function_name_the_argument():
     assert instance("w", 1.5, float, "a float") == 1.5 and function("f", len) is len
     with pytest.raises(TypeError, match=r"^w must be a float, got '1.5'$"):
@@ -189,7 +196,15 @@ def test_a_wrong_kind_is_a_type_error_that_code_written_for_torch_still_catches(
                                                           "numbers, got an array of shape (1,) and "
                                                           "dtype float64"),
         (lambda: real_array("x", None, what="a batch"), "x must be a batch, got None"),
+        (lambda: real_array("x", ["a", "b"]), "x must be a real array, got ['a', 'b']"),
+        (lambda: number("std", "1", above=0), "std must be a finite real number > 0, got '1'"),
         (lambda: integers("s", 3), "s must be a sequence of integers, got 3"),
+        (lambda: float_dtype("dtype", "int8"), "dtype must be a float dtype (np.float64, "
+                                               "np.float32), got 'int8'"),
+        (lambda: float_dtype("dtype", None), "dtype must be a float dtype (np.float64, "
+                                             "np.float32), got None"),
+        (lambda: float_dtype("dtype", "bogus"), "dtype must be a float dtype (np.float64, "
+                                                "np.float32), got 'bogus'"),
         (lambda: integers("s", np.zeros((2, 2), int)), "s must be a sequence of integers, "
                                                         "got an array of shape (2, 2) and dtype "
                                                         "int64"),
@@ -223,3 +238,5 @@ def test_the_checks_give_back_the_value_they_accept_in_its_plain_form():
     )
     assert number("q", math.inf, finite=False) == math.inf and number("q", 3, maximum=3) == 3.0
     assert integer("n", 8, minimum=1, maximum=8) == 8
+    assert float_dtype("dtype", "f4") == np.dtype(np.float32)
+    assert float_dtype("dtype", np.dtype(np.float64)) is np.dtype(np.float64)

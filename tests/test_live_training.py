@@ -187,7 +187,9 @@ def test_apply_sets_several_controls_as_one_new_run(ex):
     assert (s["gain"], s["learning_rate"]) == (pytest.approx(5 / 3), 1e-3)  # both followed
     ex.apply(dict(initializer="kaiming_fan_in", gain=1.0))  # an explicit gain wins
     assert ex.run_settings["gain"] == 1.0 and ex.runs == runs + 2
-    with pytest.raises(ValueError, match=r"unknown training explorer controls \['depth'\]"):
+    with pytest.raises(
+        ValueError, match=r"settings must be one of initializer, .*, speed, got 'depth'"
+    ):
         ex.apply(dict(depth=3))
 
 

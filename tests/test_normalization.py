@@ -78,9 +78,12 @@ def test_layer_norm_is_the_residual_streams_normalize_bit_for_bit():
 def test_batch_norm_refuses_a_batch_of_one_and_bad_arguments():
     with pytest.raises(ValueError, match="at least 2 examples .* got batch size 1"):
         norm_forward("batch", np.ones((1, 3)), np.ones(3), np.zeros(3))
-    with pytest.raises(ValueError, match=r"kind must be one of batch, layer, got 'group'"):
+    with pytest.raises(ValueError, match=r"norm must be one of batch, layer, got 'group'"):
         norm_forward("group", np.ones((2, 3)), np.ones(3), np.zeros(3))
-    with pytest.raises(ValueError, match=r"z must have shape \(batch, units\), got shape \(3,\)"):
+    with pytest.raises(
+        ValueError,
+        match=r"z must be a real array of shape \(batch, units\), got an array of shape \(3,\)",
+    ):
         norm_forward("layer", np.ones(3), np.ones(3), np.zeros(3))
     with pytest.raises(ValueError, match="eps must be a finite real number > 0, got 0"):
         norm_forward("layer", np.ones((2, 3)), np.ones(3), np.zeros(3), eps=0)
@@ -339,3 +342,12 @@ def test_bad_normalization_arguments_say_what_is_accepted(call, message):
     params = _relu_mlp([4, 3, 2])
     with pytest.raises(ValueError, match=message):
         call(params)
+
+
+def test_a_float32_network_stays_float32_through_its_normalization():
+    z = np.array([[1.0, 2.0], [3.0, 5.0]], dtype=np.float32)
+    gamma, beta = np.ones(2, np.float32), np.zeros(2, np.float32)
+    for norm in ("batch", "layer"):
+        y, cache = norm_forward(norm, z, gamma, beta)
+        assert y.dtype == np.float32 and cache.z_hat.dtype == np.float32
+    assert batch_norm_eval(z, gamma, beta, np.zeros(2, np.float32), gamma).dtype == np.float32

@@ -267,7 +267,7 @@ def test_diagnosis_reads_well():
 def test_rejects_unknown_kinds_and_non_functions():
     with pytest.raises(ValueError, match="kind must be one of"):
         check_initializer(tinyinit.fans, "orthogonal")
-    with pytest.raises(ValueError, match="fn must be a function"):
+    with pytest.raises(TypeError, match="fn must be a callable, got 3"):
         check_initializer(3, "fans")
 
 

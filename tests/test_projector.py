@@ -181,10 +181,10 @@ def test_an_svg_is_named_for_a_screen_reader():
 
 
 def test_the_comparison_refuses_what_it_cannot_draw(xavier_kaiming):
-    with pytest.raises(ValueError, match="names must be one per result"):
+    with pytest.raises(ValueError, match=r"names must be a list of 2 texts, one per result, got "):
         comparison_figure(xavier_kaiming, ["only one"])
     backward = simulate("relu", n_layers=3, width=8, direction="backward")
-    with pytest.raises(ValueError, match="same direction"):
+    with pytest.raises(ValueError, match="results must be .*, all forward or all backward, got "):
         comparison_figure([xavier_kaiming[0], backward])
 
 

@@ -59,12 +59,36 @@ import importlib.util
 import io
 import json
 import math
+import numbers
 import os
 import sys
 import traceback
 import types
 
 import numpy as np
+
+__all__ = [
+    "Borrowed",
+    "BorrowedCall",
+    "DTYPES",
+    "FUNCTIONS",
+    "Foreign",
+    "MAX_ARRAY_BYTES",
+    "MAX_DEPTH",
+    "MAX_INT_DIGITS",
+    "MAX_ITEMS",
+    "MAX_PRINTED",
+    "MAX_TEXT",
+    "NEEDED_MODULES",
+    "OWN_MODULES",
+    "OWN_NAMES",
+    "PCG32State",
+    "WireError",
+    "decode",
+    "encode",
+    "serve",
+    "shorten",
+]
 
 # The card's seven functions, in its order (section 4).
 FUNCTIONS = (
@@ -123,6 +147,10 @@ def shorten(text: str, limit: int = MAX_TEXT) -> str:
     >>> shorten("x" * 10, 4)
     'xxxx… (6 more characters)'
     """
+    if isinstance(limit, bool) or not isinstance(limit, numbers.Integral) or limit < 0:
+        # checks' wording, written out: this file runs in a process without the rest of tinyinit
+        kind = ValueError if isinstance(limit, numbers.Integral) and limit < 0 else TypeError
+        raise kind(f"limit must be a non-negative integer, got {limit!r}")
     text = str(text)
     if len(text) <= limit:
         return text

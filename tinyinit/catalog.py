@@ -32,6 +32,7 @@ from numbers import Real
 
 import numpy as np
 
+from .checks import KindError, shown
 from .distributions import PAIRS_PER_BLOCK, normal
 from .pcg32 import PCG32
 
@@ -90,6 +91,8 @@ def advise(text: str) -> None:
     >>> ADVICE.reset(token); advice
     ['torch raises ValueError here']
     """
+    if not isinstance(text, str):
+        raise KindError(f"text must be a text, got {shown(text)}")
     advice = ADVICE.get()
     if advice is not None and text not in advice:
         advice.append(text)

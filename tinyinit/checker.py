@@ -68,6 +68,7 @@ import numpy as np
 from . import answering
 from .answering import FUNCTIONS, OWN_MODULES, OWN_NAMES, Foreign, WireError, decode, encode
 from .catalog import ADVICE, NAMES, TESTS, CatalogTest, WrongReturn, call_text
+from .checks import KindError, instance, number, shown
 from .pcg32 import PCG32
 from .pitfalls import ARRAY_FUNCTIONS, CARD_PITFALLS, PITFALLS, check_initializer
 
@@ -164,6 +165,8 @@ def screen(source: str, file: Path) -> Screening:
     my_init.py:1 uses os
     """
     try:
+        instance("source", source, str, "the file's text")
+        file = Path(instance("file", file, (str, os.PathLike), "the file's path"))
         tree = ast.parse(source, filename=str(file))
     except SyntaxError as error:
         return Screening(problem=_syntax_problem(error, file))
@@ -1119,16 +1122,16 @@ class Report:
 # --- check_init --------------------------------------------------------------------------------
 
 
-class UnreadableFile(OSError):
-    """The path given is not a Python file the checker can read (the command line's exit 2)."""
+class UnreadableFile(OSError, ValueError):
+    """The path given is not a Python file the checker can read (the command line's exit 2).
+
+    An OSError, as open()'s own, and a ValueError: the path is an argument out of range."""
 
 
 def student_file(path) -> Path:
     """The student's file as a Path; UnreadableFile (or ValueError for a wrong kind of
     argument) saying what is wrong with it."""
-    if isinstance(path, bool) or not isinstance(path, (str, os.PathLike)):
-        raise ValueError(f"path must be a file name such as 'my_init.py', got {path!r}")
-    file = Path(path)
+    file = Path(instance("path", path, (str, os.PathLike), "a file name such as 'my_init.py'"))
     if not file.is_file():
         where = "" if file.is_absolute() else f" in {Path.cwd()}"
         what = "is a folder, not a file" if file.is_dir() else f"does not exist{where}"
@@ -1158,22 +1161,17 @@ def selected_tests(tests) -> tuple[str, ...]:
         return NAMES
     if isinstance(tests, str):
         tests = [tests]
-    tests = list(tests)
-    unknown = [t for t in tests if t not in NAMES]
-    if unknown or not tests:
-        raise ValueError(
-            f"tests must be names of the card's tests ({', '.join(NAMES)}); got {tests!r}"
-        )
+    accepted = f"None or a list of the card's test names ({', '.join(NAMES)})"
+    if not isinstance(tests, (list, tuple)) or not all(isinstance(t, str) for t in tests):
+        raise KindError(f"tests must be {accepted}, got {shown(tests)}")
+    if not tests or any(t not in NAMES for t in tests):
+        raise ValueError(f"tests must be {accepted}, got {shown(list(tests))}")
     return tuple(name for name in NAMES if name in tests)
 
 
 def checked_timeout(timeout) -> float:
     """The seconds one test may take: a number in (0, MAX_TIMEOUT]."""
-    if isinstance(timeout, bool) or not isinstance(timeout, Real) or not 0 < timeout <= MAX_TIMEOUT:
-        raise ValueError(
-            f"timeout must be a number of seconds > 0 and <= {MAX_TIMEOUT:g}, got {timeout!r}"
-        )
-    return float(timeout)
+    return number("timeout", timeout, above=0, maximum=MAX_TIMEOUT)
 
 
 def check_init(path="my_init.py", tests=None, timeout: float = DEFAULT_TIMEOUT) -> Report:

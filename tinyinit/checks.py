@@ -33,6 +33,7 @@ For an argument called `name` given the value v:
 * `generator(name, v)`: "name must be a generator with a uniform() method, ..., got v".
 * `real_array(name, v, ndim=...)`: "name must be <a real array ...>, got <its shape>".
 * `integers(name, v)`: "name must be a sequence of integers, got v".
+* `float_dtype(name, v)`: "name must be a float dtype (np.float64, np.float32), got v".
 * `shape(name, v)`: "name must be a tuple of non-negative integers, got v".
 
 v is shown with repr(), so a string reads 'relu' and a float 1.0; an array by its shape and
@@ -60,6 +61,7 @@ import numpy as np
 __all__ = [
     "KindError",
     "flag",
+    "float_dtype",
     "function",
     "generator",
     "instance",
@@ -394,3 +396,22 @@ def integers(name: str, value, *, minimum: int | None = None) -> tuple[int, ...]
     if minimum is not None and any(item < minimum for item in items):
         raise _refuse(ValueError, name, accepted, value)
     return tuple(operator.index(item) for item in items)
+
+
+def float_dtype(name: str, value) -> np.dtype:
+    """value as a numpy dtype, if it names a float one (np.float32, "float64", np.dtype("f4")).
+
+    >>> float_dtype("dtype", np.float32)
+    dtype('float32')
+    >>> float_dtype("dtype", "int8")
+    Traceback (most recent call last):
+    ...
+    tinyinit.checks.KindError: dtype must be a float dtype (np.float64, np.float32), got 'int8'
+    """
+    try:
+        dtype = np.dtype(value) if value is not None else None  # np.dtype(None) is float64
+    except (TypeError, ValueError):  # not a dtype at all ("bogus", an object, True)
+        dtype = None
+    if dtype is None or dtype.kind != "f":
+        raise _refuse(KindError, name, "a float dtype (np.float64, np.float32)", value)
+    return dtype

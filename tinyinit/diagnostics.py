@@ -28,7 +28,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from .activations import SATURATED_SLOPE
-from .checks import integer
+from .checks import KindError, integer, real_array, shown
 
 __all__ = [
     "UPDATE_RATIO",
@@ -60,7 +60,7 @@ def saturated_fraction(slopes: np.ndarray) -> float:
     >>> saturated_fraction(np.array([[0.01, 0.5, 1.0, 0.0]]))
     0.5
     """
-    return float(np.mean(slopes < SATURATED_SLOPE))
+    return float(np.mean(_slopes(slopes) < SATURATED_SLOPE))
 
 
 def dead_fraction(slopes: np.ndarray) -> float:
@@ -69,7 +69,13 @@ def dead_fraction(slopes: np.ndarray) -> float:
     >>> dead_fraction(np.array([[0.0, 1.0, 0.0], [0.0, 0.0, 1.0]]))
     0.3333333333333333
     """
-    return float(np.mean((slopes < SATURATED_SLOPE).all(axis=0)))
+    return float(np.mean((_slopes(slopes) < SATURATED_SLOPE).all(axis=0)))
+
+
+def _slopes(slopes) -> np.ndarray:
+    return real_array(
+        "slopes", slopes, ndim=2, what="a real array of shape (batch, units)", float64=False
+    )
 
 
 def histograms(values: Sequence[np.ndarray], edges: np.ndarray) -> np.ndarray:
@@ -83,12 +89,15 @@ def histograms(values: Sequence[np.ndarray], edges: np.ndarray) -> np.ndarray:
     array([[1.33333333, 0.66666667],
            [0.        , 0.        ]])
     """
-    edges = np.asarray(edges, dtype=np.float64)
-    if edges.ndim != 1 or len(edges) < 2 or np.any(np.diff(edges) <= 0):
-        raise ValueError(f"edges must be an increasing 1-d array of 2 or more, got {edges!r}")
+    accepted = "an increasing 1-d array of 2 or more finite numbers"
+    edges = real_array("edges", edges, finite=True, what=accepted)
+    if edges.ndim != 1 or len(edges) < 2 or not (np.diff(edges) > 0).all():
+        raise ValueError(f"edges must be {accepted}, got {shown(edges)}")
+    if not isinstance(values, (list, tuple)):
+        raise KindError(f"values must be a list of arrays, got {shown(values)}")
     rows = []
     for v in values:
-        v = np.asarray(v, dtype=np.float64).ravel()
+        v = real_array("values", v).ravel()
         v = v[np.isfinite(v)]
         counts = np.histogram(v, edges)[0]
         rows.append(counts / (max(len(v), 1) * np.diff(edges)))

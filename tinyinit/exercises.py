@@ -25,7 +25,8 @@ from collections.abc import Callable
 
 import numpy as np
 
-from .quiz import check, check_value
+from .checks import is_integer, is_number
+from .quiz import NotYet, check, check_value
 
 __all__ = [
     "adam_first_step",
@@ -108,7 +109,7 @@ def mean_squares_loop(mean_squares: Callable) -> np.ndarray:
 
     x = np.array([[1.0, -2.0], [3.0, 0.5]])  # 2 units, 2 samples
     w = np.array([[0.0, 2.0], [1.0, -1.0]])  # not symmetric: the transpose is another stack
-    got = np.asarray(mean_squares(x, [w, w], relu), dtype=float)
+    got = _yours("mean_squares", mean_squares, x, [w, w], relu).astype(float)
     h1, h1_t = relu(w @ x), relu(w.T @ x)
     right = [np.mean(x**2), np.mean(h1**2), np.mean(relu(w @ h1) ** 2)]
     of_z = [np.mean(x**2), np.mean((w @ x) ** 2), np.mean((w @ h1) ** 2)]
@@ -187,9 +188,12 @@ def zero_output_layer(after_one_step, answer_3, x_task, t_task) -> None:
         )
         return float(train_regression(weights, x_task, t_task, lrs, "adam", 1)[2][1, -1])
 
-    print("rms(y) after one step:", np.round(after_one_step, 3), f" max/min = {answer_3:.3f}")
+    x_task, t_task = _task(x_task, t_task)
+    given = _numbers(after_one_step)
+    ratio = f"{answer_3:.3f}" if is_number(answer_3) else repr(answer_3)
+    print("rms(y) after one step:", np.round(given, 3), f" max/min = {ratio}")
     check(
-        len(after_one_step) == 3 and min(after_one_step) > 0,
+        given.shape == (3,) and (given > 0).all(),
         "after_one_step holds rms(y) after one step for the widths 64, 256 and 1024 "
         "(a zero output layer gives y = 0 before the step, not after it)",
     )
@@ -199,7 +203,7 @@ def zero_output_layer(after_one_step, answer_3, x_task, t_task) -> None:
     )
     check_value(
         "after_one_step[0]",
-        after_one_step[0],
+        given[0],
         after_one_adam_step(64, "mup", zero_output=True),
         tol=0.02,
         wrong={
@@ -246,7 +250,7 @@ def kaiming_uniform_by_hand(my_kaiming_uniform: Callable) -> None:
     from .pcg32 import PCG32
 
     conv = (8, 4, 3, 3)  # Conv2d(4 -> 8, 3x3): fan_in 4 * 9 = 36, fan_out 8 * 9 = 72
-    mine = np.asarray(my_kaiming_uniform(conv, "fan_in", "relu", PCG32(0)))
+    mine = _yours("my_kaiming_uniform", my_kaiming_uniform, conv, "fan_in", "relu", PCG32(0))
     ref = kaiming_uniform(conv, "fan_in", "relu", PCG32(0))
     check(mine.shape == conv, f"my_kaiming_uniform{conv} must have shape {conv}, got {mine.shape}")
     ratio = mine.astype(np.float64) / ref
@@ -272,7 +276,7 @@ def kaiming_uniform_by_hand(my_kaiming_uniform: Callable) -> None:
     check(mine.dtype == np.float32, f"the weights must be float32, got {mine.dtype}")
     for shape, mode in (((8, 4, 3, 3), "fan_out"), ((5, 3), "fan_in")):
         same = np.array_equal(
-            my_kaiming_uniform(shape, mode, "tanh", PCG32(1)),
+            _yours("my_kaiming_uniform", my_kaiming_uniform, shape, mode, "tanh", PCG32(1)),
             kaiming_uniform(shape, mode, "tanh", PCG32(1)),
         )
         check(
@@ -442,6 +446,11 @@ def gpt_mlp_addition(answer_3, measured: float, *, width: int = 64, n_blocks: in
     """
     from .transformer import gelu_mean_square
 
+    check(
+        is_number(measured) and 0 < measured < math.inf, f"measured must be > 0, got {measured!r}"
+    )
+    for name, count in (("width", width), ("n_blocks", n_blocks)):
+        check(is_integer(count) and count >= 1, f"{name} must be a count >= 1, got {count!r}")
     sigma_out, ms = 0.02 / math.sqrt(2 * n_blocks), gelu_mean_square(2.0)
     d = width
     right = 4 * d * sigma_out**2 * ms
@@ -502,6 +511,7 @@ def first_xavier_weight(answer_w0) -> None:
     from .pcg32 import PCG32
 
     expected = xavier_uniform((4, 3), 1.0, PCG32(7))[0, 0]
+    check(is_number(answer_w0), f"answer_w0 must be a number, got {answer_w0!r}")
     check(
         abs(float(answer_w0) - float(expected)) < 1e-6,
         "the first word gives the high 27 bits, the second the low 26: uniform_from_words(a, b) "
@@ -525,11 +535,13 @@ def learning_rate_for_the_ratio(lr_3, weight_norm: float, grad_norm: float) -> N
     """
     from .diagnostics import UPDATE_RATIO
 
+    for name, norm in (("weight_norm", weight_norm), ("grad_norm", grad_norm)):
+        check(is_number(norm) and 0 < norm < math.inf, f"{name} must be a norm > 0, got {norm!r}")
     right = UPDATE_RATIO * weight_norm / grad_norm
     formula = "ratio = lr * ||dL/dW|| / ||W||, so lr = 1e-3 * ||W|| / ||dL/dW||"
     check_value(
         "lr_3",
-        float(lr_3),
+        lr_3,
         right,
         tol=0.01 * right,
         wrong={
@@ -538,3 +550,48 @@ def learning_rate_for_the_ratio(lr_3, weight_norm: float, grad_norm: float) -> N
         },
         hint=("Solve the ratio's formula for lr.", formula),
     )
+
+
+# --- what a student's answer is made of ------------------------------------------------------
+
+
+def _yours(name: str, function, *args) -> np.ndarray:
+    """What the student's function gives for args, as an array of numbers (its own dtype);
+    NotYet if it raises or gives something else."""
+    check(callable(function), f"{name} must be a function, got {function!r}")
+    try:
+        got = np.asarray(function(*args))
+    except Exception as error:  # noqa: BLE001 - the student's code may raise anything
+        raise NotYet(f"not yet: {name} raised {type(error).__name__}: {error}") from None
+    check(got.dtype.kind in "iuf", f"{name} must return numbers, got {got!r}"[:200])
+    return got
+
+
+def _task(x_task, t_task) -> tuple[np.ndarray, np.ndarray]:
+    """Notebook 08's regression task, inputs (n, 16) and targets (n, 4) of finite numbers;
+    NotYet if they are not."""
+    try:
+        x, t = np.asarray(x_task, dtype=float), np.asarray(t_task, dtype=float)
+    except (TypeError, ValueError):
+        x = t = np.empty(0)
+    check(
+        x.ndim == 2 and t.ndim == 2 and len(x) == len(t) >= 1
+        and x.shape[1] == 16 and t.shape[1] == 4
+        and np.isfinite(x).all() and np.isfinite(t).all(),
+        "x_task and t_task must be the task of the exercise's cell: "
+        "make_regression(PCG32(0, stream=1), 64, 16, 4)",
+    )  # fmt: skip
+    return x, t
+
+
+def _numbers(value) -> np.ndarray:
+    """value as a 1-D array of finite numbers; NotYet if it is not one."""
+    try:
+        array = np.asarray(value, dtype=float)
+    except (TypeError, ValueError):
+        array = None
+    check(
+        array is not None and array.ndim == 1 and np.isfinite(array).all(),
+        f"a list of numbers, got {value!r}",
+    )
+    return array

@@ -326,6 +326,7 @@ def panel_row_html(plot: HistogramPlot, font_px: float = 12) -> str:
     2
     """
     figure = instance("plot", plot, HistogramPlot, "a HistogramPlot").figure
+    font_px = number("font_px", font_px, above=0)
     params = figure.subplotpars
     panels, px = len(plot.axes), figure.get_figwidth() * figure.dpi
     # The grid repeats the figure's: its margins, panel widths and gaps, in pixels.

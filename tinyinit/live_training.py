@@ -52,7 +52,7 @@ from threadpoolctl import ThreadpoolController
 
 from ._extras import extra
 from .activations import ACTIVATIONS
-from .checks import integer, number, one_of
+from .checks import flag, instance, integer, number, one_of, shown
 from .explorer import (
     WIDE,
     Control,
@@ -76,11 +76,13 @@ from .plots import (
     initializer_color,
     png_bytes,
     running_mean,
+    size_pair,
 )
 from .stack import SCHEMES, scheme, suggested_gain
 from .training import (
     LEARNING_RATES,
     OPTIMIZERS,
+    Digits,
     Trainer,
     evaluate,
     init_params,
@@ -89,6 +91,30 @@ from .training import (
 )
 from .transport import BrowserChanges, keep_picture_for_static_pages
 from .variance import root_mean_square
+
+__all__ = [
+    "APPLY_ORDER",
+    "DISPLAY_SHARE",
+    "FRAMES_PER_SECOND",
+    "MAX_HIDDEN_LAYERS",
+    "MAX_STEPS",
+    "NETWORK",
+    "NORMALIZATIONS",
+    "OPTIMIZER_NAMES",
+    "Pinned",
+    "RATES",
+    "SETTINGS",
+    "SLIDERS",
+    "SPEEDS",
+    "TRAINING_CONTROLS",
+    "TrainingExplorer",
+    "WIDTH",
+    "frame_wait",
+    "run_words",
+    "settings_line",
+    "step_due",
+    "training_explorer",
+]
 
 with extra("lab", "the training explorer"):  # the widgets are not in the core install
     import ipywidgets as widgets
@@ -121,7 +147,12 @@ def settings_line(settings: dict) -> str:
     ...     hidden_layers=20)))
     relu, Kaiming normal, fan_in (gain 1.41), SGD at 0.02, 20 hidden layers of 64
     """
-    row = SCHEMES[settings["initializer"]]
+    instance("settings", settings, dict, "a dict of a run's settings (TrainingExplorer.settings)")
+    missing = [name for name in SETTINGS if name not in settings]
+    if missing:
+        raise ValueError(f"settings must hold every one of {', '.join(SETTINGS)}, "
+                         f"got {shown(settings)}")  # fmt: skip
+    row = scheme(settings["initializer"])
     scale = f"gain {settings['gain']:.3g}" if row.uses_gain else f"std {settings['std']:.3g}"
     norm = settings["normalization"]
     return (
@@ -140,6 +171,7 @@ def frame_wait(frame_cpu: float) -> float:
     >>> round(frame_wait(0.01), 4), round(frame_wait(0.03), 4)
     (0.0567, 0.17)
     """
+    frame_cpu = number("frame_cpu", frame_cpu, minimum=0)
     return frame_cpu * (1 - DISPLAY_SHARE) / DISPLAY_SHARE
 
 
@@ -151,7 +183,8 @@ def step_due(due: float, now: float, rate: float) -> float:
     >>> step_due(10.0, 10.01, 30), step_due(10.0, 10.5, 30), step_due(10.0, 10.01, 0)
     (10.033333333333333, 10.4, 10.01)
     """
-    if not rate:
+    due, now = number("due", due), number("now", now)
+    if not number("rate", rate, minimum=0):
         return now
     return max(due + 1 / rate, now - 0.1)
 
@@ -188,6 +221,8 @@ def run_words(curves: TrainingCurves, accuracy: float) -> str:
     step 40: train loss 2.3 (mean of the last 20 steps), test loss 2.3, test accuracy 9%; \
 update ratio 2e-07 (median over 3 layers; 1e-07 to 4e-07)
     """
+    instance("curves", curves, TrainingCurves, "TrainingCurves")
+    accuracy = number("accuracy", accuracy, minimum=0, maximum=1)
     words = f"step {curves.steps}: "
     if curves.steps:
         train = running_mean(curves.losses)[-1]
@@ -338,7 +373,7 @@ class TrainingExplorer(Explorer):
         one_of("activation", activation, ACTIVATIONS)
         one_of("optimizer", optimizer, OPTIMIZERS)
         one_of("normalization", normalization, NORMS)
-        one_of("speed", speed, SPEEDS.values())
+        one_of("speed", integer("speed", speed), SPEEDS.values())
         if gain is None:
             gain = scheme(initializer).initial_gain(activation)
         if learning_rate is None:
@@ -346,14 +381,17 @@ class TrainingExplorer(Explorer):
         gain, std = number("gain", gain, minimum=0), number("std", std, above=0)
         learning_rate = number("learning_rate", learning_rate, above=0)
         hidden_layers = integer("hidden_layers", hidden_layers, minimum=1)
+        figsize = size_pair("figsize", figsize)
         self.defaults = dict(
             initializer=initializer, gain=gain, std=std, activation=activation,
             optimizer=optimizer, learning_rate=learning_rate, normalization=normalization,
             hidden_layers=hidden_layers, speed=speed,
         )  # fmt: skip
+        if digits is not None:
+            instance("digits", digits, Digits, "None or a Digits (load_digits_split)")
         self.digits = load_digits_split() if digits is None else digits
-        self.seed = seed
-        self.png_fallback = png_fallback
+        self.seed = integer("seed", seed)
+        self.png_fallback = flag("png_fallback", png_fallback)
         self.panel_font_px = 12  # the histogram panels' words
         self.pins: list[Pinned] = []
         self.playing = False
@@ -589,6 +627,7 @@ class TrainingExplorer(Explorer):
 
     def step(self, n: int = 1) -> None:
         """Train n steps now (paused; fewer if the run diverges), then draw one frame."""
+        n = integer("n", n, minimum=1, maximum=MAX_STEPS)
         self.pause()
         with self._blas.limit(limits=1, user_api="blas"):
             for _ in range(n):
@@ -760,11 +799,9 @@ class TrainingExplorer(Explorer):
 
     def apply(self, settings: dict) -> None:
         """Set the controls named in `settings` at once: one new run (a demonstration's step)."""
-        unknown = set(settings) - {*SETTINGS, "speed"}
-        if unknown:
-            raise ValueError(
-                f"unknown training explorer controls {sorted(unknown)}; known: {list(SETTINGS)}"
-            )
+        instance("settings", settings, dict, "a dict of the explorer's controls")
+        for name in settings:
+            one_of("settings", name, (*SETTINGS, "speed"))
         self._holding += 1
         try:
             for name in APPLY_ORDER:

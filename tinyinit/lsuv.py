@@ -29,7 +29,7 @@ from typing import NamedTuple
 import numpy as np
 
 from .activations import as_activation
-from .checks import integer, number
+from .checks import integer, number, real_array
 from .init import orthogonal_init
 from .pcg32 import PCG32
 from .training import Params, _check_params, init_params
@@ -78,11 +78,11 @@ def lsuv(
     >>> result.scales.round(3), [float(np.var(z).round(6)) for z in (x @ result.params[0][0].T,)]
     (array([0.312, 0.254]), [1.0])
     """
-    act = as_activation(activation)
+    act = as_activation(activation, name="activation")
     _check_params(params)
     tol = number("tol", tol, above=0)
     max_passes = integer("max_passes", max_passes, minimum=1)
-    x = np.asarray(x)
+    x = real_array("x", x, what="a batch of shape (batch >= 2, d_in)", float64=False)
     if x.ndim != 2 or x.shape[1] != params[0][0].shape[1] or len(x) < 2:
         raise ValueError(
             f"x must be a batch of shape (batch >= 2, {params[0][0].shape[1]}) for these params, "

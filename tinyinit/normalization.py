@@ -47,7 +47,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from .checks import integer, number, one_of
+from .checks import float_dtype, instance, integer, integers, number, one_of, real_array, shown
 
 __all__ = [
     "EPS",
@@ -93,7 +93,11 @@ def standardize(x: np.ndarray, axis: int, eps: float = EPS) -> np.ndarray:
     >>> standardize(np.array([[1.0, 3.0]]), axis=1)
     array([[-0.999995,  0.999995]])
     """
-    return _statistics(x, axis, eps).z_hat
+    x = real_array("x", x, float64=False)
+    if x.ndim == 0:
+        raise ValueError(f"x must be a real array of 1 or more dimensions, got {shown(x)}")
+    axis = integer("axis of x", axis, minimum=-x.ndim, maximum=x.ndim - 1)
+    return _statistics(x, axis, number("eps", eps, above=0)).z_hat
 
 
 def _statistics(z: np.ndarray, axis: int, eps: float) -> NormCache:
@@ -104,8 +108,23 @@ def _statistics(z: np.ndarray, axis: int, eps: float) -> NormCache:
     return NormCache(centered / std, std, mean, var)
 
 
+def _units(name: str, value, n: int, of: str = "z") -> np.ndarray:
+    """value as a real array of shape (n,): one number per unit (column) of the array `of`."""
+    accepted = f"a real array of shape ({n},), one per unit of {of}"
+    array = real_array(name, value, what=accepted, float64=False)
+    if array.shape != (n,):
+        raise ValueError(f"{name} must be {accepted}, got shape {array.shape}")
+    return array
+
+
+def _batch(name: str, value) -> np.ndarray:
+    return real_array(
+        name, value, ndim=2, what="a real array of shape (batch, units)", float64=False
+    )
+
+
 def norm_forward(
-    kind: str, z: np.ndarray, gamma: np.ndarray, beta: np.ndarray, eps: float = EPS
+    norm: str, z: np.ndarray, gamma: np.ndarray, beta: np.ndarray, eps: float = EPS
 ) -> tuple[np.ndarray, NormCache]:
     """y = gamma * z_hat + beta, z_hat standardized over the batch ("batch") or the units ("layer").
 
@@ -117,21 +136,20 @@ def norm_forward(
     >>> y.round(4), cache.var
     (array([[-1.4495,  1.    ,  3.4495]]), array([[2.66666667]]))
     """
-    one_of("kind", kind, AXIS)
-    z = np.asarray(z)
-    if z.ndim != 2:
-        raise ValueError(f"z must have shape (batch, units), got shape {z.shape}")
-    if kind == "batch" and len(z) < 2:
+    one_of("norm", norm, AXIS)
+    z = _batch("z", z)
+    gamma, beta = _units("gamma", gamma, z.shape[1]), _units("beta", beta, z.shape[1])
+    if norm == "batch" and len(z) < 2:
         raise ValueError(
             f"BatchNorm in training needs a batch of at least 2 examples (a batch of one has no "
             f"variance to divide by), got batch size {len(z)}"
         )
-    cache = _statistics(z, AXIS[kind], number("eps", eps, above=0))
+    cache = _statistics(z, AXIS[norm], number("eps", eps, above=0))
     return gamma * cache.z_hat + beta, cache
 
 
 def norm_backward(
-    kind: str, dy: np.ndarray, gamma: np.ndarray, cache: NormCache
+    norm: str, dy: np.ndarray, gamma: np.ndarray, cache: NormCache
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """The gradients (dz, dgamma, dbeta) from dy = dloss/dy, for the forward pass that left cache.
 
@@ -144,8 +162,13 @@ def norm_backward(
     >>> dz.ravel().round(4), dz.sum().round(12), dgamma.round(4), dbeta
     (array([ 0.1763, -0.2204,  0.0441]), np.float64(0.0), array([-0.9258]), array([1.]))
     """
-    axis = AXIS[one_of("kind", kind, AXIS)]
-    z_hat = cache.z_hat
+    axis = AXIS[one_of("norm", norm, AXIS)]
+    z_hat = instance("cache", cache, NormCache, "the NormCache of norm_forward").z_hat
+    dy = _batch("dy", dy)
+    if dy.shape != np.shape(z_hat):
+        raise ValueError(f"dy must have the forward pass's shape {np.shape(z_hat)}, "
+                         f"got shape {dy.shape}")  # fmt: skip
+    gamma = _units("gamma", gamma, dy.shape[1], of="dy")
     dz_hat = gamma * dy
     dz = (
         dz_hat
@@ -171,7 +194,13 @@ def batch_norm_eval(
     >>> batch_norm_eval(np.array([[3.0]]), np.ones(1), np.zeros(1), np.ones(1), np.full(1, 4.0))
     array([[0.99999875]])
     """
-    return gamma * (z - running_mean) / np.sqrt(running_var + eps) + beta
+    z = _batch("z", z)
+    gamma, beta = _units("gamma", gamma, z.shape[1]), _units("beta", beta, z.shape[1])
+    running_mean = _units("running_mean", running_mean, z.shape[1])
+    running_var = _units("running_var", running_var, z.shape[1])
+    if not (running_var >= 0).all():
+        raise ValueError(f"running_var must be variances (>= 0), got {running_var}")
+    return gamma * (z - running_mean) / np.sqrt(running_var + number("eps", eps, above=0)) + beta
 
 
 def running_statistics(
@@ -189,7 +218,13 @@ def running_statistics(
     >>> running_statistics(np.zeros(1), np.ones(1), cache)
     (array([0.2]), array([1.1]))
     """
-    batch = len(cache.z_hat)
+    instance("cache", cache, NormCache, "the NormCache of norm_forward")
+    batch, n = np.shape(cache.z_hat)
+    if batch < 2:
+        raise ValueError(f"cache must be a BatchNorm's of a batch of 2 or more, got {batch}")
+    running_mean = _units("running_mean", running_mean, n, of="the cache's batch")
+    running_var = _units("running_var", running_var, n, of="the cache's batch")
+    momentum = number("momentum", momentum, minimum=0, maximum=1)
     mean, var = cache.mean.reshape(-1), cache.var.reshape(-1) * (batch / (batch - 1))
     return (
         (1 - momentum) * running_mean + momentum * mean,
@@ -216,8 +251,8 @@ class Norm(NamedTuple):
     running_var: list[np.ndarray]
 
 
-def init_norm(kind: str, widths: Sequence[int], dtype=np.float64) -> Norm | None:
-    """Fresh normalization layers for hidden layers of the given widths; None for kind "none".
+def init_norm(norm: str, widths: Sequence[int], dtype=np.float64) -> Norm | None:
+    """Fresh normalization layers for hidden layers of the given widths; None for norm "none".
 
     gamma = 1, beta = 0 (a pure standardization at the start, as torch's); BatchNorm's running
     mean 0 and variance 1.
@@ -225,13 +260,13 @@ def init_norm(kind: str, widths: Sequence[int], dtype=np.float64) -> Norm | None
     >>> init_norm("none", [4]) is None, init_norm("layer", [4]).running_mean
     (True, [])
     """
-    one_of("norm", kind, NORMS)
-    if kind == "none":
+    one_of("norm", norm, NORMS)
+    if norm == "none":
         return None
-    widths = [integer("every hidden width", n, minimum=1) for n in widths]
+    widths, dtype = integers("widths", widths, minimum=1), float_dtype("dtype", dtype)
     gamma = [np.ones(n, dtype) for n in widths]
     beta = [np.zeros(n, dtype) for n in widths]
-    if kind == "layer":
-        return Norm(kind, gamma, beta, [], [])
+    if norm == "layer":
+        return Norm(norm, gamma, beta, [], [])
     running = [np.zeros(n, dtype) for n in widths], [np.ones(n, dtype) for n in widths]
-    return Norm(kind, gamma, beta, *running)
+    return Norm(norm, gamma, beta, *running)

@@ -37,9 +37,24 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from . import init as reference
-from .checks import one_of
+from .checks import function, generator, integer, integers, number, one_of, real_array
 from .init import calculate_gain, fans
 from .pcg32 import PCG32
+
+__all__ = [
+    "ARRAY_FUNCTIONS",
+    "CARD_PITFALLS",
+    "Diagnosis",
+    "FUNCTIONS",
+    "NONLINEARITY_NAMES",
+    "PITFALLS",
+    "PROBES",
+    "Pitfall",
+    "SQRT2",
+    "check_initializer",
+    "check_module",
+    "stack_mean_squares",
+]
 
 
 class Pitfall(NamedTuple):
@@ -544,8 +559,7 @@ def check_initializer(fn: Callable, kind: str) -> Diagnosis:
     'residual_sqrt_L'
     """
     one_of("kind", kind, FUNCTIONS)
-    if not callable(fn):
-        raise ValueError(f"fn must be a function, got {fn!r}")
+    function("fn", fn)
     if kind in _SCALAR_CHECKS:
         return _SCALAR_CHECKS[kind](fn)
     return _check_array_kind(fn, kind)
@@ -587,13 +601,18 @@ def stack_mean_squares(
     >>> stack_mean_squares(kaiming, [256, 256, 256], PCG32(0)).round(1).tolist()
     [1.0, 1.0, 0.9]
     """
-    from .activations import activation as activation_of
+    from .activations import as_activation
     from .distributions import normal
     from .layouts import apply_layer
     from .variance import mean_squares_by_layer
 
-    phi = activation_of(activation).phi
-    kernel = tuple(kernel_size)
+    init, rng = function("init", init), generator("rng", rng)
+    widths = integers("widths", widths, minimum=1)
+    if len(widths) < 2:
+        raise ValueError(f"widths must list at least an input and an output width, got {widths}")
+    phi = as_activation(activation, name="activation").phi
+    kernel = integers("kernel_size", kernel_size, minimum=1)
+    bias_std, batch = number("bias_std", bias_std, minimum=0), integer("batch", batch, minimum=1)
     n_layers = len(widths) - 1
     spatial = tuple(4 + n_layers * (k - 1) for k in kernel)
     x_shape = (batch, widths[0], *spatial)
@@ -602,7 +621,8 @@ def stack_mean_squares(
 
     def layers():  # drawn one by one, after the input: each weight, then its bias
         for fan_in, out in zip(widths[:-1], widths[1:]):
-            w = np.asarray(init((out, fan_in, *kernel), rng), dtype=np.float64)
+            shape = (out, fan_in, *kernel)
+            w = real_array("init", init(shape, rng), what=f"a function giving {shape} arrays")
             if not bias_std:
                 yield lambda h, w=w: apply_layer(layout, w, h)
                 continue

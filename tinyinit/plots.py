@@ -22,21 +22,84 @@ from __future__ import annotations
 
 import io
 import math
+import warnings
 from collections.abc import Iterable, Sequence
 from typing import NamedTuple
 
 import numpy as np
 from matplotlib import colormaps, ticker
+from matplotlib.axes import Axes
 from matplotlib.backends.backend_agg import FigureCanvasAgg
+from matplotlib.colors import is_color_like
 from matplotlib.figure import Figure
+from matplotlib.lines import Line2D
 from matplotlib.patches import Polygon
 
 from ._extras import extra
 from .activations import TANH_SATURATED
+from .checks import (
+    KindError,
+    flag,
+    instance,
+    integer,
+    integers,
+    is_integer,
+    is_number,
+    number,
+    one_of,
+    real_array,
+    shown,
+)
 from .depth_result import DepthResult
 from .residual import ResidualStack, block_variances
 from .stack import SCHEMES
 from .transport import BlitPlot
+
+__all__ = [
+    "DepthPlot",
+    "FIGURE_FONTS",
+    "HISTOGRAM_BINS",
+    "HISTOGRAM_PANELS",
+    "HistogramPlot",
+    "INITIALIZER_COLORS",
+    "LOSS_WINDOW",
+    "MAX_LOSS_SHOWN",
+    "MAX_PINS",
+    "OKABE_ITO",
+    "OVERFLOW_COLOR",
+    "PIN_ALPHA",
+    "PIN_COLORS",
+    "QUANTITIES",
+    "RULE_OF_THUMB_RATIO",
+    "TICK_FONTSIZE",
+    "TrainingCurves",
+    "TrainingPlot",
+    "UNDERFLOW_COLOR",
+    "WEIGHT_COLOR",
+    "compare_figure",
+    "curve_colors",
+    "decade_ticks",
+    "edge_note",
+    "histogram_layers",
+    "initializer_color",
+    "layer_span",
+    "layer_stats",
+    "legend_labels",
+    "log_limits",
+    "nice_ceiling",
+    "pin_label",
+    "plot_coordinate_check",
+    "plot_lr_sweep",
+    "png_bytes",
+    "quantity_label",
+    "residual_figure",
+    "running_mean",
+    "set_line",
+    "settings_title",
+    "show",
+    "step_span",
+    "weight_labels",
+]
 
 # Okabe and Ito's eight colours ("Color Universal Design", 2008): told apart by readers with
 # any common colour-vision deficiency, and in greyscale by their lightness.
@@ -65,8 +128,59 @@ INITIALIZER_COLORS = {
 }
 
 
-def initializer_color(name: str) -> str:
-    """The colour of initializer `name`, or of its family (the name up to its first "_").
+# Below this a figure's type is less than a pixel high, which FreeType refuses to draw.
+MIN_DPI = 10
+
+
+def size_pair(name: str, value, accepted: str = "a (width, height) in inches, both > 0",
+              holds=lambda a, b: a > 0 and b > 0) -> tuple[float, float]:  # fmt: skip
+    """value as a pair of finite real numbers (a, b) for which holds(a, b): a figure's size by
+    default, or a range (`accepted` says which).
+
+    >>> size_pair("figsize", [4, 3.0])
+    (4.0, 3.0)
+    """
+    if not (isinstance(value, (tuple, list)) and len(value) == 2 and all(map(is_number, value))):
+        raise KindError(f"{name} must be {accepted}, got {shown(value)}")
+    if not (all(map(math.isfinite, value)) and holds(*value)):
+        raise ValueError(f"{name} must be {accepted}, got {shown(value)}")
+    return float(value[0]), float(value[1])
+
+
+def _result(name: str, value) -> DepthResult:
+    return instance(name, value, DepthResult, "a DepthResult (tinyinit.propagation.simulate)")
+
+
+def _results(results) -> list[DepthResult]:
+    """results as a non-empty list of DepthResults that all go one direction."""
+    accepted = "a non-empty list of DepthResults, all forward or all backward"
+    if not isinstance(results, (list, tuple)) or not all(
+        isinstance(r, DepthResult) for r in results
+    ):
+        raise KindError(f"results must be {accepted}, got {shown(results)}")
+    if not results or len({r.direction for r in results}) != 1:
+        raise ValueError(f"results must be {accepted}, got {shown(results)}")
+    return list(results)
+
+
+def curve_names_checked(names, n: int) -> list[str]:
+    """names as a list of n texts, one per curve."""
+    accepted = f"a list of {n} texts, one per result"
+    if not isinstance(names, (list, tuple)) or not all(isinstance(x, str) for x in names):
+        raise KindError(f"names must be {accepted}, got {shown(names)}")
+    if len(names) != n:
+        raise ValueError(f"names must be {accepted}, got {shown(names)}")
+    return list(names)
+
+
+def _figure(name: str, value, none: bool = False) -> Figure | None:
+    if none and value is None:
+        return None
+    return instance(name, value, Figure, "None or a matplotlib Figure" if none else "a Figure")
+
+
+def initializer_color(initializer: str) -> str:
+    """The colour of `initializer`, or of its family (the name up to its first "_").
 
     >>> initializer_color("xavier_uniform"), initializer_color("kaiming_fan_in")
     ('#0072B2', '#D55E00')
@@ -75,12 +189,13 @@ def initializer_color(name: str) -> str:
     ...
     ValueError: initializer must be one of 'xavier', 'kaiming', ... or their variants, got 'he'
     """
-    if isinstance(name, str):
-        for key in (name, name.split("_")[0]):
+    if isinstance(initializer, str):
+        for key in (initializer, initializer.split("_")[0]):
             if key in INITIALIZER_COLORS:
                 return INITIALIZER_COLORS[key]
     choices = ", ".join(repr(key) for key in INITIALIZER_COLORS)
-    raise ValueError(f"initializer must be one of {choices} or their variants, got {name!r}")
+    kind = ValueError if isinstance(initializer, str) else KindError
+    raise kind(f"initializer must be one of {choices} or their variants, got {shown(initializer)}")
 
 
 # Tick labels and legends of a stored figure, in points: readable on a projector and in print.
@@ -121,7 +236,7 @@ def settings_title(result: DepthResult) -> str:
     >>> settings_title(simulate("linear", "normal", std=0.02, n_layers=2, width=16, seeds=1))
     'linear, normal weights (std 0.02): width 16, 1 seed'
     """
-    name, numbers = _initializer_words(result)
+    name, numbers = _initializer_words(_result("result", result))
     init = f"{name} ({', '.join(numbers)})"
     seeds = len(result.seeds)
     return f"{result.activation}, {init}: width {result.width}, {seeds} seed{'s' * (seeds != 1)}"
@@ -148,8 +263,8 @@ def quantity_label(direction: str, *, plain: bool = False) -> str:
     >>> quantity_label("backward", plain=True)
     'mean square of the gradient ∂loss/∂hℓ'
     """
-    words, math, text = QUANTITIES[direction]
-    return f"{words} {text if plain else math}"
+    words, math, text = QUANTITIES[one_of("direction", direction, QUANTITIES)]
+    return f"{words} {text if flag('plain', plain) else math}"
 
 
 def weight_labels(*, plain: bool = False) -> tuple[str, str]:
@@ -158,13 +273,13 @@ def weight_labels(*, plain: bool = False) -> tuple[str, str]:
     >>> weight_labels(plain=True)
     ('weight gradient ∂loss/∂Wℓ per sample', 'its theory')
     """
-    symbol = "∂loss/∂Wℓ" if plain else r"$\partial\,\mathrm{loss}/\partial W_\ell$"
+    symbol = "∂loss/∂Wℓ" if flag("plain", plain) else r"$\partial\,\mathrm{loss}/\partial W_\ell$"
     return (f"weight gradient {symbol} per sample", "its theory")
 
 
 def legend_labels(result: DepthResult) -> list[str]:
     """The legend's words for `result`: median, band, theory, reference level."""
-    level = "input" if result.direction == "forward" else "upstream gradient"
+    level = "input" if _result("result", result).direction == "forward" else "upstream gradient"
     return [f"median of {len(result.seeds)} seeds", "min to max", "theory", f"{level}: 1"]
 
 
@@ -178,7 +293,7 @@ def pin_label(result: DepthResult) -> str:
     >>> pin_label(simulate("linear", "normal", std=10.0, n_layers=3, width=16, seeds=1))
     'linear, normal weights, std 10, depth 3'
     """
-    name, numbers = _initializer_words(result)
+    name, numbers = _initializer_words(_result("result", result))
     return f"{result.activation}, {name}, {numbers[0]}, depth {result.n_layers}"
 
 
@@ -210,6 +325,10 @@ def decade_ticks(bottom: float, top: float, max_ticks: int = 7) -> np.ndarray:
     >>> decade_ticks(1e-6, 10.0)
     array([1.e-06, 1.e-05, 1.e-04, 1.e-03, 1.e-02, 1.e-01, 1.e+00, 1.e+01])
     """
+    bottom, top = number("bottom", bottom, above=0), number("top", top, above=0)
+    if top < bottom:
+        raise ValueError(f"top must be >= bottom ({bottom:g}), got {top!r}")
+    max_ticks = integer("max_ticks", max_ticks, minimum=4)  # float64's 631 decades by 200s: 4
     lo, hi = round(math.log10(bottom)), round(math.log10(top))
     stride = next(s for s in (1, 2, 5, 10, 20, 25, 50, 100, 200) if (hi - lo) / s <= max_ticks)
     return 10.0 ** np.arange(math.ceil(lo / stride) * stride, hi + 1, stride)
@@ -222,7 +341,7 @@ def layer_span(depth: int) -> int:
     >>> [layer_span(d) for d in (3, 10, 20, 21, 100, 150)]
     [3, 10, 20, 30, 100, 200]
     """
-    if depth <= 10:
+    if integer("depth", depth, minimum=0) <= 10:
         return depth
     step = 10 if depth <= 100 else 100
     return -(-depth // step) * step
@@ -230,7 +349,7 @@ def layer_span(depth: int) -> int:
 
 def edge_note(result: DepthResult) -> str:
     """The words for values beyond float64, or "" when every value is drawable."""
-    toward = "on" if result.direction == "forward" else "and below"
+    toward = "on" if _result("result", result).direction == "forward" else "and below"
     why_zero = "underflow: below float64's 1e-323"
     if result.weight_std == 0:
         why_zero = "all weights are 0"
@@ -247,6 +366,10 @@ def edge_note(result: DepthResult) -> str:
 
 def set_line(line, x, y) -> None:
     """New data for `line`, hidden when there is none: an empty line still costs a draw."""
+    instance("line", line, Line2D, "a matplotlib Line2D")
+    x, y = real_array("x", x, ndim=1), real_array("y", y, ndim=1)
+    if len(x) != len(y):
+        raise ValueError(f"y must be as long as x ({len(x)}), got {shown(y)}")
     line.set_data(x, y)
     line.set_visible(len(x) > 0)
 
@@ -272,7 +395,9 @@ class DepthPlot(BlitPlot):
         decorated: bool = True,
         steady_x: bool = False,
     ):
-        if figure is None:
+        figsize, decorated = size_pair("figsize", figsize), flag("decorated", decorated)
+        steady_x = flag("steady_x", steady_x)
+        if _figure("figure", figure, none=True) is None:
             figure = Figure(figsize=figsize, dpi=100)
             FigureCanvasAgg(figure)  # so that update() renders, as a live canvas would
         self.figure = figure
@@ -345,18 +470,26 @@ class DepthPlot(BlitPlot):
 
         Only the pins of the direction shown are drawn; at most MAX_PINS.
         """
+        accepted = f"a list of at most {MAX_PINS} (DepthResult, label) pairs"
+        if not isinstance(pins, (list, tuple)) or not all(
+            isinstance(p, tuple) and len(p) == 2 and isinstance(p[0], DepthResult)
+            and isinstance(p[1], str) for p in pins
+        ):  # fmt: skip
+            raise KindError(f"pins must be {accepted}, got {shown(pins)}")
         if len(pins) > MAX_PINS:
-            raise ValueError(f"pins must hold at most {MAX_PINS} curves; got {len(pins)}")
+            raise ValueError(f"pins must be {accepted}, got {shown(pins)}")
         self.pins = list(pins)
         self._pins_version += 1
 
     def shown_pins(self, direction: str) -> list[tuple[int, DepthResult, str]]:
         """(slot, result, label) of the pins drawn with `direction`; the slot picks the colour."""
+        one_of("direction", direction, QUANTITIES)
         return [(k, r, label) for k, (r, label) in enumerate(self.pins) if r.direction == direction]
 
     def update(self, result: DepthResult, draw: bool = True) -> None:
         """Show `result`: new data in the same artists, new limits, one redraw."""
-        ax, layers = self.ax, result.layers
+        ax, layers = self.ax, _result("result", result).layers
+        flag("draw", draw)
         pins = self.shown_pins(result.direction)
         weights = result.weight_per_seed is not None
         extra = [p.median for _, p, _ in pins]
@@ -450,7 +583,9 @@ def histogram_layers(depth: int, direction: str, panels: int = HISTOGRAM_PANELS)
     >>> histogram_layers(2, "forward")
     [1, 2]
     """
-    first, last = (1, depth) if direction == "forward" else (depth - 1, 0)
+    depth, panels = integer("depth", depth, minimum=1), integer("panels", panels, minimum=1)
+    first, last = (1, depth) if one_of("direction", direction, QUANTITIES) == "forward" else (
+        depth - 1, 0)  # fmt: skip
     spread = np.linspace(first, last, min(panels, depth))
     return list(dict.fromkeys(int(round(v)) for v in spread))
 
@@ -464,6 +599,8 @@ def nice_ceiling(value: float) -> float:
     >>> nice_ceiling(0.031), nice_ceiling(7.0), nice_ceiling(1.0)
     (0.05, 10.0, 1.0)
     """
+    if not is_number(value):
+        raise KindError(f"value must be a real number, got {shown(value)}")
     if not (math.isfinite(value) and value > 0):
         return 1.0
     decade = 10.0 ** math.floor(math.log10(value))
@@ -481,6 +618,11 @@ def layer_stats(values: np.ndarray, activation_name: str, direction: str) -> tup
     >>> layer_stats(np.array([0.0, 0.0, 1.0, 2.0]), "relu", "forward")
     ('h = 0: 50% of entries', array([1., 2.]))
     """
+    values = real_array("values", values, ndim=1, float64=False)
+    if not len(values):
+        raise ValueError("values must be a real array of 1 dimension, not empty, got none")
+    instance("activation_name", activation_name, str, "an activation's name")
+    one_of("direction", direction, QUANTITIES)
     if direction == "forward" and activation_name == "relu":
         zero = values == 0
         return f"h = 0: {100 * np.mean(zero):.0f}% of entries", values[~zero]
@@ -514,7 +656,8 @@ class HistogramPlot(BlitPlot):
     """
 
     def __init__(self, figure: Figure | None = None, figsize=(7.5, 4.6), decorated: bool = True):
-        if figure is None:
+        figsize, decorated = size_pair("figsize", figsize), flag("decorated", decorated)
+        if _figure("figure", figure, none=True) is None:
             figure = Figure(figsize=figsize, dpi=100)
             FigureCanvasAgg(figure)
         self.figure = figure
@@ -560,9 +703,7 @@ class HistogramPlot(BlitPlot):
     def set_pins(self, pins: Sequence[tuple[int, dict[int, np.ndarray]]]) -> None:
         """Outline `pins` from the next update on: (slot, samples of the layers shown), each in
         PIN_COLORS[slot], faded, on the current samples' bins (their values widen the x range)."""
-        if len(pins) > MAX_PINS or any(not 0 <= slot < MAX_PINS for slot, _ in pins):
-            raise ValueError(f"pins must be at most {MAX_PINS}, in slots 0 .. {MAX_PINS - 1}")
-        self.pins = list(pins)
+        self.pins = _slotted(pins, dict, "samples by layer")
         self._pins_version += 1
 
     def panel_words(self) -> list[list[str]]:
@@ -571,7 +712,7 @@ class HistogramPlot(BlitPlot):
 
     def update(self, result: DepthResult, draw: bool = True) -> None:
         """Show the samples of `result` (simulate(..., sample_layers=histogram_layers(...)))."""
-        layers = histogram_layers(result.n_layers, result.direction)
+        layers = histogram_layers(_result("result", result).n_layers, result.direction)
         missing = [layer for layer in layers if layer not in (result.samples or {})]
         if missing:
             raise ValueError(
@@ -595,19 +736,34 @@ class HistogramPlot(BlitPlot):
     ) -> None:
         """Show samples[layer], a panel per layer in order, in `color`, and the pins (`set_pins`)
         on the same bins; a decorated figure is titled `title`."""
+        accepted = "a non-empty dict of 1-D real arrays by layer"
+        if not isinstance(samples, dict) or not all(
+            is_integer(k) and isinstance(v, np.ndarray) and v.ndim == 1
+            and v.dtype.kind in "iuf" for k, v in samples.items()
+        ):  # fmt: skip
+            raise KindError(f"samples must be {accepted}, got {shown(samples)}")
+        if not samples:
+            raise ValueError(f"samples must be {accepted}, got {{}}")
+        instance("activation_name", activation_name, str, "an activation's name")
+        one_of("direction", direction, QUANTITIES)
+        if not is_color_like(color) or not isinstance(color, str):
+            kind = ValueError if isinstance(color, str) else KindError
+            raise kind(f"color must be a matplotlib colour ('#0072B2'), got {shown(color)}")
+        instance("title", title, str, "a text")
+        flag("draw", draw)
         layers = list(samples)[: len(self.axes)]
         for bars in self.bars:
             bars.set_color(color)
-        shown, words = [], []
+        drawn, words = [], []
         for layer in layers:
             text, values = layer_stats(samples[layer], activation_name, direction)
-            shown.append(values[np.isfinite(values)])
+            drawn.append(values[np.isfinite(values)])
             words.append(text)
         pinned = [
             (slot, [layer_stats(those[layer], activation_name, direction)[1] for layer in layers])
             for slot, those in self.pins
         ]
-        everything = shown + [v[np.isfinite(v)] for _, values in pinned for v in values]
+        everything = drawn + [v[np.isfinite(v)] for _, values in pinned for v in values]
         tops = [np.percentile(np.abs(v), 99.5) for v in everything if v.size]
         reach = nice_ceiling(max(tops, default=1.0) or 1.0)
         edges = np.linspace(-reach, reach, HISTOGRAM_BINS + 1)
@@ -624,7 +780,7 @@ class HistogramPlot(BlitPlot):
                 self.pin_bars[slot][k].set_visible(True)
         for k, ax in enumerate(self.axes):
             if k < len(layers):
-                counts, _ = np.histogram(shown[k], bins=edges)
+                counts, _ = np.histogram(drawn[k], bins=edges)
                 fractions = counts / total
                 highest = max(highest, float(fractions.max(initial=0.0)))
                 self.bars[k].set_data(fractions, edges)
@@ -655,6 +811,19 @@ class HistogramPlot(BlitPlot):
         return limits, shown, texts, tuple(self.figure.bbox.bounds), self._pins_version
 
 
+def _slotted(pins, kind: type, what: str) -> list:
+    """pins as a list of (slot, kind) pairs, at most MAX_PINS, each slot 0 .. MAX_PINS - 1."""
+    accepted = f"a list of at most {MAX_PINS} (slot, {what}) pairs, slots 0 .. {MAX_PINS - 1}"
+    if not isinstance(pins, (list, tuple)) or not all(
+        isinstance(p, tuple) and len(p) == 2 and is_integer(p[0]) and isinstance(p[1], kind)
+        for p in pins
+    ):
+        raise KindError(f"pins must be {accepted}, got {shown(pins)}")
+    if len(pins) > MAX_PINS or any(not 0 <= slot < MAX_PINS for slot, _ in pins):
+        raise ValueError(f"pins must be {accepted}, got {shown(pins)}")
+    return list(pins)
+
+
 # --- a run as it trains (tinyinit.training.Trainer) ------------------------------------------
 
 # The minibatch loss is noisy: the figure draws its mean over this many steps (notebook 04's).
@@ -675,11 +844,14 @@ def running_mean(values: np.ndarray, window: int = LOSS_WINDOW) -> np.ndarray:
     """
     # Window by window, not by differences of a cumulative sum: after a huge first loss
     # those differences would lose every digit of the small ones.
-    values = np.asarray(values, dtype=float)
+    values = real_array("values", values, ndim=1)
+    window = integer("window", window, minimum=1)
     if values.size == 0:
         return values
     padded = np.concatenate([np.full(window - 1, np.nan), values])
-    return np.nanmean(np.lib.stride_tricks.sliding_window_view(padded, window), axis=1)
+    with warnings.catch_warnings():  # a window of NaN alone (a diverged run) means NaN
+        warnings.simplefilter("ignore", RuntimeWarning)
+        return np.nanmean(np.lib.stride_tricks.sliding_window_view(padded, window), axis=1)
 
 
 def step_span(steps: int) -> int:
@@ -689,7 +861,7 @@ def step_span(steps: int) -> int:
     >>> [step_span(n) for n in (0, 100, 101, 480, 2001)]
     [100, 100, 200, 500, 5000]
     """
-    return int(nice_ceiling(max(steps, 100)))
+    return int(nice_ceiling(max(integer("steps", steps, minimum=0), 100)))
 
 
 class TrainingCurves(NamedTuple):
@@ -733,7 +905,8 @@ class TrainingPlot(BlitPlot):
     """
 
     def __init__(self, figure: Figure | None = None, figsize=(7.5, 3.0)):
-        if figure is None:
+        figsize = size_pair("figsize", figsize)
+        if _figure("figure", figure, none=True) is None:
             figure = Figure(figsize=figsize, dpi=100)
             FigureCanvasAgg(figure)
         self.figure = figure
@@ -775,9 +948,7 @@ class TrainingPlot(BlitPlot):
 
     def set_pins(self, pins: Sequence[tuple[int, TrainingCurves]]) -> None:
         """Draw `pins`, (slot, TrainingCurves), faded in PIN_COLORS[slot], from the next update."""
-        if len(pins) > MAX_PINS or any(not 0 <= slot < MAX_PINS for slot, _ in pins):
-            raise ValueError(f"pins must be at most {MAX_PINS}, in slots 0 .. {MAX_PINS - 1}")
-        self.pins = list(pins)
+        self.pins = _slotted(pins, TrainingCurves, "TrainingCurves")
         self._pins_version += 1
         for lines in self.pin_lines:
             for line in lines:
@@ -795,7 +966,10 @@ class TrainingPlot(BlitPlot):
 
     def update(self, curves: TrainingCurves, draw: bool = True) -> None:
         """Show `curves`: new data in the same lines; new limits only when the data leaves them."""
-        color = initializer_color(curves.initializer)
+        color = initializer_color(
+            instance("curves", curves, TrainingCurves, "TrainingCurves").initializer
+        )
+        flag("draw", draw)
         for line in self._moving:
             line.set_color(color)
         self._set_curves((self.train_line, self.test_line, self.ratio_line), curves)
@@ -831,7 +1005,7 @@ def curve_colors(results: Sequence[DepthResult]) -> list[str]:
     """
     seen: dict[str, int] = {}
     colors = []
-    for result in results:
+    for result in _results(results):
         repeat = seen[result.initializer] = seen.get(result.initializer, -1) + 1
         colors.append((initializer_color(result.initializer), "black", "0.55")[min(repeat, 2)])
     return colors
@@ -839,26 +1013,30 @@ def curve_colors(results: Sequence[DepthResult]) -> list[str]:
 
 def compare_figure(
     results: Sequence[DepthResult],
-    labels: Sequence[str],
+    names: Sequence[str],
     title: str = "",
     figsize=(7.5, 4.2),
     theory: bool = True,
 ) -> Figure:
     """A static figure of several results on one log axis: median, band and theory each.
 
-    Each result in its colour (`curve_colors`); theory=False leaves the dashed theory
-    curves out. Made without pyplot, so it is never shown twice and works under any
-    backend.
+    Each result in its colour (`curve_colors`), named in the legend by `names`;
+    theory=False leaves the dashed theory curves out. Made without pyplot, so it is never
+    shown twice and works under any backend.
     """
+    results = _results(results)
+    names = curve_names_checked(names, len(results))
+    instance("title", title, str, "a text")
+    figsize, theory = size_pair("figsize", figsize), flag("theory", theory)
     fig = Figure(figsize=figsize, dpi=100)
     ax = fig.add_subplot()
     ax.set_yscale("log")
     ax.tick_params(labelsize=TICK_FONTSIZE)
-    for result, label, color in zip(results, labels, curve_colors(results)):
+    for result, name, color in zip(results, names, curve_colors(results)):
         layers = result.layers
         ax.fill_between(layers, _positive(result.low), _positive(result.high), color=color,
                         alpha=0.2, lw=0)  # fmt: skip
-        ax.plot(layers, _positive(result.median), "o-", ms=3, color=color, label=label)
+        ax.plot(layers, _positive(result.median), "o-", ms=3, color=color, label=name)
         if theory:
             ax.plot(layers, _positive(result.theory), "--", color=color, lw=1)
     ax.axhline(1.0, color="0.45", lw=0.9, ls=":")
@@ -876,6 +1054,8 @@ def compare_figure(
 
 def png_bytes(fig: Figure, dpi: int = 100) -> bytes:
     """The figure as PNG bytes (for IPython.display.Image or an ipywidgets.Image)."""
+    _figure("fig", fig)
+    dpi = integer("dpi", dpi, minimum=MIN_DPI)
     buffer = io.BytesIO()
     fig.savefig(buffer, format="png", dpi=dpi)
     return buffer.getvalue()
@@ -893,7 +1073,10 @@ def show(fig: Figure, alt: str) -> None:
         show(fig, f"Mean square per layer of a 20-layer ReLU network: Xavier falls to "
                   f"2^{np.log2(xavier[-1]):.1f} of the input, Kaiming stays at {kaiming[-1]:.2g}")
     """
-    if not isinstance(alt, str) or len(alt.strip()) < 15:
+    _figure("fig", fig)
+    accepted = "a sentence (15 characters or more) saying what the figure shows and concludes"
+    instance("alt", alt, str, accepted)
+    if len(alt.strip()) < 15:
         raise ValueError(
             "alt must be a sentence (15 characters or more) saying what the figure shows and "
             f"concludes, got {alt!r}"
@@ -921,6 +1104,12 @@ def residual_figure(stack: ResidualStack, n_layers: int, depths: Iterable[int]):
     """
     import matplotlib.pyplot as plt
 
+    instance("stack", stack, ResidualStack, "a ResidualStack (draw_residual_stack)")
+    n_layers = integer("n_layers", n_layers, minimum=1, maximum=stack.max_layers)
+    depths = integers("depths", depths, minimum=1)
+    if not depths or max(depths) > stack.max_layers:
+        raise ValueError(f"depths must be numbers of blocks from 1 to {stack.max_layers}, "
+                         f"got {depths}")  # fmt: skip
     fig, (left, right) = plt.subplots(1, 2, figsize=(10, 3.8))
     # Unscaled blocks are Kaiming's variance-preserving sublayers; scaled ones GPT-2's.
     colors = (
@@ -962,6 +1151,16 @@ def plot_coordinate_check(ax, widths, sizes: np.ndarray, title: str = "") -> Non
     sizes has shape (len(widths), steps + 1), e.g. coordinate_check(...)[:, :, -1]
     for the output. Missing points are diverged runs (NaN).
     """
+    instance("ax", ax, Axes, "a matplotlib Axes")
+    widths = integers("widths", widths, minimum=1)
+    sizes = real_array("sizes", sizes, ndim=2, what=f"a real array of {len(widths)} rows")
+    if len(sizes) != len(widths):
+        raise ValueError(
+            f"sizes must have one row per width of widths ({len(widths)}), got {shown(sizes)}"
+        )
+    if not ((sizes > 0) | np.isnan(sizes)).all() or not (sizes > 0).any():
+        raise ValueError(f"sizes must be rms values > 0 (NaN where a run diverged), got {sizes}")
+    instance("title", title, str, "a text")
     colors = colormaps["viridis"](np.linspace(0, 0.9, sizes.shape[1]))
     for t, color in enumerate(colors):
         ax.plot(widths, sizes[:, t], "o-", color=color, ms=3, label=f"t={t}")
@@ -975,6 +1174,14 @@ def plot_lr_sweep(ax, widths, lrs, losses: np.ndarray, title: str = "") -> None:
 
     A star marks each width's best learning rate; diverged runs (NaN) are gaps.
     """
+    instance("ax", ax, Axes, "a matplotlib Axes")
+    widths = integers("widths", widths, minimum=1)
+    lrs = real_array("lrs", lrs, ndim=1, finite=True)
+    losses = real_array("losses", losses, ndim=2)
+    if losses.shape != (len(widths), len(lrs)):
+        raise ValueError(f"losses must have shape (widths, lrs) = {(len(widths), len(lrs))}, "
+                         f"got {shown(losses)}")  # fmt: skip
+    instance("title", title, str, "a text")
     colors = colormaps["plasma"](np.linspace(0, 0.85, len(widths)))
     for width, row, color in zip(widths, losses, colors, strict=True):
         ax.plot(lrs, row, "o-", color=color, ms=3, label=f"n={width}")

@@ -20,15 +20,31 @@ from __future__ import annotations
 
 import html
 import math
+import os
 import re
 from collections.abc import Sequence
 from typing import NamedTuple
 
+from matplotlib.axes import Axes
 from matplotlib.backends.backend_agg import FigureCanvasAgg
+from matplotlib.colors import is_color_like
 from matplotlib.figure import Figure
+from matplotlib.text import Annotation
 
+from .checks import KindError, flag, instance, integer, is_number, number, one_of, real_array, shown
 from .depth_result import DepthResult
-from .plots import compare_figure, curve_colors, decade_ticks, quantity_label
+from .plots import (
+    MIN_DPI,
+    _figure,
+    _result,
+    _results,
+    compare_figure,
+    curve_colors,
+    curve_names_checked,
+    decade_ticks,
+    quantity_label,
+    size_pair,
+)
 from .stack import SCHEMES
 
 # --- projector type ----------------------------------------------------------------------
@@ -50,12 +66,24 @@ SLIDE_SIZE = (13.333, 7.5)
 SLIDE_SCALE = SLIDE_SIZE[1] / 5.6
 
 
+MARKUPS = ("text", "html", "unicode")
+FORMATS = ("png", "svg", "pdf")
+
+
+def _real(name: str, value) -> float:
+    """A real number as a curve's end may be: inf at overflow, 0 at underflow, NaN too."""
+    if not is_number(value):
+        raise KindError(f"{name} must be a real number, got {shown(value)}")
+    return float(value)
+
+
 def scaled_fonts(scale: float) -> dict[str, float]:
     """PROJECTOR_FONTS times `scale`, in points.
 
     >>> scaled_fonts(1.5)["label"]
     27.0
     """
+    scale = number("scale", scale, above=0)
     return {k: round(v * scale, 1) for k, v in PROJECTOR_FONTS.items()}
 
 
@@ -70,6 +98,13 @@ def style_figure(figure, fonts: dict | None = None) -> None:
     >>> style_figure(fig); ax.xaxis.label.get_fontsize()
     18.0
     """
+    _figure("figure", figure)
+    accepted = f"None or a dict of sizes > 0 for some of {', '.join(PROJECTOR_FONTS)}"
+    if not isinstance(fonts, (dict, type(None))):
+        raise KindError(f"fonts must be {accepted}, got {shown(fonts)}")
+    for key, size in (fonts or {}).items():
+        one_of("fonts", key, PROJECTOR_FONTS)
+        number("fonts", size, above=0)
     fonts = {**PROJECTOR_FONTS, **(fonts or {})}
     for ax in figure.axes:
         ax.title.set_fontsize(fonts["title"])
@@ -100,6 +135,8 @@ def projector_style(figure, scale: float = 1.0) -> None:
     >>> projector_style(fig); line.get_linewidth(), line.get_markersize()
     (3.5, 9.0)
     """
+    _figure("figure", figure)
+    scale = number("scale", scale, above=0)
     for ax in figure.axes:
         for line in ax.get_lines():
             solid = line.get_linestyle() in ("-", "solid")
@@ -126,6 +163,7 @@ def log2_text(value: float) -> str:
     >>> log2_text(2.0**-20.7), log2_text(1.0), log2_text(math.inf), log2_text(0.0)
     ('−20.7', '0.0', 'inf (overflow)', '0 (underflow)')
     """
+    value = _real("value", value)
     if math.isinf(value):
         return "inf (overflow)"
     if not value > 0:
@@ -146,6 +184,7 @@ def power_of_two(value: float, *, markup: str = "text") -> str:
     >>> power_of_two(2.0**-20.7, markup="unicode")
     '2⁻²⁰·⁷'
     """
+    one_of("markup", markup, MARKUPS)
     exponent = log2_text(value)
     if not (0 < value < math.inf):
         return exponent
@@ -159,6 +198,7 @@ def power_of_two(value: float, *, markup: str = "text") -> str:
 def shared_layer(result: DepthResult, other: DepthResult) -> int:
     """The layer where two curves are compared: the last both reach going forward, the
     input (0) going backward."""
+    _result("result", result), _result("other", other)
     return min(result.n_layers, other.n_layers) if result.direction == "forward" else 0
 
 
@@ -243,7 +283,8 @@ def curve_name(result: DepthResult, other: DepthResult | None = None) -> str:
     >>> curve_name(x, k), curve_name(x53, x), curve_name(x)
     ('Xavier', 'gain 1.67', 'Xavier')
     """
-    return _words(result, set() if other is None else _differences(result, other))
+    _result("result", result)
+    return _words(result, set() if other is None else _differences(result, _result("other", other)))
 
 
 def curve_names(results: Sequence[DepthResult]) -> list[str]:
@@ -256,6 +297,7 @@ def curve_names(results: Sequence[DepthResult]) -> list[str]:
     >>> curve_names(runs)
     ['Xavier, tanh, gain 1', 'Xavier, tanh, gain 1.67', 'Kaiming, relu, gain 1.41']
     """
+    results = _results(results)
     aspects = set().union(*(_differences(a, b) for a in results for b in results))
     return [_words(result, aspects) for result in results]
 
@@ -267,7 +309,8 @@ def end_label(name: str, result: DepthResult, markup: str = "unicode") -> str:
     >>> end_label("Xavier", simulate("relu", n_layers=3, width=16, seeds=1), markup="text")
     'Xavier 2^−2.7'
     """
-    return f"{name} {power_of_two(result.measured_end, markup=markup)}"
+    instance("name", name, str, "a curve's name")
+    return f"{name} {power_of_two(_result('result', result).measured_end, markup=markup)}"
 
 
 def gap_words(
@@ -282,6 +325,8 @@ def gap_words(
     >>> gap_words(k, x, "Xavier"), gap_words(k, x, "Xavier", "unicode"), gap_words(x, x, "it")
     ('2^20.9 above Xavier', '2²⁰·⁹ above Xavier', 'level with it')
     """
+    instance("other_name", other_name, str, "a curve's name")
+    one_of("markup", markup, MARKUPS)
     gap = gap_exponent(result, other)
     if gap is None:
         where = other.median[shared_layer(result, other)]
@@ -316,7 +361,7 @@ def curve_end(result: DepthResult) -> CurveEnd:
     >>> curve_end(simulate("relu", n_layers=3, width=16, seeds=1))
     CurveEnd(x=3, y=0.15..., climbs=False, rightward=True)
     """
-    layer = result.end_layer
+    layer = _result("result", result).end_layer
     forward = result.direction == "forward"
     before = layer - 1 if forward else layer + 1
     median = result.median
@@ -330,11 +375,16 @@ def line_end(x, y) -> CurveEnd:
     >>> line_end([0, 1, 2], [1.0, 1.5, 2.0])
     CurveEnd(x=2.0, y=2.0, climbs=True, rightward=True)
     """
+    x = real_array("x", x, ndim=1, what="a non-empty real array of 1 dimension")
+    y = real_array("y", y, ndim=1, what=f"a real array of 1 dimension, as long as x ({len(x)})")
+    if len(y) != len(x) or not len(x):
+        raise ValueError(f"y must be a real array as long as a non-empty x, got {shown(y)}")
     return CurveEnd(float(x[-1]), float(y[-1]), len(y) > 1 and bool(y[-2] < y[-1]))
 
 
-def place_end_labels(ax, labels, ends: Sequence[CurveEnd]) -> None:
-    """Put each text of `labels` beside the end of its curve (`ends`), inside the axes.
+def place_end_labels(ax, artists, ends: Sequence[CurveEnd]) -> None:
+    """Put each text of `artists` (`end_label_artist`'s) beside the end of its curve (`ends`),
+    inside the axes.
 
     A label sits just before the end (to its left going right, to its right going
     back), on the side the curve did not come from: below a curve that falls into
@@ -348,13 +398,24 @@ def place_end_labels(ax, labels, ends: Sequence[CurveEnd]) -> None:
     >>> name.xy, name.get_horizontalalignment(), name.get_position()[1] < 0  # left of, below
     ((2.0, 0.25), 'right', True)
     """
-    if not labels:
+    instance("ax", ax, Axes, "a matplotlib Axes")
+    accepted = "a list of annotations (end_label_artist)"
+    if not isinstance(artists, (list, tuple)) or not all(
+        isinstance(a, Annotation) for a in artists
+    ):
+        raise KindError(f"artists must be {accepted}, got {shown(artists)}")
+    if not isinstance(ends, (list, tuple)) or not all(isinstance(e, CurveEnd) for e in ends):
+        raise KindError(f"ends must be a list of CurveEnds, one per artist, got {shown(ends)}")
+    if len(ends) != len(artists):
+        raise ValueError(f"ends must be a list of CurveEnds as long as artists ({len(artists)}), "
+                         f"got {shown(ends)}")  # fmt: skip
+    if not artists:
         return
     px_per_point = ax.figure.dpi / 72
     box = ax.get_window_extent()
     log = ax.get_yscale() == "log"
     placed = []
-    for label, end in zip(labels, ends):
+    for label, end in zip(artists, ends):
         if not (math.isfinite(end.y) and (end.y > 0 or not log)):
             label.set_visible(False)
             continue
@@ -387,10 +448,19 @@ def end_label_artist(ax, color, fontsize: float = 12, *, animated: bool = False)
     >>> end_label_artist(Figure().add_subplot(), "black", 15).get_fontsize()
     15.0
     """
-    return ax.annotate(
+    instance("ax", ax, Axes, "a matplotlib Axes")
+    if not is_color_like(color) or isinstance(color, (bool, int, float)):
+        kind = ValueError if isinstance(color, str) else KindError
+        raise kind(f"color must be a matplotlib colour ('black', '#0072B2'), got {shown(color)}")
+    fontsize, animated = number("fontsize", fontsize, above=0), flag("animated", animated)
+    label = ax.annotate(
         "", xy=(0, 1), xytext=(0, 0), textcoords="offset points", color=color,
         fontsize=fontsize, fontweight="bold", zorder=6, annotation_clip=False, animated=animated,
     )  # fmt: skip
+    # Not in the layout: place_end_labels keeps it inside the axes, and where it waits, at
+    # (0, 1), may lie far outside them (a y axis from 2 to 3), which no margin can hold.
+    label.set_in_layout(False)
+    return label
 
 
 # --- the labelled comparison, and what it says in words ------------------------------------
@@ -423,6 +493,8 @@ def comparison_title(
     >>> comparison_title([x, k], ["Xavier", "Kaiming"])
     'at layer 20, Kaiming ends 2^20.9 above Xavier'
     """
+    results = _results(results)
+    names = curve_names_checked(names, len(results))
     if len(results) == 1:
         return f"at layer {results[0].end_layer}: {end_label(names[0], results[0], markup)}"
     first, name = results[0], names[0]
@@ -440,6 +512,8 @@ def comparison_alt(results: Sequence[DepthResult], names: Sequence[str]) -> str:
     Plot of the mean square of the activations per layer, log scale (relu, width 16, 3 layers, \
 median of 2 seeds): Xavier ends at 2^−2.7 of the input (theory 2^−3.0).
     """
+    results = _results(results)
+    names = curve_names_checked(names, len(results))
     what = quantity_label(results[0].direction, plain=True).rsplit(" ", 1)[0]
     level = "input" if results[0].direction == "forward" else "upstream gradient"
     ends = [
@@ -460,8 +534,10 @@ def fix_ylim(ax, ylim: tuple[float, float]) -> None:
     """Set a log axis to exactly `ylim`, with its decades as ticks (as the explorer draws them)."""
     ax.set_ylim(*ylim)
     ticks = decade_ticks(*ylim)
-    ax.set_yticks(ticks[(ticks >= ylim[0]) & (ticks <= ylim[1])])
-    ax.minorticks_off()
+    inside = ticks[(ticks >= ylim[0]) & (ticks <= ylim[1])]
+    if len(inside):  # a range within one decade keeps matplotlib's own ticks: no axis is bare
+        ax.set_yticks(inside)
+        ax.minorticks_off()
 
 
 def comparison_figure(
@@ -495,13 +571,17 @@ def comparison_figure(
     >>> [t.get_text() for t in fig.axes[0].texts]
     ['Xavier 2⁻⁴·¹', 'Kaiming 2⁰·⁴']
     """
-    if not results:
-        raise ValueError("results must hold at least one DepthResult; got none")
-    if len({r.direction for r in results}) != 1:
-        raise ValueError("results must all go the same direction (forward or backward)")
-    names = list(curve_names(results) if names is None else names)
-    if len(names) != len(results):
-        raise ValueError(f"names must be one per result ({len(results)}); got {len(names)}")
+    results = _results(results)
+    names = curve_names_checked(curve_names(results) if names is None else names, len(results))
+    if title is not None:
+        instance("title", title, str, "None or a text")
+    theory, slide = flag("theory", theory), flag("slide", slide)
+    math_title, dpi = flag("math_title", math_title), integer("dpi", dpi, minimum=MIN_DPI)
+    size = size_pair("size", size)
+    if ylim is not None:
+        ylim = size_pair(
+            "ylim", ylim, "None or (bottom, top), 0 < bottom < top", lambda b, t: 0 < b < t
+        )
     heading = _common_words(results) if title is None else title
     point = comparison_title(results, names, "unicode")
     fig = compare_figure(results, names, title="", figsize=size, theory=theory)
@@ -541,9 +621,11 @@ def accessible_svg(svg: str, title: str, desc: str) -> str:
     <desc id="figure-desc">d</desc>
     <g/></svg>
     """
+    for name, text in (("svg", svg), ("title", title), ("desc", desc)):
+        instance(name, text, str, "a text")
     opening = re.search(r"<svg\b[^>]*?(/?)>", svg)
     if opening is None:
-        raise ValueError("svg: no <svg> element in the text given")
+        raise ValueError(f"svg must be an SVG document's text (an <svg> element), got {shown(svg)}")
     empty = opening.group(1) == "/"  # <svg .../>: it gets a body, and its end tag
     tag = opening.group(0)[: -2 if empty else -1].rstrip()
     named = tag + ' role="img" aria-labelledby="figure-title figure-desc">'
@@ -571,6 +653,13 @@ def save_figure(fig: Figure, path, fmt: str, *, dpi: int, title: str, alt: str) 
 
     import matplotlib
 
+    _figure("fig", fig)
+    if not str(instance("path", path, (str, os.PathLike), "a file's path")):
+        raise ValueError("path must be a file's path, got ''")
+    one_of("fmt", fmt, FORMATS)
+    dpi = integer("dpi", dpi, minimum=MIN_DPI)
+    instance("title", title, str, "a text")
+    instance("alt", alt, str, "a text: what the figure shows")
     if fmt == "svg":
         buffer = io.StringIO()
         with matplotlib.rc_context({"svg.fonttype": "none"}):

@@ -33,6 +33,8 @@ from collections.abc import Mapping, Sequence
 from fractions import Fraction
 from numbers import Real
 
+from .checks import KindError, flag, instance, is_number, number, one_of, shown
+
 __all__ = [
     "Check",
     "NotYet",
@@ -63,8 +65,8 @@ class _Question:
     kind = "question"
 
     def __init__(self, question: str):
-        if not isinstance(question, str) or not question.strip():
-            raise ValueError(f"question: got {question!r}, expected the question's text")
+        if not instance("question", question, str, "the question's text").strip():
+            raise ValueError(f"question must be the question's text, got {question!r}")
         self.question = question
         self.choice = None
         self.answer = None
@@ -115,8 +117,8 @@ class _Question:
     def _update(self) -> None:
         if self._status is not None:
             self._status.value = _html(self.verdict()) if self.choice is not None else ""
-        for shown in self._reveals:
-            shown.refresh()
+        for reveal in self._reveals:
+            reveal.refresh()
         self._lock()
 
     def _lock(self) -> None:
@@ -184,31 +186,25 @@ class Prediction(_Question):
     kind = "option"
 
     def __init__(self, question: str, options: Sequence[str]):
-        options = list(options)
-        if len(options) < 2 or len(options) > len(LETTERS):
-            raise ValueError(
-                f"options: got {len(options)} options, expected between 2 and {len(LETTERS)}"
-            )
-        if len(set(options)) != len(options):
-            raise ValueError(f"options: got {options!r}, expected distinct texts")
-        self.options = options
+        accepted = f"a list of 2 to {len(LETTERS)} distinct texts"
+        if not isinstance(options, (list, tuple)) or not all(isinstance(o, str) for o in options):
+            raise KindError(f"options must be {accepted}, got {shown(options)}")
+        if not 2 <= len(options) <= len(LETTERS) or len(set(options)) != len(options):
+            raise ValueError(f"options must be {accepted}, got {shown(options)}")
+        self.options = list(options)
         self._buttons: list = []
         super().__init__(question)
 
     def label(self, option: str) -> str:
         """The option with its letter: "(b) no"."""
-        return f"({LETTERS[self.options.index(option)]}) {option}"
+        return f"({LETTERS[self.options.index(one_of('option', option, self.options))]}) {option}"
 
     _label = label
 
     def _option(self, option: str, name: str) -> str:
-        if option in self.options:
-            return option
         letters = list(LETTERS[: len(self.options)])
-        if option not in letters:
-            raise ValueError(
-                f"{name}: got {option!r}, expected one of {self.options!r} or {letters!r}"
-            )
+        if one_of(name, option, [*self.options, *letters]) in self.options:
+            return option
         return self.options[letters.index(option)]
 
     def choose(self, option: str) -> str:
@@ -275,10 +271,10 @@ class NumberPrediction(_Question):
         self, question: str, *, rel_tol: float | None = None, abs_tol: float | None = None
     ):
         for name, tol in (("rel_tol", rel_tol), ("abs_tol", abs_tol)):
-            if tol is not None and not (isinstance(tol, (int, float)) and tol >= 0):
-                raise ValueError(f"{name}: got {tol!r}, expected a number >= 0 or None")
+            if tol is not None:
+                number(name, tol, minimum=0)
         if rel_tol is None and abs_tol is None:
-            raise ValueError("rel_tol, abs_tol: got neither, expected a tolerance (one or both)")
+            raise ValueError("rel_tol must be a tolerance >= 0 when abs_tol is None, got None")
         self.rel_tol = rel_tol
         self.abs_tol = abs_tol
         self._entry = self._submit = None
@@ -293,20 +289,12 @@ class NumberPrediction(_Question):
             parts.append(f"within {self.abs_tol:g} of it")
         return " or ".join(parts) + " counts as right"
 
-    @staticmethod
-    def _number(value, name: str) -> float:
-        if isinstance(value, bool) or not isinstance(value, (int, float)):
-            raise ValueError(f"{name}: got {value!r}, expected a number")
-        if not math.isfinite(value):
-            raise ValueError(f"{name}: got {value!r}, expected a finite number")
-        return float(value)
-
     def enter(self, value: float) -> str:
         """Record a predicted number and return what it shows."""
-        return self._prediction_made(self._number(value, "value"))
+        return self._prediction_made(number("value", value))
 
     def _checked_answer(self, answer):
-        return self._number(answer, "answer")
+        return number("answer", answer)
 
     def _judge(self, choice) -> bool:
         return math.isclose(
@@ -360,6 +348,9 @@ class Reveal:
     """
 
     def __init__(self, question: _Question):
+        what = "a question of predict or predict_number, answered by its reveal()"
+        if not instance("question", question, _Question, what).revealed:
+            raise ValueError(f"question must be {what}, got {shown(question)}")
         self.question = question
         self.widget = None
         try:
@@ -481,7 +472,11 @@ def check(condition: object, hint: str) -> None:
     ...
     tinyinit.quiz.NotYet: not yet. Hint: compare floats with a tolerance
     """
-    if not condition:
+    try:
+        holds = bool(condition)
+    except Exception:  # noqa: BLE001 - an answer with no truth value (an array) does not hold
+        holds = False
+    if not holds:
         raise NotYet(f"not yet. Hint: {hint}")
 
 
@@ -594,6 +589,11 @@ Var(x) + E[x]^2 = 2.
     tinyinit.quiz.NotYet: not yet: `answer` = 1.5 is a float; the answer is exact: write it \
 as a Fraction, e.g. Fraction(1, 3).
     """
+    instance("name", name, str, "the answer's name")
+    tol, exact = number("tol", tol, minimum=0), flag("exact", exact)
+    if not (isinstance(right, Fraction) or is_number(right)) or (exact and type(right) is float):
+        raise KindError(f"right must be a number (a Fraction when exact), got {shown(right)}")
+    instance("wrong", wrong, (Mapping, type(None)), "None or a dict of wrong values and hints")
     if isinstance(value, bool) or not isinstance(value, Real):
         raise NotYet(f"not yet: `{name}` must be a number, got {value!r}.")
     inexact = exact and not isinstance(value, Fraction | int)
@@ -612,6 +612,6 @@ as a Fraction, e.g. Fraction(1, 3).
     matches = [(abs(value - w), w) for w in (wrong or {}) if near(w)]
     chosen = wrong[min(matches)[1]] if matches else hint
     tries = _wrong_tries[name] = _wrong_tries.get(name, 0) + 1
-    shown = value if isinstance(value, Fraction | int) else f"{float(value):.6g}"
+    given = value if isinstance(value, Fraction | int) else f"{float(value):.6g}"
     text = _hint_step(chosen, tries)
-    raise NotYet(f"not yet: `{name}` = {shown}." + (f" Hint: {text}" if text else ""))
+    raise NotYet(f"not yet: `{name}` = {given}." + (f" Hint: {text}" if text else ""))

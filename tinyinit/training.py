@@ -52,6 +52,7 @@ from .activations import Activation, as_activation
 from .checks import (
     KindError,
     flag,
+    float_dtype,
     function,
     generator,
     instance,
@@ -186,16 +187,6 @@ def _lrs(lrs, n: int) -> list[float]:
     return [number("lrs", lr, minimum=0) for lr in lrs]
 
 
-def _float_dtype(dtype) -> np.dtype:
-    try:
-        dtype = np.dtype(dtype)
-    except TypeError:
-        dtype = None
-    if dtype is None or dtype.kind != "f":
-        raise KindError(f"dtype must be a float dtype (np.float64, np.float32), got {shown(dtype)}")
-    return dtype
-
-
 def _positive(name: str, value) -> float:
     return number(name, value, above=0)
 
@@ -252,7 +243,9 @@ def init_params(
     sizes = list(integers("sizes", sizes, minimum=1))
     if len(sizes) < 2:
         raise ValueError(f"sizes must list at least [d_in, d_out], got {sizes!r}")
-    init_weight, dtype = function("init_weight", init_weight), _float_dtype(dtype)
+    init_weight, dtype = function("init_weight", init_weight), float_dtype("dtype", dtype)
+    if init_bias is not None:
+        function("init_bias", init_bias)
     generator("rng", rng)
     params = []
     for fan_in, fan_out in zip(sizes[:-1], sizes[1:]):
@@ -329,6 +322,8 @@ def forward_layers(
     array([[ 1., -1.]])
     """
     act = as_activation(act, name="act")
+    if norm is not None:
+        instance("norm", norm, Norm, "None or a Norm")
     _check_params(params, biases=False)
     x = _check_x(params, x)
     z, h, caches = [], [x], []
@@ -802,8 +797,7 @@ def train_step(
     0.3418 [0.076 0.107]
     0.1652 [0.032 0.052]
     """
-    if not isinstance(state, TrainState):
-        raise ValueError(f"state must be a TrainState (start_training), got {type(state).__name__}")
+    instance("state", state, TrainState, "a TrainState (start_training)")
     act = _activation(activation)
     _check_batch(state.params, x, labels)
     if state.norm is not None and state.norm.kind == "batch" and len(x) < 2:
@@ -841,6 +835,7 @@ def _step(state: TrainState, x, labels, act: Activation, lr: float) -> tuple[Tra
 
 
 def _check_batch_norm_batch(norm: Norm | None, batch_size) -> None:
+    batch_size = _count("batch_size", batch_size)
     if norm is not None and norm.kind == "batch" and batch_size == 1:
         raise ValueError("batch_size must be >= 2 for BatchNorm (a batch of one has no variance)")
 
@@ -928,6 +923,10 @@ class StepStats(NamedTuple):
     dead: np.ndarray
     grad_norm: np.ndarray
     update_ratio: np.ndarray
+
+
+# StepStats' fields that hold one number per layer (per hidden layer): all but the loss.
+PER_LAYER = tuple(StepStats.__annotations__)[1:]
 
 
 def _recorded(step: Step, n_layers: int) -> StepStats:
@@ -1042,6 +1041,8 @@ class Trainer:
 
     def recent(self, field: str, steps: int) -> np.ndarray:
         """The last `steps` rows of one of StepStats's per-layer fields, shape (<= steps, L)."""
+        one_of("field", field, PER_LAYER)
+        steps = _count("steps", steps)
         rows = [getattr(s, field) for s in self._history[-steps:]]
         return np.array(rows) if rows else np.empty((0, len(self.params)))
 
@@ -1049,7 +1050,7 @@ class Trainer:
         """What `train` returns for the steps taken so far (as many rows as steps)."""
         fields = {
             name: np.array([getattr(s, name) for s in self._history]).reshape(self.steps, -1)
-            for name in StepStats._fields[1:]
+            for name in PER_LAYER
         }
         return TrainingRun(
             self.params, self.losses, **fields, diverged_at=self.diverged_at, norm=self.norm
@@ -1093,7 +1094,7 @@ def load_digits_split(test_fraction: float = 0.25, seed: int = 0, dtype=np.float
     test_fraction = number("test_fraction", test_fraction, above=0)
     if not test_fraction < 1:
         raise ValueError(f"test_fraction must be a number in (0, 1), got {test_fraction!r}")
-    seed, dtype = integer("seed", seed), _float_dtype(dtype)
+    seed, dtype = integer("seed", seed), float_dtype("dtype", dtype)
     data = load_digits()
     x, labels = data.data.astype(np.float64), data.target.astype(np.int64)
     order = np.argsort(PCG32(seed).uniforms(len(x)), kind="stable")

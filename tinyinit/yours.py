@@ -38,7 +38,7 @@ import numpy as np
 from . import init as tinyinits
 from .answering import FUNCTIONS
 from .checker import BORROWED, MISSING, STUB, UNFINISHED, YOURS, Report
-from .checks import one_of
+from .checks import instance, number, one_of
 from .pcg32 import PCG32
 
 __all__ = ["Yours", "yours"]
@@ -154,6 +154,8 @@ class Yours:
         gain is your calculate_gain's); "normal" is your normal_init with `std`.
         """
         one_of("initializer", initializer, CARD_CALLS)
+        gain, std = number("gain", gain, minimum=0), number("std", std, minimum=0)
+        instance("activation", activation, str, "a nonlinearity's name for calculate_gain")
         return CARD_CALLS[initializer](self, gain, std, activation)
 
 
@@ -206,10 +208,7 @@ def yours(report: Report) -> Yours:
     >>> mine.status["normal_init"], mine.normal_init((2,), 0.5, PCG32(0)).dtype
     ('not written yet', dtype('float32'))
     """
-    if not isinstance(report, Report):
-        raise TypeError(
-            f"report must be check_init's Report on your file, got {type(report).__name__}"
-        )
+    instance("report", report, Report, "check_init's Report on your file")
     file = Path(report.path)
     status = {name: report.functions.get(name, MISSING) for name in FUNCTIONS}
     problem = report.problem and "your file could not be run by the checker (see its report)"

@@ -112,4 +112,6 @@ def presentation(share_url: str | None = None, **kwargs) -> Presentation:
     """
     if share_url is None:
         share_url = os.environ.get(SHARE_URL_VARIABLE) or None
+    else:
+        share_url = check_share_url(share_url)
     return Presentation(share_url=share_url, **kwargs)

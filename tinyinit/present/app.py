@@ -13,6 +13,7 @@ import numpy as np
 from threadpoolctl import threadpool_limits
 
 from ..a11y import Accessible
+from ..checks import flag, instance, integer, one_of
 from ..pcg32 import PCG32
 from ..plots import log_limits
 from ..residual import ResidualStack, draw_residual_stack
@@ -21,6 +22,17 @@ from .explorers import LargeDepthExplorer, LargeResidualExplorer, LargeTrainingE
 from .keys import PresenterKeys
 from .look import BASE_VIEWPORT, Look
 from .share import check_share_url, share_view
+
+__all__ = [
+    "APPS",
+    "Presentation",
+    "RULE",
+    "SHARE_TITLE",
+    "TABS",
+    "TAB_TITLES",
+    "WARM",
+    "astuple_shallow",
+]
 
 # The explorers' tabs in order: the name a Step gives (the app's attribute), the tab's title.
 TABS = (("depth", "Signal through depth"), ("residual", "Residual stream"),
@@ -39,6 +51,7 @@ WARM = "tinyinit-warm"  # the app's class once every step's curves are computed
 
 def astuple_shallow(stack: ResidualStack) -> tuple:
     """The stack's arrays in field order, not copied (dataclasses.astuple would deep-copy)."""
+    instance("stack", stack, ResidualStack, "a ResidualStack (draw_residual_stack)")
     return tuple(getattr(stack, f.name) for f in dataclasses.fields(stack))
 
 
@@ -73,6 +86,10 @@ class Presentation:
     """
 
     def __init__(self, residual_blocks: int = 64, share_url: str | None = None, warm: bool = True):
+        # Checked before anything is built: three explorers take a second.
+        residual_blocks = integer("residual_blocks", residual_blocks, minimum=12)
+        share_url = None if share_url is None else check_share_url(share_url)
+        warm = flag("warm", warm)
         self._started = time.perf_counter()
         self.depth = LargeDepthExplorer()
         # Notebook 06's stack (the same draws from PCG32(0), as many blocks as the slider
@@ -105,7 +122,7 @@ class Presentation:
             tooltip="What this demonstration shows",
         )
         self.says.add_class("tinyinit-says")
-        self.share_url = None if share_url is None else check_share_url(share_url)
+        self.share_url = share_url
         views = [getattr(self, name).projector_view() for name in APPS]
         titles = list(TAB_TITLES)
         if self.share_url is not None:
@@ -148,7 +165,7 @@ class Presentation:
 
     def fit(self, look: Look) -> None:
         """Lay the app out for `look`: fonts, the column of controls, both canvases."""
-        if look == self.look:
+        if instance("look", look, Look, "a Look (Look.for_page)") == self.look:
             return
         self.look = look
         self.style.value = f"<style>{look.css()}</style>"
@@ -166,13 +183,13 @@ class Presentation:
 
     def explorer(self, app: str):
         """The explorer a step names: "depth", "residual" or "training"."""
-        return getattr(self, app)
+        return getattr(self, one_of("app", app, APPS))
 
     def state(self, name: str, step: int):
         """What step `step` of demonstration `name` shows (a DepthResult, or the residual
         stream's curves), computed once and kept; None for a training step, whose run is
         the demonstration: it trains live once shown."""
-        key = (name, step)
+        key = (name, self._step(name, step))
         if key not in self._states:
             row = PRESETS[name].steps[step]
             # These matrices are small (256 and 128 wide): one BLAS thread computes them
@@ -187,7 +204,7 @@ class Presentation:
     def axis(self, name: str) -> tuple[float, float] | None:
         """The y axis every depth step of demonstration `name` shares: whole decades around
         all their curves (tinyinit.plots.log_limits), widened to any step's `ylim`."""
-        steps = PRESETS[name].steps
+        steps = PRESETS[one_of("name", name, PRESETS)].steps
         curves = [
             curve
             for k, step in enumerate(steps)
@@ -241,13 +258,15 @@ class Presentation:
 
     def choose(self, name: str, step: int = 0) -> None:
         """Show demonstration `name` at `step` (0-based), as the dropdown and buttons would."""
-        if name not in PRESETS:
-            raise ValueError(f"preset must be one of {list(PRESETS)}; got {name!r}")
-        n_steps = len(PRESETS[name].steps)
-        if not 0 <= step < n_steps:
-            raise ValueError(f"step must be in 0..{n_steps - 1} for {name!r}; got {step!r}")
+        step = self._step(name, step)
         self.preset.value = name
         self.step.index = step
+
+    @staticmethod
+    def _step(name: str, step: int) -> int:
+        """step, if demonstration `name` has it (0-based)."""
+        last = len(PRESETS[one_of("name", name, PRESETS)].steps) - 1
+        return integer(f"step of {name!r}", step, minimum=0, maximum=last)
 
     def position(self) -> tuple[int, int] | None:
         """(demonstration, step), both 0-based, or None before the first one is chosen."""
@@ -326,6 +345,7 @@ class Presentation:
         step after earlier ones pins their curves first, so that a demonstration ends with
         all its curves on one plot, on the axis all its steps share (`axis`).
         """
+        step = self._step(name, step)
         steps = PRESETS[name].steps
         for k in range(step + 1):
             self.state(name, k)

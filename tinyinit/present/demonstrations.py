@@ -10,6 +10,20 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 
+from ..checks import KindError, one_of, shown
+
+__all__ = [
+    "CHOOSE",
+    "DEMONSTRATIONS",
+    "KAIMING_RELU",
+    "PRESETS",
+    "Preset",
+    "RELU_AXIS",
+    "START",
+    "Step",
+    "presets",
+]
+
 # Every step of an explorer starts from these settings; a row says what differs. Every
 # control is named, so that a step's state (the curves it shows) follows from its row alone
 # and can be computed before it is shown.
@@ -104,8 +118,14 @@ def presets(rows=DEMONSTRATIONS) -> dict[str, Preset]:
     >>> [len(p.steps) for p in presets().values()]
     [1, 1, 2, 2, 2, 2]
     """
+    accepted = "a sequence of (name, label, app, says, settings) rows, as DEMONSTRATIONS"
+    if not isinstance(rows, (list, tuple)) or not all(
+        isinstance(row, tuple) and len(row) == 5 and isinstance(row[4], dict) for row in rows
+    ):
+        raise KindError(f"rows must be {accepted}, got {shown(rows)}")
     steps: dict[str, list[Step]] = {}
     for name, label, app, says, settings in rows:
+        one_of("rows", app, START)
         controls = {k: v for k, v in settings.items() if k != "ylim"}
         step = Step(label, app, {**START[app], **controls}, says, settings.get("ylim"))
         steps.setdefault(name, []).append(step)

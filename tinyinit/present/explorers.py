@@ -11,6 +11,7 @@ import ipywidgets as widgets
 from matplotlib.colors import to_hex
 
 from ..a11y import live
+from ..checks import KindError, flag, instance, integer, one_of, shown
 from ..depth_result import DepthResult
 from ..explorer import DepthExplorer, ResidualStreamExplorer, panel_row_html
 from ..live_training import SETTINGS, TrainingExplorer
@@ -29,6 +30,17 @@ from ..projector import (
 )
 from .look import BASE_VIEWPORT, Look, set_canvas_px, set_margins_px
 
+__all__ = [
+    "LabelledDepthPlot",
+    "LargeDepthExplorer",
+    "LargeResidualExplorer",
+    "LargeTrainingExplorer",
+    "SCALING_WORDS",
+    "SHORT_QUANTITY",
+    "depth_headline",
+    "plot_beside",
+]
+
 
 def depth_headline(result: DepthResult, pins: list[tuple[DepthResult, str]] = ()) -> str:
     """The readout that matters, as HTML in large type: where the signal ends, as a power of 2,
@@ -42,7 +54,12 @@ def depth_headline(result: DepthResult, pins: list[tuple[DepthResult, str]] = ()
     >>> depth_headline(k, [(r, "Xavier")]).split("<br>")[1]
     '<span class="tinyinit-gap">2<sup>1.8</sup> above Xavier</span>'
     """
-    end = result.end_layer
+    end = instance("result", result, DepthResult, "a DepthResult").end_layer
+    if not isinstance(pins, (list, tuple)) or not all(
+        isinstance(p, tuple) and len(p) == 2 and isinstance(p[0], DepthResult)
+        and isinstance(p[1], str) for p in pins
+    ):  # fmt: skip
+        raise KindError(f"pins must be a list of (DepthResult, name) pairs, got {shown(pins)}")
     what = "input" if end else "upstream gradient"
     gaps = [
         f'<span class="tinyinit-gap">{gap_words(result, pinned, html.escape(name), "html")}</span>'
@@ -54,12 +71,35 @@ def depth_headline(result: DepthResult, pins: list[tuple[DepthResult, str]] = ()
     )
 
 
+# The controls a step may set, in the order they are set (the gain last: choosing Kaiming
+# resets it).
+DEPTH_CONTROLS = ("initializer", "activation", "direction", "width", "seeds", "n_layers", "std",
+                  "gain")  # fmt: skip
+RESIDUAL_CONTROLS = ("n_layers", "scaled", "both")
+
+
+def _settings(settings, known, required=(), name: str = "settings") -> dict:
+    """settings as a dict of controls among `known` that sets every control of `required`."""
+    instance(name, settings, dict, f"a dict of controls among {', '.join(known)}")
+    for control in settings:
+        one_of(name, control, known)
+    missing = [k for k in required if k not in settings]
+    if missing:
+        raise ValueError(f"{name} must set every one of {', '.join(required)}, "
+                         f"got {shown(settings)} without {', '.join(missing)}")  # fmt: skip
+    return settings
+
+
 SHORT_QUANTITY = {d: f"mean square of {QUANTITIES[d][1]}" for d in QUANTITIES}
 SCALING_WORDS = {True: "with 1/√(2N)", False: "without 1/√(2N)"}
 
 
 def plot_beside(figure_view, side: list, app_class: str) -> widgets.Widget:
     """The projector's layout: the plot's area, and beside it a column of `side` widgets."""
+    instance("figure_view", figure_view, widgets.DOMWidget, "a widget showing the figure")
+    if not isinstance(side, (list, tuple)) or not all(isinstance(w, widgets.Widget) for w in side):
+        raise KindError(f"side must be a list of widgets, got {shown(side)}")
+    instance("app_class", app_class, str, "a CSS class name")
     column = widgets.VBox(side)
     column.add_class("tinyinit-side")
     area = widgets.Box([figure_view])
@@ -87,6 +127,7 @@ class LabelledDepthPlot(DepthPlot):
         self._moving.append(self.current_name)  # drawn with the data, above it
 
     def update(self, result: DepthResult, draw: bool = True) -> None:
+        draw = flag("draw", draw)
         super().update(result, draw=False)
         shown = self.shown_pins(result.direction)
         for name in [*self.pin_names, self.current_name]:
@@ -129,6 +170,7 @@ class LargeDepthExplorer(DepthExplorer):
 
     def fit(self, look: Look) -> None:
         """Size the canvas and its fonts to `look`, then redraw the whole figure."""
+        instance("look", look, Look, "a Look (Look.for_page)")
         set_canvas_px(self.figure, *look.canvas_px)
         # Room for the y tick labels and label, the x label and the note under it.
         s = look.scale
@@ -155,6 +197,7 @@ class LargeDepthExplorer(DepthExplorer):
         """What the plot shows once every control is set to `settings` (a step's, naming each
         control as `apply` does): simulate's result from the explorer's own fast path, so that
         showing it later costs nothing more."""
+        _settings(settings, DEPTH_CONTROLS, required=DEPTH_CONTROLS)
         return self.cache.simulate(
             settings["activation"], settings["initializer"], gain=settings["gain"],
             std=settings["std"], n_layers=settings["n_layers"], width=settings["width"],
@@ -163,13 +206,9 @@ class LargeDepthExplorer(DepthExplorer):
 
     def apply(self, settings: dict) -> None:
         """Set the controls named in `settings` (initializer, gain, n_layers, ...); one update."""
-        order = ["initializer", "activation", "direction", "width", "seeds", "n_layers", "std"]
-        order.append("gain")
-        unknown = set(settings) - set(order)
-        if unknown:
-            raise ValueError(f"unknown depth explorer controls {sorted(unknown)}; known: {order}")
+        _settings(settings, DEPTH_CONTROLS)
         with self.hold():
-            for name in order:  # the gain last: choosing Kaiming resets it
+            for name in DEPTH_CONTROLS:  # the gain last: choosing Kaiming resets it
                 if name in settings:
                     getattr(self, name).value = settings[name]
 
@@ -218,7 +257,9 @@ class LargeResidualExplorer(ResidualStreamExplorer):
 
     def fit(self, look: Look) -> None:
         """Size the canvas and its fonts to `look`, then redraw."""
-        set_canvas_px(self.figure, *look.canvas_px)
+        set_canvas_px(
+            self.figure, *instance("look", look, Look, "a Look (Look.for_page)").canvas_px
+        )
         s = look.scale
         set_margins_px(self.figure, left=100 * s, right=24 * s, top=14 * s, bottom=70 * s)
         style_figure(self.figure, look.figure_fonts)
@@ -259,9 +300,7 @@ class LargeResidualExplorer(ResidualStreamExplorer):
     def apply(self, settings: dict) -> None:
         """Set n_layers (N blocks), scaled (the 1/sqrt(2N) toggle) and both from `settings`;
         one update."""
-        unknown = set(settings) - {"n_layers", "scaled", "both"}
-        if unknown:
-            raise ValueError(f"unknown residual explorer controls {sorted(unknown)}")
+        _settings(settings, RESIDUAL_CONTROLS)
         self._applying = True
         try:
             if "n_layers" in settings:
@@ -277,7 +316,9 @@ class LargeResidualExplorer(ResidualStreamExplorer):
     def result_for(self, settings: dict) -> tuple:
         """The curves a step's `settings` show, (measured, theory) with and without the scaling,
         computed now and kept (`curves`), so that showing them later costs nothing more."""
-        n = min(settings["n_layers"], self.n_layers.max)
+        _settings(settings, RESIDUAL_CONTROLS, required=RESIDUAL_CONTROLS[:2])
+        n = min(integer("n_layers", settings["n_layers"], minimum=1), self.n_layers.max)
+        flag("scaled", settings["scaled"])
         return self.curves(n, settings["scaled"]), self.curves(n, not settings["scaled"])
 
     def projector_view(self) -> widgets.Widget:
@@ -313,7 +354,7 @@ class LargeTrainingExplorer(TrainingExplorer):
 
     def fit(self, look: Look) -> None:
         """Share the plot's area between the two figures, size their fonts, redraw both."""
-        width, height = look.canvas_px
+        width, height = instance("look", look, Look, "a Look (Look.for_page)").canvas_px
         s = look.scale
         self.panel_font_px = round(0.7 * look.font_px)
         words = round(3 * 1.3 * self.panel_font_px) + 4  # the panels' words: 3 lines at most
@@ -353,6 +394,11 @@ class LargeTrainingExplorer(TrainingExplorer):
         watched, trained on to DEMONSTRATION_STEPS if it had not got there), then this
         step's run from step 0, playing to DEMONSTRATION_STEPS where the kernel's event
         loop runs (a page)."""
+        _settings(settings, (*SETTINGS, "speed"))
+        if not isinstance(earlier, (list, tuple)):
+            raise KindError(f"earlier must be a list of the steps' settings, got {shown(earlier)}")
+        for before in earlier:
+            _settings(before, (*SETTINGS, "speed"), name="earlier")
         self.pause()
         self.pins = []
         for before in earlier:

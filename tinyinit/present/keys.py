@@ -7,6 +7,11 @@ from pathlib import Path
 import anywidget
 import traitlets
 
+__all__ = [
+    "KEYS_ESM",
+    "PresenterKeys",
+]
+
 KEYS_ESM = Path(__file__).with_name("keys.js").read_text(encoding="utf-8")
 
 

@@ -13,7 +13,23 @@ from dataclasses import dataclass
 from pathlib import Path
 from string import Template
 
+from matplotlib.figure import Figure
+
+from ..checks import instance, integer, number
 from ..projector import scaled_fonts
+
+__all__ = [
+    "BASE_VIEWPORT",
+    "FONT_PX",
+    "HEADLINE_EM",
+    "LEGEND_EM",
+    "Look",
+    "PROJECTOR_CSS",
+    "SAYS_EM",
+    "SIDE_EM",
+    "set_canvas_px",
+    "set_margins_px",
+]
 
 PROJECTOR_CSS = Template(Path(__file__).with_name("projector.css").read_text(encoding="utf-8"))
 
@@ -52,6 +68,10 @@ class Look:
 
     @classmethod
     def for_page(cls, width: float, height: float, top: float, below: float | None = None) -> Look:
+        width, height = number("width", width, above=0), number("height", height, above=0)
+        top = number("top", top, minimum=0)
+        if below is not None:
+            below = number("below", below, minimum=0)
         scale = min(max(min(width / BASE_VIEWPORT[0], height / BASE_VIEWPORT[1]), 1.0), 1.5)
         font_px = round(FONT_PX * scale)
         side_px = SIDE_EM * font_px
@@ -107,6 +127,8 @@ class Look:
 
 def set_canvas_px(figure, width: int, height: int) -> None:
     """Resize `figure` to width x height CSS pixels (a live canvas follows on the page)."""
+    instance("figure", figure, Figure, "a matplotlib Figure")
+    width, height = integer("width", width, minimum=1), integer("height", height, minimum=1)
     ratio = getattr(figure.canvas, "device_pixel_ratio", 1) or 1
     dpi = figure.dpi / ratio  # a HiDPI screen raises figure.dpi, not the CSS size
     figure.set_size_inches(width / dpi, height / dpi, forward=True)
@@ -114,6 +136,9 @@ def set_canvas_px(figure, width: int, height: int) -> None:
 
 def set_margins_px(figure, left: float, right: float, top: float, bottom: float) -> None:
     """subplots_adjust with margins in CSS pixels, so fonts keep their room at any size."""
+    instance("figure", figure, Figure, "a matplotlib Figure")
+    left, right = number("left", left, minimum=0), number("right", right, minimum=0)
+    top, bottom = number("top", top, minimum=0), number("bottom", bottom, minimum=0)
     ratio = getattr(figure.canvas, "device_pixel_ratio", 1) or 1
     width, height = figure.get_size_inches() * figure.dpi / ratio
     figure.subplots_adjust(

@@ -8,27 +8,34 @@ from urllib.parse import urlsplit
 import ipywidgets as widgets
 
 from .._extras import extra
+from ..checks import instance
+
+__all__ = [
+    "SHARE_URL_VARIABLE",
+    "check_share_url",
+    "qr_svg",
+    "share_view",
+]
 
 SHARE_URL_VARIABLE = "TINYINIT_SHARE_URL"
 
 
-def check_share_url(url: str) -> str:
-    """`url` if it is an http(s) address with a host, else a ValueError that says so.
+def check_share_url(share_url: str) -> str:
+    """`share_url` if it is an http(s) address with a host, else a ValueError that says so.
 
     >>> check_share_url("https://mybinder.org/v2/gh/OWNER/tinyinit/HEAD")
     'https://mybinder.org/v2/gh/OWNER/tinyinit/HEAD'
     """
-    parts = urlsplit(url.strip())
-    if parts.scheme not in ("http", "https") or not parts.netloc or " " in url.strip():
-        raise ValueError(
-            f"share_url must be an http:// or https:// address with a host, "
-            f"e.g. https://hub.example.edu/...; got {url!r}"
-        )
-    return url.strip()
+    accepted = "an http:// or https:// address with a host, e.g. https://hub.example.edu/..."
+    url = instance("share_url", share_url, str, accepted).strip()
+    parts = urlsplit(url)
+    if parts.scheme not in ("http", "https") or not parts.netloc or " " in url:
+        raise ValueError(f"share_url must be {accepted}, got {share_url!r}")
+    return url
 
 
-def qr_svg(url: str) -> str:
-    """The QR code of `url` as inline SVG (segno, medium error correction), sized by CSS.
+def qr_svg(share_url: str) -> str:
+    """The QR code of `share_url` as inline SVG (segno, medium error correction), sized by CSS.
 
     >>> svg = qr_svg("https://example.org/")
     >>> svg.startswith("<svg") and 'viewBox="0 0 29 29"' in svg
@@ -37,13 +44,13 @@ def qr_svg(url: str) -> str:
     with extra("present", "the QR code"):
         import segno
 
-    code = segno.make(check_share_url(url), error="m")
+    code = segno.make(check_share_url(share_url), error="m")
     return code.svg_inline(scale=1, border=2, omitsize=True, dark="#000", light="#fff")
 
 
-def share_view(url: str) -> widgets.Widget:
+def share_view(share_url: str) -> widgets.Widget:
     """The students' link: its QR code as large as the plot, and the address in large type."""
-    url = check_share_url(url)
+    url = check_share_url(share_url)
     qr = widgets.HTML(qr_svg(url), tooltip="Scan to open the same explorer")
     qr.add_class("tinyinit-qr")
     link = widgets.HTML(

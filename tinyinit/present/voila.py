@@ -9,6 +9,24 @@ import sys
 from pathlib import Path
 
 from .._extras import extra
+from ..checks import flag, instance, integer
+
+__all__ = [
+    "APP_SOURCE",
+    "CULL_IDLE_SECONDS",
+    "CULL_INTERVAL_SECONDS",
+    "DEFAULT_PORT",
+    "FOREIGN_EXTENSIONS",
+    "MATHJAX_CONFIG",
+    "OFFLINE_TEMPLATE",
+    "REPO_APP",
+    "VOILA_TEMPLATE",
+    "app_notebook",
+    "app_path",
+    "offline_template",
+    "serve",
+    "voila_command",
+]
 
 APP_SOURCE = """\
 # The presentation app: `make present` serves this notebook with Voila (no code shown).
@@ -138,6 +156,16 @@ def voila_command(
     >>> voila_command(Path("present.ipynb"), port=9000, browser=False)[3:6]
     ['--port=9000', '--Voila.port_retries=0', '--Voila.ip=127.0.0.1']
     """
+    instance("notebook", notebook, (str, Path), "a notebook's path")
+    port, ip = (
+        integer("port", port, minimum=1, maximum=65535),
+        instance("ip", ip, str, "an address"),
+    )
+    browser = flag("browser", browser)
+    if not instance("template", template, str, "a Voila template's name"):
+        raise ValueError("template must be a Voila template's name, got ''")
+    cull_idle = integer("cull_idle", cull_idle, minimum=0)
+    cull_interval = integer("cull_interval", cull_interval, minimum=1)
     if template == OFFLINE_TEMPLATE:
         offline_template()
     command = [
