@@ -26,7 +26,7 @@ from collections.abc import Callable
 import numpy as np
 
 from .checks import is_integer, is_number
-from .quiz import NotYet, check, check_value
+from .quiz import NotYet, Unanswered, check, check_value
 
 __all__ = [
     "adam_first_step",
@@ -557,10 +557,13 @@ def learning_rate_for_the_ratio(lr_3, weight_norm: float, grad_norm: float) -> N
 
 def _yours(name: str, function, *args) -> np.ndarray:
     """What the student's function gives for args, as an array of numbers (its own dtype);
-    NotYet if it raises or gives something else."""
+    Unanswered while it raises NotImplementedError (the stub), NotYet if it raises anything
+    else or gives something else."""
     check(callable(function), f"{name} must be a function, got {function!r}")
     try:
         got = np.asarray(function(*args))
+    except NotImplementedError:  # the stub, as the edition gives it: not answered yet
+        raise Unanswered(f"{name} is not written yet") from None
     except Exception as error:  # noqa: BLE001 - the student's code may raise anything
         raise NotYet(f"not yet: {name} raised {type(error).__name__}: {error}") from None
     check(got.dtype.kind in "iuf", f"{name} must return numbers, got {got!r}"[:200])
