@@ -1073,6 +1073,10 @@ def show(fig: Figure, alt: str) -> None:
         show(fig, f"Mean square per layer of a 20-layer ReLU network: Xavier falls to "
                   f"2^{np.log2(xavier[-1]):.1f} of the input, Kaiming stays at {kaiming[-1]:.2g}")
     """
+    with extra("lab", "plots.show"):
+        from IPython.core.pylabtools import print_figure
+        from IPython.display import display
+
     _figure("fig", fig)
     accepted = "a sentence (15 characters or more) saying what the figure shows and concludes"
     instance("alt", alt, str, accepted)
@@ -1081,9 +1085,6 @@ def show(fig: Figure, alt: str) -> None:
             "alt must be a sentence (15 characters or more) saying what the figure shows and "
             f"concludes, got {alt!r}"
         )
-    with extra("lab", "plots.show"):
-        from IPython.core.pylabtools import print_figure
-        from IPython.display import display
 
     data = print_figure(fig, "png", base64=True, bbox_inches="tight")
     display({"image/png": data, "text/plain": alt}, raw=True, metadata={"image/png": {"alt": alt}})
