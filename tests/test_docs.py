@@ -35,13 +35,9 @@ KNOWN_GAPS: dict[str, str] = {
     "tinyinit.pitfalls.Pitfall": "no >>> example yet",
     "tinyinit.pitfalls.check_module": "no >>> example yet",
     "tinyinit.plots.compare_figure": "no >>> example yet",
-    "tinyinit.plots.edge_note": "no >>> example yet",
-    "tinyinit.plots.legend_labels": "no >>> example yet",
     "tinyinit.plots.plot_coordinate_check": "no >>> example yet",
     "tinyinit.plots.plot_lr_sweep": "no >>> example yet",
-    "tinyinit.plots.png_bytes": "no >>> example yet",
     "tinyinit.plots.residual_figure": "no >>> example yet",
-    "tinyinit.plots.set_line": "no >>> example yet",
     "tinyinit.plots.show": "no >>> example yet",
 }
 
