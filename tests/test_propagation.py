@@ -436,3 +436,17 @@ def test_weight_gradient_theory_for_tanh_is_the_slope_square_at_each_layer_s_var
         slope = 1 - np.tanh(math.sqrt(gain**2 * m[layer - 1]) * z) ** 2
         slope_square = np.trapezoid(slope**2 * density, z)
         assert math.isclose(value, slope_square * g[layer] * m[layer - 1], rel_tol=1e-9)
+
+
+def test_a_result_takes_a_start_and_values_of_its_own_layers_only():
+    r = simulate("linear", n_layers=2, width=8, seeds=1)
+    assert r.ratio(2) == 1.0 and r.ratio(0) == pytest.approx(0.869, abs=1e-3)
+    for start in (-1, 3):
+        with pytest.raises(
+            ValueError, match=rf"^start must be an integer from 0 to 2, got {start}$"
+        ):
+            r.ratio(start)
+    with pytest.raises(ValueError, match=r"^values must hold one number per layer, 3, got 2$"):
+        r.first_layer(np.zeros(2), lambda v: v == 0)
+    with pytest.raises(ValueError, match=r"^values must be a real array of 1 dimensions, got an"):
+        r.first_layer(np.zeros((3, 1)), lambda v: v == 0)

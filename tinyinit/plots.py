@@ -278,7 +278,12 @@ def weight_labels(*, plain: bool = False) -> tuple[str, str]:
 
 
 def legend_labels(result: DepthResult) -> list[str]:
-    """The legend's words for `result`: median, band, theory, reference level."""
+    """The legend's words for `result`: median, band, theory, reference level.
+
+    >>> from tinyinit.propagation import simulate
+    >>> legend_labels(simulate("relu", n_layers=3, width=16, seeds=2))
+    ['median of 2 seeds', 'min to max', 'theory', 'input: 1']
+    """
     level = "input" if _result("result", result).direction == "forward" else "upstream gradient"
     return [f"median of {len(result.seeds)} seeds", "min to max", "theory", f"{level}: 1"]
 
@@ -348,7 +353,12 @@ def layer_span(depth: int) -> int:
 
 
 def edge_note(result: DepthResult) -> str:
-    """The words for values beyond float64, or "" when every value is drawable."""
+    """The words for values beyond float64, or "" when every value is drawable.
+
+    >>> from tinyinit.propagation import simulate
+    >>> print(edge_note(simulate("linear", "normal", std=1e200, n_layers=3, width=16, seeds=1)))
+    ▲ overflow: mean square beyond float64 (inf) from layer 1 on;  theory is inf from layer 1 on
+    """
     toward = "on" if _result("result", result).direction == "forward" else "and below"
     why_zero = "underflow: below float64's 1e-323"
     if result.weight_std == 0:
@@ -365,7 +375,14 @@ def edge_note(result: DepthResult) -> str:
 
 
 def set_line(line, x, y) -> None:
-    """New data for `line`, hidden when there is none: an empty line still costs a draw."""
+    """New data for `line`, hidden when there is none: an empty line still costs a draw.
+
+    >>> (line,) = Figure().add_subplot().plot([], [])
+    >>> set_line(line, [0, 1], [1.0, 0.5]); line.get_visible(), line.get_xdata().tolist()
+    (True, [0.0, 1.0])
+    >>> set_line(line, [], []); line.get_visible()
+    False
+    """
     instance("line", line, Line2D, "a matplotlib Line2D")
     x, y = real_array("x", x, ndim=1), real_array("y", y, ndim=1)
     if len(x) != len(y):
@@ -1053,7 +1070,11 @@ def compare_figure(
 
 
 def png_bytes(fig: Figure, dpi: int = 100) -> bytes:
-    """The figure as PNG bytes (for IPython.display.Image or an ipywidgets.Image)."""
+    """The figure as PNG bytes (for IPython.display.Image or an ipywidgets.Image).
+
+    >>> png_bytes(Figure(figsize=(1, 1)), dpi=20)[:4]
+    b'\\x89PNG'
+    """
     _figure("fig", fig)
     dpi = integer("dpi", dpi, minimum=MIN_DPI)
     buffer = io.BytesIO()
@@ -1073,6 +1094,10 @@ def show(fig: Figure, alt: str) -> None:
         show(fig, f"Mean square per layer of a 20-layer ReLU network: Xavier falls to "
                   f"2^{np.log2(xavier[-1]):.1f} of the input, Kaiming stays at {kaiming[-1]:.2g}")
     """
+    with extra("lab", "plots.show"):
+        from IPython.core.pylabtools import print_figure
+        from IPython.display import display
+
     _figure("fig", fig)
     accepted = "a sentence (15 characters or more) saying what the figure shows and concludes"
     instance("alt", alt, str, accepted)
@@ -1081,9 +1106,6 @@ def show(fig: Figure, alt: str) -> None:
             "alt must be a sentence (15 characters or more) saying what the figure shows and "
             f"concludes, got {alt!r}"
         )
-    with extra("lab", "plots.show"):
-        from IPython.core.pylabtools import print_figure
-        from IPython.display import display
 
     data = print_figure(fig, "png", base64=True, bbox_inches="tight")
     display({"image/png": data, "text/plain": alt}, raw=True, metadata={"image/png": {"alt": alt}})
