@@ -37,6 +37,7 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from . import init as reference
+from .answering import FUNCTIONS  # the card's seven functions, in its order
 from .checks import function, generator, integer, integers, number, one_of, real_array
 from .init import calculate_gain, fans
 from .pcg32 import PCG32
@@ -198,15 +199,6 @@ class Diagnosis:
         )
 
 
-FUNCTIONS = (
-    "fans",
-    "calculate_gain",
-    "xavier_uniform",
-    "xavier_normal",
-    "kaiming_normal",
-    "normal_init",
-    "scaled_residual_std",
-)
 ARRAY_FUNCTIONS = ("xavier_uniform", "xavier_normal", "kaiming_normal", "normal_init")
 
 SQRT2 = math.sqrt(2.0)
