@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import shutil
 import signal
 import subprocess
@@ -64,6 +65,8 @@ def app_path(folder: Path | None = None) -> Path:
     >>> app_path().name
     'present.ipynb'
     """
+    if folder is not None:
+        instance("folder", folder, (str, os.PathLike), "None or a folder's path")
     if REPO_APP.exists():
         return REPO_APP
     import tempfile
@@ -94,6 +97,8 @@ def offline_template(folder: Path | None = None) -> Path:
     >>> sorted(p.name for p in offline_template().iterdir())
     ['conf.json', 'index.html.j2', 'static']
     """
+    if folder is not None:
+        instance("folder", folder, (str, os.PathLike), "None or a folder's path")
     with extra("present", "the offline Voila template"):
         import fontawesomefree
         import jupyter_server_mathjax
