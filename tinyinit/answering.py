@@ -1,8 +1,9 @@
 """The student's side of the checker: a process that imports my_init.py and only answers calls.
 
 `tinyinit.checker` judges a student's file without ever running it in its own process. It
-starts this file as a script, in a Python of its own (`python -I -S answering.py ...`), and
-sends it one call at a time: a function's name and plain arguments. This process calls the
+runs this file in a Python of its own, isolated and without site-packages (`python -I -S
+-c <bootstrap>`, given numpy's folder, which then loads this file by its path), and sends
+it one call at a time: a function's name and plain arguments. This process calls the
 student's function and answers with what came back, as plain data: an array's dtype, shape
 and bytes, a number, or the text of the exception. Every test, every expected value and the
 verdict stay in the checker's process, where the student's code cannot reach them; what it
@@ -34,7 +35,7 @@ and back, on standard output (what the student's code prints goes to standard er
 
 `encode(value)` turns a value into a JSON-able dict tagged with its kind (`{"t": "array",
 "dtype": "<f4", "shape": [4, 3], "order": "C", "data": <base64>}`, `{"t": "float", "v":
-"0x1.8p+1"}`, ...); `decode` turns it back, checking every field, so that a malformed
+"0x1.8000000000000p+1"}`, ...); `decode` turns it back, checking every field, so that a malformed
 message raises `WireError` instead of anything else. No pickle: nothing that arrives can run
 code on the side that reads it.
 

@@ -1106,8 +1106,6 @@ def show(fig: Figure, alt: str) -> None:
     displaying it:
 
     >>> import contextlib, io
-    >>> import matplotlib
-    >>> matplotlib.use("Agg")                      # pyplot without a screen, as in a script
     >>> import matplotlib.pyplot as plt
     >>> fig, ax = plt.subplots(figsize=(2, 1.5))
     >>> _ = ax.plot([1, 2, 3])
