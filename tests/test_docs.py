@@ -22,24 +22,7 @@ import pytest
 import tinyinit
 
 # name -> what is missing (kept short: these are reminders, not excuses)
-# Public since their modules said their __all__ (each needs a docstring example):
-KNOWN_GAPS: dict[str, str] = {
-    "tinyinit.answering.Borrowed": "no >>> example yet",
-    "tinyinit.answering.BorrowedCall": "no >>> example yet",
-    "tinyinit.answering.PCG32State": "no >>> example yet",
-    "tinyinit.answering.WireError": "no >>> example yet",
-    "tinyinit.answering.decode": "no >>> example yet",
-    "tinyinit.answering.encode": "no >>> example yet",
-    "tinyinit.answering.serve": "no >>> example yet",
-    "tinyinit.live_training.Pinned": "no >>> example yet",
-    "tinyinit.pitfalls.Pitfall": "no >>> example yet",
-    "tinyinit.pitfalls.check_module": "no >>> example yet",
-    "tinyinit.plots.compare_figure": "no >>> example yet",
-    "tinyinit.plots.plot_coordinate_check": "no >>> example yet",
-    "tinyinit.plots.plot_lr_sweep": "no >>> example yet",
-    "tinyinit.plots.residual_figure": "no >>> example yet",
-    "tinyinit.plots.show": "no >>> example yet",
-}
+KNOWN_GAPS: dict[str, str] = {}
 
 # Widgets that show a picture rather than a value or an action: nothing to hover.
 PICTURES = (widgets.Image, widgets.Output)

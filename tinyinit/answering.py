@@ -1,8 +1,9 @@
 """The student's side of the checker: a process that imports my_init.py and only answers calls.
 
 `tinyinit.checker` judges a student's file without ever running it in its own process. It
-starts this file as a script, in a Python of its own (`python -I -S answering.py ...`), and
-sends it one call at a time: a function's name and plain arguments. This process calls the
+runs this file in a Python of its own, isolated and without site-packages (`python -I -S
+-c <bootstrap>`, given numpy's folder, which then loads this file by its path), and sends
+it one call at a time: a function's name and plain arguments. This process calls the
 student's function and answers with what came back, as plain data: an array's dtype, shape
 and bytes, a number, or the text of the exception. Every test, every expected value and the
 verdict stay in the checker's process, where the student's code cannot reach them; what it
@@ -34,7 +35,7 @@ and back, on standard output (what the student's code prints goes to standard er
 
 `encode(value)` turns a value into a JSON-able dict tagged with its kind (`{"t": "array",
 "dtype": "<f4", "shape": [4, 3], "order": "C", "data": <base64>}`, `{"t": "float", "v":
-"0x1.8p+1"}`, ...); `decode` turns it back, checking every field, so that a malformed
+"0x1.8000000000000p+1"}`, ...); `decode` turns it back, checking every field, so that a malformed
 message raises `WireError` instead of anything else. No pickle: nothing that arrives can run
 code on the side that reads it.
 
@@ -124,7 +125,17 @@ DTYPES = frozenset(
 
 
 class WireError(ValueError):
-    """A message that is not what the protocol says: malformed, too large, of no known kind."""
+    """A message that is not what the protocol says: malformed, too large, of no known kind.
+
+    `decode` raises it, and nothing else, for whatever does not follow the wire format:
+
+    >>> decode({"t": "float", "v": "three"})
+    Traceback (most recent call last):
+    ...
+    tinyinit.answering.WireError: not a float in hex
+    >>> issubclass(WireError, ValueError)
+    True
+    """
 
 
 class Foreign:
@@ -167,7 +178,17 @@ def _order(a: np.ndarray) -> str:
 
 
 def encode(value, depth: int = 0) -> dict:
-    """A value as a JSON-able dict tagged with its kind (see the module's docstring)."""
+    """A value as a JSON-able dict tagged with its kind (see the module's docstring).
+
+    A float travels in hex, so that it comes back bit for bit; `decode` turns it back:
+
+    >>> encode(3.0)
+    {'t': 'float', 'v': '0x1.8000000000000p+1'}
+    >>> encode([1, "a"])
+    {'t': 'list', 'v': [{'t': 'int', 'v': '1'}, {'t': 'str', 'v': 'a'}]}
+    >>> decode(encode([1, "a"])), decode(encode(0.1)) == 0.1
+    ([1, 'a'], True)
+    """
     if value is None:
         return {"t": "none"}
     if isinstance(value, bool):
@@ -269,7 +290,17 @@ def _array(obj: dict) -> np.ndarray:
 
 
 def decode(obj, depth: int = 0):
-    """The value `encode` made `obj` from; WireError for anything that is not such a dict."""
+    """The value `encode` made `obj` from; WireError for anything that is not such a dict.
+
+    >>> decode({"t": "tuple", "v": [{"t": "int", "v": "4"}, {"t": "int", "v": "3"}]})
+    (4, 3)
+    >>> decode(encode((4, 3, "fan_in")))
+    (4, 3, 'fan_in')
+    >>> decode({"t": "pickle", "v": "gASV..."})
+    Traceback (most recent call last):
+    ...
+    tinyinit.answering.WireError: no value is of kind 'pickle'
+    """
     if not isinstance(obj, dict) or depth > MAX_DEPTH + 1:
         raise WireError("a value is not a tagged dict")
     kind = obj.get("t")
@@ -305,7 +336,22 @@ def decode(obj, depth: int = 0):
 
 
 class PCG32State(tuple):
-    """A generator's (state, inc) as it travels: the receiving side makes its own PCG32."""
+    """A generator's (state, inc) as it travels: the receiving side makes its own PCG32.
+
+    >>> from tinyinit import PCG32
+    >>> rng = PCG32(42)
+    >>> sent = decode(encode(rng))
+    >>> type(sent).__name__, sent == (rng.state, rng.inc)
+    ('PCG32State', True)
+    >>> twin = PCG32(0)
+    >>> twin.state, twin.inc = sent                   # the receiving side's own generator
+    >>> twin.next_u32() == rng.next_u32()
+    True
+    >>> PCG32State(2**64, 1)
+    Traceback (most recent call last):
+    ...
+    tinyinit.answering.WireError: a generator's state is not 64 bits
+    """
 
     def __new__(cls, state: int, inc: int):
         if not (0 <= state < 2**64 and 0 <= inc < 2**64):
@@ -317,7 +363,18 @@ class PCG32State(tuple):
 
 
 class Borrowed:
-    """Stands in for a name of tinyinit other than the generator's: calling it is refused."""
+    """Stands in for a name of tinyinit other than the generator's: calling it is refused.
+
+    In the student's process, `from tinyinit.init import kaiming_normal` gives one of these:
+
+    >>> stand_in = Borrowed("tinyinit.init", "kaiming_normal")
+    >>> stand_in
+    <tinyinit's kaiming_normal>
+    >>> stand_in((4, 3), "fan_in", "relu", None)
+    Traceback (most recent call last):
+    ...
+    tinyinit.answering.BorrowedCall: tinyinit.init.kaiming_normal
+    """
 
     def __init__(self, module: str, name: str):
         self.module, self.name = module, name
@@ -331,7 +388,16 @@ class Borrowed:
 
 
 class BorrowedCall(Exception):
-    """A call of one of tinyinit's own functions, which a student's file may not hand in."""
+    """A call of one of tinyinit's own functions, which a student's file may not hand in.
+
+    Its message is the function's full name, which the answer carries back as "refused":
+
+    >>> try:
+    ...     Borrowed("tinyinit", "fans")((4, 3))
+    ... except BorrowedCall as call:
+    ...     print(f"refused: {call}")
+    refused: tinyinit.fans
+    """
 
 
 def _borrowed_module(name: str, names: list[str]) -> types.ModuleType:
@@ -448,7 +514,36 @@ class _Printed(io.StringIO):
 
 
 def serve(argv: list[str]) -> None:
-    """Import the student's file, then answer the checker's calls until its input ends."""
+    """Import the student's file, then answer the checker's calls until its input ends.
+
+    argv: the package's folder, the student's file, tinyinit's public names by module (JSON)
+    and the seconds its import may take. It reads the calls on standard input, answers on
+    standard output, and forbids file writes for the rest of its process: it runs in a
+    Python of its own (`tinyinit.checker` starts one), never in the process that judges.
+
+    >>> import json, os, pathlib, subprocess, sys, tempfile
+    >>> from tinyinit import answering
+    >>> folder = tempfile.TemporaryDirectory()
+    >>> path = pathlib.Path(folder.name) / "my_init.py"
+    >>> _ = path.write_text(
+    ...     "def fans(shape):\\n"
+    ...     "    print('fans of', shape)\\n"
+    ...     "    return shape[1], shape[0]\\n"
+    ... )
+    >>> calls = [{"id": 1, "hello": True}, {"id": 2, "call": "fans", "args": [encode((4, 3))]}]
+    >>> run = subprocess.run(
+    ...     [sys.executable, "-I", answering.__file__, os.path.dirname(answering.__file__),
+    ...      str(path), "{}", "30"],
+    ...     input="".join(json.dumps(c) + "\\n" for c in calls),
+    ...     capture_output=True, text=True, timeout=60,
+    ... )
+    >>> started, ready, answer = (json.loads(line) for line in run.stdout.splitlines())
+    >>> started, ready["functions"]["fans"], ready["functions"]["kaiming_normal"]
+    ({'started': True}, 'yours', 'missing')
+    >>> decode(answer["value"]), answer["printed"]
+    ((3, 4), 'fans of (4, 3)\\n')
+    >>> folder.cleanup()
+    """
     package_dir, path, public, startup = argv[0], argv[1], json.loads(argv[2]), float(argv[3])
     # The answers go on a copy of standard output; what the student's code writes to file
     # descriptor 1 goes to standard error, with faulthandler's word on where it was stuck.

@@ -200,7 +200,21 @@ def _number(value: float) -> str:
 @dataclass(frozen=True)
 class Pinned:
     """A run kept for comparison: its settings, its curves, its last test evaluation and the
-    activations its histograms showed (by layer)."""
+    activations its histograms showed (by layer).
+
+    `TrainingExplorer.pin` makes one of the current run and keeps it in `pins`; its label is
+    the run's settings in one line.
+
+    >>> curves = TrainingCurves(np.full(40, 2.3), np.array([0, 40]), np.array([2.31, 2.30]),
+    ...                         np.array([1e-7, 2e-7, 4e-7]), "xavier_normal")
+    >>> pinned = Pinned(dict(initializer="xavier_normal", gain=1.0, std=0.02,
+    ...     activation="relu", optimizer="sgd", learning_rate=0.02, normalization="none",
+    ...     hidden_layers=20), curves, 0.09, {1: np.zeros(64)})
+    >>> pinned.label
+    'relu, Xavier normal (gain 1), SGD at 0.02, 20 hidden layers of 64'
+    >>> pinned.curves.steps, pinned.accuracy
+    (40, 0.09)
+    """
 
     settings: dict
     curves: TrainingCurves

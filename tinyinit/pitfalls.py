@@ -59,6 +59,17 @@ __all__ = [
 
 
 class Pitfall(NamedTuple):
+    """One known mistake of an initializer: what it is, what it does, and how to fix it.
+
+    PITFALLS holds them by name; a `Diagnosis` names one, and its message quotes all three.
+
+    >>> pitfall = PITFALLS["swapped_fans"]
+    >>> pitfall.title
+    'reading an (out, in) weight as (in, out)'
+    >>> print(pitfall.fix)
+    torch's layout is (out, in, *kernel): fan_in = shape[1] * r, fan_out = shape[0] * r
+    """
+
     title: str
     symptom: str
     fix: str
@@ -558,7 +569,20 @@ def check_initializer(fn: Callable, kind: str) -> Diagnosis:
 
 
 def check_module(api: Any) -> dict[str, Diagnosis]:
-    """check_initializer on every function of FUNCTIONS that `api` (a module or a dict) has."""
+    """check_initializer on every function of FUNCTIONS that `api` (a module or a dict) has.
+
+    The diagnoses come by function name, in the card's order; a name `api` lacks is left out.
+
+    >>> import math
+    >>> def fans(shape):                                # an (out, in) weight read as (in, out)
+    ...     r = math.prod(shape[2:])
+    ...     return shape[0] * r, shape[1] * r
+    >>> def scaled_residual_std(base_std, n_layers):
+    ...     return base_std / math.sqrt(2 * n_layers)
+    >>> found = check_module({"scaled_residual_std": scaled_residual_std, "fans": fans})
+    >>> {kind: diagnosis.pitfall for kind, diagnosis in found.items()}
+    {'fans': 'swapped_fans', 'scaled_residual_std': None}
+    """
     if isinstance(api, Mapping):
         found = {k: api[k] for k in FUNCTIONS if k in api}
     else:

@@ -1040,6 +1040,13 @@ def compare_figure(
     Each result in its colour (`curve_colors`), named in the legend by `names`;
     theory=False leaves the dashed theory curves out. Made without pyplot, so it is never
     shown twice and works under any backend.
+
+    >>> from tinyinit.propagation import simulate
+    >>> runs = [simulate("relu", i, n_layers=3, width=16, seeds=2)
+    ...         for i in ("xavier_uniform", "kaiming_fan_in")]
+    >>> fig = compare_figure(runs, ["Xavier", "Kaiming"], title="ReLU, 3 layers")
+    >>> [text.get_text() for text in fig.axes[0].get_legend().get_texts()]
+    ['Xavier', 'Kaiming', 'theory (dashed)']
     """
     results = _results(results)
     names = curve_names_checked(names, len(results))
@@ -1093,6 +1100,19 @@ def show(fig: Figure, alt: str) -> None:
 
         show(fig, f"Mean square per layer of a 20-layer ReLU network: Xavier falls to "
                   f"2^{np.log2(xavier[-1]):.1f} of the input, Kaiming stays at {kaiming[-1]:.2g}")
+
+    It never opens a window, whatever the backend: the picture is rendered to PNG. Outside a
+    notebook (a script, a doctest) IPython prints the output, alt included, instead of
+    displaying it:
+
+    >>> import contextlib, io
+    >>> import matplotlib.pyplot as plt
+    >>> fig, ax = plt.subplots(figsize=(2, 1.5))
+    >>> _ = ax.plot([1, 2, 3])
+    >>> with contextlib.redirect_stdout(io.StringIO()) as printed:
+    ...     show(fig, "A straight line rising from 1 to 3 over three points")
+    >>> "rising from 1 to 3" in printed.getvalue(), plt.fignum_exists(fig.number)
+    (True, False)
     """
     with extra("lab", "plots.show"):
         from IPython.core.pylabtools import print_figure
@@ -1122,7 +1142,15 @@ def residual_figure(stack: ResidualStack, n_layers: int, depths: Iterable[int]):
 
     Measured (markers) against theory (lines), without and with the 1/sqrt(2N) scaling.
     Linear axes: growth like 1 + 2N is a straight line there, where a log axis would bend it
-    into what looks like saturation.
+    into what looks like saturation. Made with pyplot: close it, or `show` it, when done.
+
+    >>> import matplotlib.pyplot as plt
+    >>> from tinyinit import PCG32
+    >>> from tinyinit.residual import draw_residual_stack
+    >>> fig = residual_figure(draw_residual_stack(4, 32, 32, 16, PCG32(0)), 4, depths=[1, 2, 4])
+    >>> [ax.get_title() for ax in fig.axes]
+    ['N = 4 blocks', '1 + 2N unscaled, 2 scaled']
+    >>> plt.close(fig)
     """
     import matplotlib.pyplot as plt
 
@@ -1172,6 +1200,13 @@ def plot_coordinate_check(ax, widths, sizes: np.ndarray, title: str = "") -> Non
 
     sizes has shape (len(widths), steps + 1), e.g. coordinate_check(...)[:, :, -1]
     for the output. Missing points are diverged runs (NaN).
+
+    >>> from tinyinit.mup import coordinate_check
+    >>> sizes = coordinate_check((64, 256), 1, "sp", "adam", 0.01)[:, :, -1]
+    >>> ax = Figure().add_subplot()
+    >>> plot_coordinate_check(ax, [64, 256], sizes, "SP: output y")
+    >>> [line.get_label() for line in ax.get_lines()], ax.get_xscale(), ax.get_yscale()
+    (['t=0', 't=1'], 'log', 'log')
     """
     instance("ax", ax, Axes, "a matplotlib Axes")
     widths = integers("widths", widths, minimum=1)
@@ -1195,6 +1230,15 @@ def plot_lr_sweep(ax, widths, lrs, losses: np.ndarray, title: str = "") -> None:
     """Final training loss against global learning rate, one line per width.
 
     A star marks each width's best learning rate; diverged runs (NaN) are gaps.
+
+    >>> from tinyinit.mup import lr_sweep
+    >>> lrs = 2.0 ** np.arange(-10, -3, 2)
+    >>> losses = lr_sweep((32, 256), lrs, "sp", "adam", 5, base_width=32)
+    >>> ax = Figure().add_subplot()
+    >>> plot_lr_sweep(ax, [32, 256], lrs, losses, "SP: loss after 5 Adam steps")
+    >>> stars = [line for line in ax.get_lines() if line.get_marker() == "*"]
+    >>> [float(np.log2(star.get_xdata()[0])) for star in stars]     # each width's best lr
+    [-6.0, -10.0]
     """
     instance("ax", ax, Axes, "a matplotlib Axes")
     widths = integers("widths", widths, minimum=1)
