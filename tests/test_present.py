@@ -616,7 +616,12 @@ def test_serve_stops_its_server_when_it_is_asked_to_stop(tmp_path, sig):
         "import sys; from tinyinit.present.voila import serve; "
         f"sys.exit(serve([sys.executable, '-c', {SERVER!r}, {str(mark)!r}]))"
     )
-    parent = subprocess.Popen([sys.executable, "-c", script])
+    # Started with SIGINT ignored, as a background job is (and as some test runners leave
+    # their workers): serve must answer Ctrl+C all the same.
+    parent = subprocess.Popen(
+        [sys.executable, "-c", script],
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_IGN),
+    )
     try:
         deadline = time.monotonic() + 60
         while not (mark.exists() and mark.read_text() == "started"):
@@ -629,6 +634,7 @@ def test_serve_stops_its_server_when_it_is_asked_to_stop(tmp_path, sig):
         assert not child.is_running() or child.status() == psutil.STATUS_ZOMBIE
     finally:
         parent.kill()
+        parent.wait()
 
 
 # --- training live: Xavier + ReLU does not learn, Kaiming does ---------------------------------

@@ -197,18 +197,23 @@ def serve(command: list[str], env: dict | None = None, grace: float = 15.0) -> i
     Ctrl+C (SIGINT) and SIGTERM, as a service manager or a `kill` sends it, both stop the
     server: it gets SIGTERM, on which Voila shuts its kernels down, and `grace` seconds
     to do so before it is killed (its kernels then follow their parent, as ipykernel's do).
-    Without this, SIGTERM would end this process alone and leave the server running.
+    Without this, SIGTERM would end this process alone and leave the server running. SIGINT
+    gets its handler here too: a process started with SIGINT ignored (a background job, some
+    test runners) would otherwise not answer Ctrl+C or `kill -INT` at all.
 
     >>> serve([sys.executable, "-c", "raise SystemExit(3)"])
     3
     """
-    process = subprocess.Popen(command, env=env)
 
     def stop(signum, frame):
         raise KeyboardInterrupt
 
-    previous = signal.signal(signal.SIGTERM, stop)
+    previous = {sig: signal.signal(sig, stop) for sig in (signal.SIGTERM, signal.SIGINT)}
     try:
+        try:
+            process = subprocess.Popen(command, env=env)
+        except KeyboardInterrupt:
+            return 0  # asked to stop before the server started
         return process.wait()
     except KeyboardInterrupt:
         signal.signal(signal.SIGTERM, signal.SIG_IGN)  # stopping already
@@ -220,4 +225,5 @@ def serve(command: list[str], env: dict | None = None, grace: float = 15.0) -> i
             process.wait()
         return 0
     finally:
-        signal.signal(signal.SIGTERM, previous)
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
