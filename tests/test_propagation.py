@@ -438,6 +438,27 @@ def test_weight_gradient_theory_for_tanh_is_the_slope_square_at_each_layer_s_var
         assert math.isclose(value, slope_square * g[layer] * m[layer - 1], rel_tol=1e-9)
 
 
+def test_seeds_and_passes_are_refused_in_their_own_words():
+    """What a caller reads when the seeds or a result's passes are wrong, to the letter."""
+    from tinyinit.checks import KindError
+    from tinyinit.depth_result import experiment
+
+    accepted = "a count >= 1 or the seeds themselves (integers)"
+    for seeds, kind in (([], ValueError), ("ab", KindError), (2.5, KindError)):
+        with pytest.raises(kind) as caught:
+            simulate("relu", n_layers=2, width=4, seeds=seeds)
+        assert str(caught.value) == f"seeds must be {accepted}, got {seeds!r}"
+    e = experiment("relu", "normal", gain=1.0, std=0.02, n_layers=1, width=4, seeds=1,
+                   batch=2, direction="forward", sample_layers=(1,))  # fmt: skip
+    with pytest.raises(ValueError) as caught:
+        e.result(0.02, [], None)
+    assert str(caught.value) == "passes must hold one SeedPass per seed, at least one, got none"
+    for passes, shown in (((1,), "(1,)"), ([3], "3")):  # not a list; a list of no SeedPass
+        with pytest.raises(KindError) as caught:
+            e.result(0.02, passes, None)
+        assert str(caught.value) == f"passes must be a list of SeedPass, one per seed, got {shown}"
+
+
 def test_a_result_takes_a_start_and_values_of_its_own_layers_only():
     r = simulate("linear", n_layers=2, width=8, seeds=1)
     assert r.ratio(2) == 1.0 and r.ratio(0) == pytest.approx(0.869, abs=1e-3)
