@@ -439,6 +439,13 @@ def run_all_cells(page, *, timeout: float = 90.0) -> None:
     wait_for_kernel_idle(page, timeout=timeout)
 
 
+def run_last_cell(page) -> None:
+    """Run the open notebook's last code cell alone (click into it, Shift+Enter): an
+    explorer's cell needs nothing before it, and the cells before it are nbval's to run."""
+    page.locator(".jp-NotebookPanel .jp-CodeCell .jp-InputArea-editor").last.click()
+    page.keyboard.press("Shift+Enter")
+
+
 def notebook_errors(page) -> list[str]:
     """What a student would see as an error in the open notebook: tracebacks, stderr, widgets."""
     problems = []

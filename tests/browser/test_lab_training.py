@@ -21,6 +21,7 @@ from .lab import (
     mpl_canvas,
     notebook_errors,
     open_notebook,
+    run_last_cell,
     run_the_cell_in_notebook_7,
     serve_one_cell,
     wait_for_screenshot_change,
@@ -68,8 +69,7 @@ def test_notebook_11s_explorer_trains_live_and_answers_every_control(page, conso
     open_notebook(page, lab_server, NOTEBOOK)
     # The explorer's cell, the notebook's last, needs none before it: run it alone (the
     # notebook's own training runs take a minute, and nbval runs them).
-    page.locator(".jp-NotebookPanel .jp-CodeCell .jp-InputArea-editor").last.click()
-    page.keyboard.press("Shift+Enter")
+    run_last_cell(page)
     app = page.locator(APP).first
     expect(app).to_be_visible(timeout=TIMEOUT_MS)
     app.scroll_into_view_if_needed()
