@@ -444,6 +444,18 @@ def test_seeds_and_passes_are_refused_in_their_own_words():
     from tinyinit.depth_result import experiment
 
     accepted = "a count >= 1 or the seeds themselves (integers)"
+    refused = {
+        0: (ValueError, "seeds must be an integer >= 1, got 0"),
+        -2: (ValueError, "seeds must be an integer >= 1, got -2"),
+        (1, "a"): (KindError, "seeds must be a sequence of integers, got [1, 'a']"),
+        iter([1, "a"]): (KindError, "seeds must be an integer, got 'a'"),  # taken one by one
+    }
+    for seeds, (kind, words) in refused.items():
+        with pytest.raises(kind) as caught:
+            simulate("relu", n_layers=2, width=4, seeds=seeds)
+        assert str(caught.value) == words
+    for seeds, taken in ((2, (0, 1)), (iter([0, 1]), (0, 1)), (np.array([3, 5]), (3, 5))):
+        assert simulate("relu", n_layers=2, width=4, seeds=seeds).seeds == taken
     for seeds, kind in (([], ValueError), ("ab", KindError), (2.5, KindError)):
         with pytest.raises(kind) as caught:
             simulate("relu", n_layers=2, width=4, seeds=seeds)
