@@ -476,8 +476,8 @@ def execute(client, source: str, index: int) -> list:
 @pytest.fixture(scope="module", params=STEMS)
 def run(request) -> tuple[str, Run]:
     """One kernel per notebook: the student edition top to bottom (errors allowed), then, from
-    the first exercise on, every cell again with each check fed first the typical wrong answer,
-    then the teacher's solution."""
+    the first exercise to the last one's check, every cell again with each check fed first the
+    typical wrong answer, then the teacher's solution (nothing after the last check is read)."""
     stem = request.param
     nb = teacher(stem)
     found = ms.exercises(nb)
@@ -501,7 +501,7 @@ def run(request) -> tuple[str, Run]:
             by_answer = {e.answer: e for e in found}
             checks = {e.check for e in found}
             at = {i: j for j, i in enumerate(kept)}  # the student's index of a teacher cell
-            for i in range(found[0].answer, len(nb.cells)):
+            for i in range(found[0].answer, found[-1].check + 1):
                 cell = nb.cells[i]
                 if cell.cell_type != "code" or i in checks or i not in at:
                     continue
