@@ -438,6 +438,24 @@ def test_weight_gradient_theory_for_tanh_is_the_slope_square_at_each_layer_s_var
         assert math.isclose(value, slope_square * g[layer] * m[layer - 1], rel_tol=1e-9)
 
 
+def test_simulate_takes_each_range_from_its_bound_and_refuses_past_it():
+    """gain and std from 0, n_layers, width and batch from 1: the bounds run, one past is refused,
+    in the package's words."""
+    settings = dict(n_layers=2, width=4, seeds=1)
+    for name, value, words in (
+        ("gain", -1.0, "a finite real number >= 0"),
+        ("std", -0.1, "a finite real number >= 0"),
+        ("n_layers", 0, "an integer >= 1"),
+        ("width", 0, "an integer >= 1"),
+        ("batch", 0, "an integer >= 1"),
+    ):
+        with pytest.raises(ValueError) as caught:
+            simulate("relu", "normal", **{**settings, name: value})
+        assert str(caught.value) == f"{name} must be {words}, got {value}"
+    r = simulate("relu", "normal", gain=0.0, std=0.0, n_layers=1, width=1, seeds=1, batch=1)
+    assert r.per_seed.tolist() == [[1.0, 0.0]]  # zero weights: the signal is gone at layer 1
+
+
 def test_seeds_and_passes_are_refused_in_their_own_words():
     """What a caller reads when the seeds or a result's passes are wrong, to the letter."""
     from tinyinit.checks import KindError
