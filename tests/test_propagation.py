@@ -454,6 +454,14 @@ def test_simulate_takes_each_range_from_its_bound_and_refuses_past_it():
         assert str(caught.value) == f"{name} must be {words}, got {value}"
     r = simulate("relu", "normal", gain=0.0, std=0.0, n_layers=1, width=1, seeds=1, batch=1)
     assert r.per_seed.tolist() == [[1.0, 0.0]]  # zero weights: the signal is gone at layer 1
+    with pytest.raises(ValueError) as caught:
+        simulate("relu", sample_layers=(-1,), **settings)
+    assert str(caught.value) == "sample_layers must be a sequence of integers >= 0, got (-1,)"
+    with pytest.raises(TypeError) as caught:
+        simulate("relu", draw=3, **settings)
+    assert str(caught.value) == "draw must be a callable, got 3"
+    zeros = simulate("relu", draw=lambda shape, rng: np.zeros(shape), **settings)
+    assert zeros.per_seed[0, 1:].tolist() == [0.0, 0.0]  # the weights drawn are draw's
 
 
 def test_seeds_and_passes_are_refused_in_their_own_words():
@@ -472,6 +480,12 @@ def test_seeds_and_passes_are_refused_in_their_own_words():
         with pytest.raises(kind) as caught:
             simulate("relu", n_layers=2, width=4, seeds=seeds)
         assert str(caught.value) == words
+    # an array is named as an array, not as the list of numpy numbers it would become
+    with pytest.raises(KindError) as caught:
+        simulate("relu", n_layers=2, width=4, seeds=np.array([1.5]))
+    assert str(caught.value) == (
+        "seeds must be a sequence of integers, got an array of shape (1,) and dtype float64"
+    )
     for seeds, taken in ((2, (0, 1)), (iter([0, 1]), (0, 1)), (np.array([3, 5]), (3, 5))):
         assert simulate("relu", n_layers=2, width=4, seeds=seeds).seeds == taken
     for seeds, kind in (([], ValueError), ("ab", KindError), (2.5, KindError)):
