@@ -81,6 +81,12 @@ USER_SETTINGS = {
 BENIGN_CONSOLE = (
     "favicon",
     "Failed to load resource: the server responded with a status of 404",
+    # ipympl, when frames come faster than the page decodes them (a step's figure swapped on a
+    # busy machine): a frame whose image was let go before it loaded is not drawn, and says so;
+    # the next frame is (matplotlib/ipympl#472, matplotlib/matplotlib#19116). Tests that need
+    # the picture check the canvas's pixels.
+    "Error setting state: Failed to execute 'drawImage' on 'CanvasRenderingContext2D': "
+    "The HTMLImageElement provided is in the 'broken' state.",
 )
 
 # Lab renders both stderr and tracebacks (error outputs) with the stderr MIME type.
