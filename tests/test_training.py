@@ -329,6 +329,24 @@ def test_digits_split_is_fixed_disjoint_and_standardized():
     assert load_digits_split(dtype=np.float32).x_train.dtype == np.float32
 
 
+def test_the_digits_read_from_scikit_learns_file_are_its_load_digits_bit_for_bit(monkeypatch):
+    import importlib.util
+
+    from sklearn.datasets import load_digits
+
+    from tinyinit import training
+
+    reference = load_digits()
+    for x, labels in (training._digits(), training._digits_from_sklearn()):
+        assert x.dtype == np.float64 and labels.dtype == np.int64
+        np.testing.assert_array_equal(x, reference.data)
+        np.testing.assert_array_equal(labels, reference.target)
+    # scikit-learn elsewhere (or its file gone): its API answers, with the same split
+    split = load_digits_split()
+    monkeypatch.setattr(importlib.util, "find_spec", lambda name, *args: None)
+    np.testing.assert_array_equal(load_digits_split().x_test, split.x_test)
+
+
 def test_initializers_compose_with_init_params():
     params = init_params([8, 4, 2], lambda s, r: xavier_normal(s, 1.0, r), PCG32(0))
     np.testing.assert_array_equal(params[0][0], xavier_normal((4, 8), 1.0, PCG32(0)))

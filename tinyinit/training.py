@@ -39,9 +39,11 @@ step, and the handwritten digits that scikit-learn ships.
 
 from __future__ import annotations
 
+import gzip
 import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import NamedTuple
 
 import numpy as np
@@ -1074,6 +1076,43 @@ class Digits(NamedTuple):
     labels_test: np.ndarray
 
 
+# scikit-learn keeps the digits in sklearn/datasets/data/digits.csv.gz: 1,797 rows of 64 pixels
+# and the label. Importing scikit-learn to read them takes a second (a notebook's first cell, a
+# Voila page's), reading the file a twentieth of that. The file's place is scikit-learn's own,
+# not its API: it is read here only, checked for its shape and labels, and anything else
+# (another place, another layout, no scikit-learn) goes through sklearn.datasets.load_digits.
+# tests/test_training.py holds the two equal, array for array.
+DIGITS_ROWS, DIGITS_PIXELS = 1797, 64
+
+
+def _digits() -> tuple[np.ndarray, np.ndarray]:
+    """scikit-learn's digits: pixels (1797, 64) as float64, labels (1797,) as int64."""
+    import importlib.util
+
+    spec = importlib.util.find_spec("sklearn")  # where it is installed, without importing it
+    if spec is not None and spec.submodule_search_locations:
+        path = Path(spec.submodule_search_locations[0]) / "datasets" / "data" / "digits.csv.gz"
+        try:
+            with gzip.open(path, mode="rt", encoding="utf-8") as file:
+                data = np.loadtxt(file, delimiter=",")
+        except (OSError, ValueError):
+            data = None
+        if data is not None and data.shape == (DIGITS_ROWS, DIGITS_PIXELS + 1):
+            labels = data[:, -1]
+            if np.array_equal(labels, np.round(labels)) and set(labels) == set(range(10)):
+                return data[:, :-1].astype(np.float64), labels.astype(np.int64)
+    return _digits_from_sklearn()
+
+
+def _digits_from_sklearn() -> tuple[np.ndarray, np.ndarray]:
+    """The same, through scikit-learn's API (the only import of scikit-learn)."""
+    with extra("lab", "load_digits_split"):
+        from sklearn.datasets import load_digits
+
+    data = load_digits()
+    return data.data.astype(np.float64), data.target.astype(np.int64)
+
+
 def load_digits_split(test_fraction: float = 0.25, seed: int = 0, dtype=np.float64) -> Digits:
     """scikit-learn's 1,797 handwritten 8x8 digits, split train/test by a seeded PCG32.
 
@@ -1088,15 +1127,11 @@ def load_digits_split(test_fraction: float = 0.25, seed: int = 0, dtype=np.float
     >>> digits.x_train.shape, digits.x_test.shape, digits.labels_test[:5]
     ((1348, 64), (449, 64), array([7, 1, 7, 7, 0]))
     """
-    with extra("lab", "load_digits_split"):  # the only use of scikit-learn: load on demand
-        from sklearn.datasets import load_digits
-
     test_fraction = number("test_fraction", test_fraction, above=0)
     if not test_fraction < 1:
         raise ValueError(f"test_fraction must be a number in (0, 1), got {test_fraction!r}")
     seed, dtype = integer("seed", seed), float_dtype("dtype", dtype)
-    data = load_digits()
-    x, labels = data.data.astype(np.float64), data.target.astype(np.int64)
+    x, labels = _digits()
     order = np.argsort(PCG32(seed).uniforms(len(x)), kind="stable")
     n_test = round(test_fraction * len(x))
     test, train_rows = order[:n_test], order[n_test:]
