@@ -1089,7 +1089,10 @@ def _digits() -> tuple[np.ndarray, np.ndarray]:
     """scikit-learn's digits: pixels (1797, 64) as float64, labels (1797,) as int64."""
     import importlib.util
 
-    spec = importlib.util.find_spec("sklearn")  # where it is installed, without importing it
+    try:
+        spec = importlib.util.find_spec("sklearn")  # where it is installed, without importing it
+    except (ImportError, ValueError):  # a finder that refuses it, a module put there without one
+        spec = None
     if spec is not None and spec.submodule_search_locations:
         path = Path(spec.submodule_search_locations[0]) / "datasets" / "data" / "digits.csv.gz"
         try:
