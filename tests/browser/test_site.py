@@ -8,6 +8,7 @@ from __future__ import annotations
 import re
 
 import pytest
+from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
 pytestmark = pytest.mark.browser
 
@@ -79,7 +80,12 @@ def open_both_panels(page, narrow: bool) -> None:
     # theme's Bootstrap tooltips) would lie over the button to click next.
     page.mouse.move(0, 0)
     page.evaluate("() => document.activeElement?.blur()")  # a focused button keeps its tooltip
-    page.wait_for_function("() => !document.querySelector('.tooltip.show')", timeout=10_000)
+    try:
+        page.wait_for_function("() => !document.querySelector('.tooltip.show')", timeout=5_000)
+    except PlaywrightTimeout:
+        # On a loaded machine Bootstrap may show a tooltip whose delay ran out after the
+        # pointer left; it says nothing about the buttons this test is for: take it away.
+        page.evaluate("() => document.querySelectorAll('.tooltip').forEach(t => t.remove())")
     menu = page.locator(".primary-toggle:visible")
     assert menu.count() == 1
     if narrow:
