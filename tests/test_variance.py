@@ -3,12 +3,23 @@
 from __future__ import annotations
 
 import math
+import warnings
 from fractions import Fraction
 
 import numpy as np
 import pytest
 
-from tinyinit import PCG32, kaiming_normal, normal, xavier_normal, xavier_uniform
+from tinyinit import (
+    PCG32,
+    kaiming_normal,
+    normal,
+    normal_init,
+    uniform_bound,
+    xavier_normal,
+    xavier_uniform,
+)
+from tinyinit.checks import KindError
+from tinyinit.distributions import scaled_uniform_float32
 from tinyinit.variance import (
     INPUTS,
     Estimate,
@@ -19,6 +30,7 @@ from tinyinit.variance import (
     input_moments,
     mean_square_of,
     mean_square_through,
+    mean_squares_by_layer,
     predicted_variance,
     relu,
     sample_sums,
@@ -131,3 +143,248 @@ def test_the_one_mean_square_is_inf_past_float64_and_refuses_nothing_to_average(
     assert root_mean_square(np.array([1e200])) == math.inf
     with pytest.raises(ValueError, match=r"^a must hold at least one number, got an empty array$"):
         root_mean_square(np.array([]))
+
+
+def _one_too_many(rng, n):
+    return np.zeros(n + 1)
+
+
+def _a_column(rng, n):  # n numbers, but not the n-vector asked for
+    return np.zeros((n, 1))
+
+
+def _names(rng, n):
+    return ["a"] * n
+
+
+def test_every_refusal_of_variance_is_worded_to_the_letter():
+    """What a caller reads for each wrong argument, and of which kind: its name, the value shown
+    as given (an int stays an int), what is accepted; each count and bound one past its end."""
+    inputs = "a name of INPUTS or a callable (rng, n) -> n numbers"
+    shapes = "x must be (L, m, in) for weights (L, out, in) with L >= 2 layers, got shapes"
+    w, x = np.ones((2, 1, 3)), np.ones((2, 4, 3))
+    refusals = [
+        (lambda: predicted_variance(0, 1, 1), ValueError, "fan_in must be an integer >= 1, got 0"),
+        (
+            lambda: predicted_variance(1, -1, 1),
+            ValueError,
+            "weight_variance must be a finite real number >= 0, got -1",
+        ),
+        (
+            lambda: predicted_variance(1, 1, -0.5),
+            ValueError,
+            "mean_square must be a finite real number >= 0, got -0.5",
+        ),
+        (
+            lambda: draw_weights(3, -1, PCG32(0)),
+            ValueError,
+            "std must be a finite real number >= 0, got -1",
+        ),
+        (
+            lambda: draw_weights(3, -1, PCG32(0), "uniform"),
+            ValueError,
+            "std must be a finite real number >= 0, got -1",
+        ),
+        (
+            lambda: sample_sums(0, 1.0, "normal", PCG32(0), 2),
+            ValueError,
+            "fan_in must be an integer >= 1, got 0",
+        ),
+        (
+            lambda: sample_sums(1, 1.0, "normal", PCG32(0), 0),
+            ValueError,
+            "n_samples must be an integer >= 1, got 0",
+        ),
+        (
+            lambda: sample_sums(2, 1.0, len, PCG32(0), 3),  # len(rng, n) is a TypeError
+            KindError,
+            f"inputs must be {inputs}, got <built-in function len>, which gave None for n = 6",
+        ),
+        (
+            lambda: draw_inputs(_names, PCG32(0), 2),  # no numbers
+            KindError,
+            f"kind must be {inputs}, got {_names!r}, which gave None for n = 2",
+        ),
+        (
+            lambda: draw_inputs(_one_too_many, PCG32(0), (2, 3)),
+            KindError,
+            f"kind must be {inputs}, got {_one_too_many!r}, "
+            "which gave an array of shape (7,) and dtype float64 for n = 6",
+        ),
+        (
+            lambda: draw_inputs(_a_column, PCG32(0), 2),
+            KindError,
+            f"kind must be {inputs}, got {_a_column!r}, "
+            "which gave an array of shape (2, 1) and dtype float64 for n = 2",
+        ),
+        (
+            lambda: variance_of([1.0]),
+            ValueError,
+            "samples must hold at least 2 values (a standard error), got 1",
+        ),
+        (
+            lambda: mean_square_of(np.zeros((1, 1))),
+            ValueError,
+            "samples must hold at least 2 values (a standard error), got 1",
+        ),
+        (
+            lambda: mean_squares_by_layer(3.0, [], relu),
+            ValueError,
+            "x must be an array of inputs (a batch), got 3.0",
+        ),
+        (
+            lambda: mean_squares_by_layer(np.zeros((0, 2)), [], relu),
+            ValueError,
+            "x must be an array of inputs (a batch), "
+            "got an array of shape (0, 2) and dtype float64",
+        ),
+        (
+            lambda: mean_squares_by_layer(np.ones(2), 3, relu),
+            KindError,
+            "layers must be an iterable of callables, got 3",
+        ),
+        (
+            lambda: mean_squares_by_layer(np.ones(2), "ab", relu),
+            KindError,
+            "layers must be an iterable of callables, got 'ab'",
+        ),
+        (
+            lambda: mean_squares_by_layer(np.ones(2), [3], relu),
+            KindError,
+            "layers must be a callable, got 3",
+        ),
+        (
+            lambda: mean_squares_by_layer(np.ones(2), [len], relu),  # len gives one number
+            KindError,
+            "layers must give an array of numbers, got <built-in function len>, which did not",
+        ),
+        (
+            lambda: mean_squares_by_layer(np.ones(2), [relu], len),
+            KindError,
+            "phi must give an array of numbers, got <built-in function len>, which did not",
+        ),
+        (
+            lambda: mean_square_through(np.ones((2, 3)), x),
+            ValueError,
+            "weights must be a real array of 3 dimensions, "
+            "got an array of shape (2, 3) and dtype float64",
+        ),
+        (
+            lambda: mean_square_through(w, np.ones((2, 3))),
+            ValueError,
+            "x must be a real array of 3 dimensions, "
+            "got an array of shape (2, 3) and dtype float64",
+        ),
+        (
+            lambda: mean_square_through(w, np.ones((3, 4, 3))),
+            ValueError,
+            f"{shapes} (3, 4, 3) and (2, 1, 3)",
+        ),
+        (
+            lambda: mean_square_through(w, np.ones((2, 4, 2))),
+            ValueError,
+            f"{shapes} (2, 4, 2) and (2, 1, 3)",
+        ),
+        (
+            lambda: mean_square_through(np.ones((1, 1, 3)), np.ones((1, 4, 3))),  # one layer
+            ValueError,
+            f"{shapes} (1, 4, 3) and (1, 1, 3)",
+        ),
+        (
+            lambda: mean_square_through(w, x, len),
+            KindError,
+            "activation must give an array of numbers, got <built-in function len>, which did not",
+        ),
+        (lambda: format_table(3, []), KindError, "headers must be a list of column names, got 3"),
+        (
+            lambda: format_table([], []),
+            KindError,
+            "headers must be a non-empty list of column names (str), got []",
+        ),
+        (
+            lambda: format_table(["a", 1], []),
+            KindError,
+            "headers must be a non-empty list of column names (str), got ['a', 1]",
+        ),
+        (
+            lambda: format_table(["a"], 3),
+            KindError,
+            "rows must be a list of rows, each a list of cells, got 3",
+        ),
+        (
+            lambda: format_table(["a"], [["b"], "ab"]),
+            KindError,
+            "rows must be a list of rows, each a list of cells, got 'ab'",
+        ),
+        (
+            lambda: format_table(["a", "b"], [[1]]),
+            ValueError,
+            "rows must have 2 cells each, got [1]",
+        ),
+        (
+            lambda: format_table(["a"], [], 6),
+            KindError,
+            "floatfmt must be a format spec such as '.6g', got 6",
+        ),
+        (
+            lambda: format_table(["a"], [], "q"),
+            ValueError,
+            "floatfmt must be a format spec for floats, got 'q'",
+        ),
+    ]
+    for call, kind, words in refusals:
+        with pytest.raises(ValueError) as caught:  # a KindError is a ValueError too
+            call()
+        assert (type(caught.value), str(caught.value)) == (kind, words)
+
+
+def test_each_range_of_variance_is_taken_from_its_bound():
+    """The other side of each bound refused above: it runs."""
+    assert predicted_variance(1, 0, 0) == 0 and predicted_variance(1, 0.5, 2) == 1.0
+    assert draw_weights(2, 0, PCG32(0)).tolist() == [0.0, 0.0]
+    assert sample_sums(1, 1.0, "normal", PCG32(0), 1).shape == (1,)
+    assert variance_of([1.0, 3.0]) == Estimate(1.0, 0.0)
+    assert mean_square_of([1.0, 3.0]) == Estimate(5.0, 4.0)
+    assert mean_squares_by_layer(np.array([1.0, -2.0]), [], relu).tolist() == [2.5]  # 1-D: a batch
+    assert mean_square_through(np.ones((2, 1, 3)), np.ones((2, 1, 3))) == Estimate(9.0, 0.0)
+
+
+def test_the_estimates_are_their_formulas():
+    # deviations (-1, -1, 2), squared (1, 1, 4): mean 2, standard error sqrt(3) / sqrt(3)
+    assert variance_of([0.0, 0.0, 3.0]) == Estimate(2.0, 1.0)
+    # squares (1, 1, 9, 9): mean 5, deviations 4 each, standard error sqrt(64 / 3) / sqrt(4)
+    assert mean_square_of([1.0, -1.0, 3.0, -3.0]) == Estimate(5.0, pytest.approx(4 / math.sqrt(3)))
+
+
+@pytest.mark.parametrize("weights", ["normal", "uniform"])
+def test_weights_are_the_initializers_draws_and_sums_use_the_kind_asked_for(weights):
+    if weights == "normal":
+        expected = normal_init((6,), 0.5, PCG32(3))
+    else:
+        expected = scaled_uniform_float32(PCG32(3), 6, uniform_bound(0.5))
+    w = draw_weights((2, 3), 0.5, PCG32(3), weights)
+    assert w.dtype == np.float64 and w.tobytes() == expected.astype(np.float64).tobytes()
+    rng = PCG32(3)
+    w, x = draw_weights((2, 3), 0.5, rng, weights), draw_inputs("relu", rng, (2, 3))
+    z = sample_sums(3, 0.5, "relu", PCG32(3), 2, weights=weights)
+    np.testing.assert_allclose(z, (w * x).sum(axis=1), rtol=1e-12)
+
+
+def test_sums_take_a_callable_for_their_inputs_and_inputs_come_back_as_float64():
+    z = sample_sums(3, 0.5, lambda rng, n: np.ones(n), PCG32(3), 2)
+    np.testing.assert_allclose(z, draw_weights((2, 3), 0.5, PCG32(3)).sum(axis=1), rtol=1e-12)
+    x = draw_inputs(lambda rng, n: np.arange(n), PCG32(0), (2, 2))  # integers, made floats
+    assert x.dtype == np.float64 and x.tolist() == [[0.0, 1.0], [2.0, 3.0]]
+
+
+def test_mean_squares_by_layer_are_float64_and_inf_past_float64_without_a_warning():
+    layers = [lambda h: 2 * h, lambda h: h * 1e200, lambda h: np.full_like(h, np.nan)]
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        m = mean_squares_by_layer(np.array([[3.0, -3.0]]), layers, lambda z: z)
+    assert m.dtype == np.float64 and m.tolist() == [9.0, 36.0, math.inf, math.inf]
+
+
+def test_format_table_puts_every_header_and_cell_right_and_floats_as_6g_by_default():
+    text = format_table(["n", "Var"], [[3, 1 / 3], [64, 2.5e-7]])
+    assert text == " n       Var\n--  --------\n 3  0.333333\n64   2.5e-07"
