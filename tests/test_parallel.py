@@ -13,6 +13,7 @@ import time
 import pytest
 
 from tinyinit import PCG32, normal, parallel
+from tinyinit.checks import KindError
 from tinyinit.distributions import PAIRS_PER_BLOCK
 from tinyinit.parallel import cgroup_cpu_quota, run_all, usable_cpus
 
@@ -39,6 +40,15 @@ def test_a_quota_line_that_is_not_two_positive_integers_is_no_quota():
     assert cgroup_cpu_quota("100000 0") is None
     assert cgroup_cpu_quota("1 100000") == 1e-5  # the smallest quota is still a quota
     assert cgroup_cpu_quota("1 1") == 1.0
+
+
+def test_a_quota_line_or_file_of_the_wrong_kind_is_refused_in_the_packages_words():
+    with pytest.raises(
+        KindError, match=r"^cpu_max must be a line of text, as cpu\.max holds, got 100000$"
+    ):
+        cgroup_cpu_quota(100000)
+    with pytest.raises(KindError, match=r"^cpu_max_file must be a path, got 3$"):
+        usable_cpus(3)
 
 
 def test_without_an_affinity_mask_the_cpu_count_is_used(tmp_path, monkeypatch):
