@@ -157,13 +157,23 @@ def _names(rng, n):
     return ["a"] * n
 
 
+def _words(z):  # strings where numbers were asked for
+    return [["a"]] * len(z)
+
+
 def test_every_refusal_of_variance_is_worded_to_the_letter():
     """What a caller reads for each wrong argument, and of which kind: its name, the value shown
     as given (an int stays an int), what is accepted; each count and bound one past its end."""
     inputs = "a name of INPUTS or a callable (rng, n) -> n numbers"
     shapes = "x must be (L, m, in) for weights (L, out, in) with L >= 2 layers, got shapes"
     w, x = np.ones((2, 1, 3)), np.ones((2, 4, 3))
+    shapes_by_seed = iter([(2,), (3,), (2,)])
     refusals = [
+        (
+            lambda: Estimate(1.0, 0.1).agrees(1.0, n_se=-1),
+            ValueError,
+            "n_se must be a finite real number >= 0, got -1",
+        ),
         (lambda: predicted_variance(0, 1, 1), ValueError, "fan_in must be an integer >= 1, got 0"),
         (
             lambda: predicted_variance(1, -1, 1),
@@ -295,6 +305,26 @@ def test_every_refusal_of_variance_is_worded_to_the_letter():
             KindError,
             "activation must give an array of numbers, got <built-in function len>, which did not",
         ),
+        (
+            lambda: mean_square_through(w, x, _words),  # no numbers: a ValueError inside
+            KindError,
+            f"activation must give an array of numbers, got {_words!r}, which did not",
+        ),
+        (
+            lambda: stack_layers(_names, [0]),  # _names(rng) is a TypeError
+            KindError,
+            f"init must give an array of numbers, got {_names!r}, which did not",
+        ),
+        (
+            lambda: stack_layers(np.ones, []),
+            ValueError,
+            "seeds must hold at least one seed, got none",
+        ),
+        (
+            lambda: stack_layers(lambda rng: np.zeros(next(shapes_by_seed)), [0, 1, 2]),
+            ValueError,
+            "init must give one shape for every seed, got [(2,), (3,), (2,)]",
+        ),
         (lambda: format_table(3, []), KindError, "headers must be a list of column names, got 3"),
         (
             lambda: format_table([], []),
@@ -347,6 +377,9 @@ def test_each_range_of_variance_is_taken_from_its_bound():
     assert mean_square_of([1.0, 3.0]) == Estimate(5.0, 4.0)
     assert mean_squares_by_layer(np.array([1.0, -2.0]), [], relu).tolist() == [2.5]  # 1-D: a batch
     assert mean_square_through(np.ones((2, 1, 3)), np.ones((2, 1, 3))) == Estimate(9.0, 0.0)
+    assert stack_layers(lambda rng: np.ones(2), [5]).tolist() == [[1.0, 1.0]]  # one seed
+    assert Estimate(1.5, 0.25).agrees(1.0, n_se=2.0)  # exactly 2 standard errors away
+    assert Estimate(2.0, 0.0).agrees(2.0, n_se=0)
 
 
 def test_the_estimates_are_their_formulas():
@@ -354,6 +387,19 @@ def test_the_estimates_are_their_formulas():
     assert variance_of([0.0, 0.0, 3.0]) == Estimate(2.0, 1.0)
     # squares (1, 1, 9, 9): mean 5, deviations 4 each, standard error sqrt(64 / 3) / sqrt(4)
     assert mean_square_of([1.0, -1.0, 3.0, -3.0]) == Estimate(5.0, pytest.approx(4 / math.sqrt(3)))
+    # four layers, each averaged over its two outputs first: (1, 1, 5, 5), mean 3, deviations 2
+    # each, standard error sqrt(16 / 3) / sqrt(4) across the layers
+    x = np.array([[1.0, 1.0], [1.0, 1.0], [1.0, 3.0], [1.0, 3.0]]).reshape(4, 2, 1)
+    through = mean_square_through(np.ones((4, 1, 1)), x)
+    assert through == Estimate(3.0, pytest.approx(2 / math.sqrt(3)))
+
+
+def test_an_exact_estimate_is_infinitely_many_standard_errors_from_any_other_value():
+    exact = Estimate(2.0, 0.0)
+    z_scores = [exact.z_score(v) for v in (2.0, 1.0, 3.0, 2.5)]
+    assert z_scores == [0.0, math.inf, -math.inf, -math.inf]
+    assert exact.agrees(2.0) and not exact.agrees(1.0, n_se=1e300)
+    assert Estimate(2.0, 1.0).z_score(1.0) == 1.0  # a standard error of 1 is no exact one
 
 
 @pytest.mark.parametrize("weights", ["normal", "uniform"])
@@ -388,3 +434,17 @@ def test_mean_squares_by_layer_are_float64_and_inf_past_float64_without_a_warnin
 def test_format_table_puts_every_header_and_cell_right_and_floats_as_6g_by_default():
     text = format_table(["n", "Var"], [[3, 1 / 3], [64, 2.5e-7]])
     assert text == " n       Var\n--  --------\n 3  0.333333\n64   2.5e-07"
+
+
+def test_what_a_callable_gives_is_float64_before_it_is_squared():
+    """A float32 or integer answer of a layer, an activation or an init: squared in float64."""
+    big = float(np.float32(1e20)) ** 2  # past float32's range, inside float64's
+
+    def to_float32(h):
+        return (h * 1e20).astype(np.float32)
+
+    assert mean_squares_by_layer(np.ones(2), [to_float32], lambda z: z).tolist() == [1.0, big]
+    w, x = np.ones((2, 1, 1)), np.ones((2, 3, 1))
+    assert mean_square_through(w, x, to_float32) == Estimate(big, 0.0)
+    stacked = stack_layers(lambda rng: np.arange(3), [0, 1])
+    assert stacked.dtype == np.float64 and stacked.tolist() == [[0.0, 1.0, 2.0]] * 2
