@@ -143,6 +143,8 @@ def test_the_one_mean_square_is_inf_past_float64_and_refuses_nothing_to_average(
     assert root_mean_square(np.array([1e200])) == math.inf
     with pytest.raises(ValueError, match=r"^a must hold at least one number, got an empty array$"):
         root_mean_square(np.array([]))
+    with pytest.raises(KindError, match=r"^a must be a real array, got 'x'$"):
+        mean_square("x")
 
 
 def _one_too_many(rng, n):
