@@ -6,6 +6,7 @@ from __future__ import annotations
 import hashlib
 import multiprocessing
 import os
+import re
 import signal
 import threading
 import time
@@ -49,6 +50,21 @@ def test_a_quota_line_or_file_of_the_wrong_kind_is_refused_in_the_packages_words
         cgroup_cpu_quota(100000)
     with pytest.raises(KindError, match=r"^cpu_max_file must be a path, got 3$"):
         usable_cpus(3)
+
+
+def test_run_all_refuses_a_task_or_items_of_the_wrong_kind_in_the_packages_words():
+    with pytest.raises(KindError, match=r"^task must be a callable, got 3$"):
+        run_all(3, [1])
+    words = "items must be an iterable of the tasks' arguments, got "
+    for items in ("ab", b"ab", 5):  # a string is an iterable, but of characters
+        with pytest.raises(KindError, match=f"^{re.escape(words + repr(items))}$"):
+            run_all(len, items)
+
+
+def test_a_single_task_runs_in_the_calling_thread_and_several_on_the_pool():
+    me = threading.get_ident()
+    assert run_all(lambda _: threading.get_ident(), [0]) == [me]  # no hand-over for one
+    assert me not in run_all(lambda _: threading.get_ident(), range(4))
 
 
 def test_without_an_affinity_mask_the_cpu_count_is_used(tmp_path, monkeypatch):
