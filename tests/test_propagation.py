@@ -21,6 +21,7 @@ from tinyinit import (
 from tinyinit import activations as acts
 from tinyinit import propagation as prop
 from tinyinit.activations import ACTIVATIONS, LEAKY_RELU_SLOPE
+from tinyinit.checks import KindError
 from tinyinit.depth_result import DepthResult
 from tinyinit.distributions import normal
 from tinyinit.gaussian import gaussian_expectation
@@ -466,7 +467,6 @@ def test_simulate_takes_each_range_from_its_bound_and_refuses_past_it():
 
 def test_seeds_and_passes_are_refused_in_their_own_words():
     """What a caller reads when the seeds or a result's passes are wrong, to the letter."""
-    from tinyinit.checks import KindError
     from tinyinit.depth_result import experiment
 
     accepted = "a count >= 1 or the seeds themselves (integers)"
@@ -515,3 +515,181 @@ def test_a_result_takes_a_start_and_values_of_its_own_layers_only():
         r.first_layer(np.zeros(2), lambda v: v == 0)
     with pytest.raises(ValueError, match=r"^values must be a real array of 1 dimensions, got an"):
         r.first_layer(np.zeros((3, 1)), lambda v: v == 0)
+
+
+def test_the_recursions_refuse_their_arrays_in_their_own_words():
+    """per_sample_weight_square, forward_values and backward_values: what a caller reads
+    when an array is of the wrong kind, dimensions or shape, to the letter."""
+    col, eye = np.ones((2, 1)), np.eye(2)
+    two_d = "must be a real array of 2 dimensions, got an array of shape (2,) and dtype float64"
+    slopes_are = "slopes must be a list of arrays, phi'(z_l) for each layer, got"
+    square = "weights must be square matrices of one size, got shapes"
+    refused = [
+        (lambda: prop.per_sample_weight_square(np.ones(2), col), ValueError, f"delta {two_d}"),
+        (lambda: prop.per_sample_weight_square(col, np.ones(2)), ValueError, f"h {two_d}"),
+        (
+            lambda: prop.per_sample_weight_square(col, np.ones((3, 2))),
+            ValueError,
+            "h must have as many columns (samples) as delta, 1, got an array of shape (3, 2)",
+        ),
+        (
+            lambda: prop.forward_values(eye, "relu", col),  # one matrix is not a list of them
+            KindError,
+            "weights must be a list of square weight matrices, got an array of shape (2, 2) "
+            "and dtype float64",
+        ),
+        (
+            lambda: prop.forward_values(3, "relu", col),
+            KindError,
+            "weights must be a list of square weight matrices, got 3",
+        ),
+        (lambda: prop.forward_values([np.ones(2)], "relu", col), ValueError, f"weights {two_d}"),
+        (lambda: prop.forward_values([], "relu", col), ValueError, f"{square} []"),
+        (
+            lambda: prop.forward_values([np.ones((2, 3))], "relu", col),
+            ValueError,
+            f"{square} [(2, 3)]",
+        ),
+        (
+            lambda: prop.forward_values([eye, np.eye(3)], "relu", col),
+            ValueError,
+            f"{square} [(2, 2), (3, 3)]",
+        ),
+        (lambda: prop.forward_values([eye], "relu", np.ones(2)), ValueError, f"x {two_d}"),
+        (
+            lambda: prop.forward_values([eye], "relu", np.ones((3, 1))),
+            ValueError,
+            "x must have 2 rows, one per unit, got shape (3, 1)",
+        ),
+        (
+            lambda: prop.backward_values([eye], np.ones((1, 2, 1)), col),
+            KindError,
+            f"{slopes_are} an array of shape (1, 2, 1) and dtype float64",
+        ),
+        (lambda: prop.backward_values([eye], [np.ones(2)], col), ValueError, f"slopes {two_d}"),
+        (
+            lambda: prop.backward_values([eye], [np.ones((3, 1))], col),
+            ValueError,
+            "slopes must have 2 rows, one per unit, got shape (3, 1)",
+        ),
+        (
+            lambda: prop.backward_values([eye, eye], [col], col),  # one slope short
+            ValueError,
+            "slopes must hold one array of g's shape (2, 1) per layer (2), got shapes [(2, 1)]",
+        ),
+        (
+            lambda: prop.backward_values([eye], [np.ones((2, 3))], col),  # would broadcast
+            ValueError,
+            "slopes must hold one array of g's shape (2, 1) per layer (1), got shapes [(2, 3)]",
+        ),
+    ]
+    for call, kind, words in refused:
+        with pytest.raises(kind) as caught:
+            call()
+        assert type(caught.value) is kind and str(caught.value) == words
+
+
+def test_the_recursions_take_the_weights_as_a_list_a_tuple_or_one_3d_array():
+    rng = np.random.default_rng(1)
+    ws, x = list(rng.normal(size=(3, 4, 4))), rng.normal(size=(4, 2))
+    hs, zs = prop.forward_values(ws, "tanh", x)
+    for weights in (tuple(ws), np.stack(ws)):
+        again = prop.forward_values(weights, "tanh", x)
+        for expected, got in zip((hs, zs), again):
+            assert len(got) == len(expected)
+            for e, a in zip(expected, got):
+                np.testing.assert_array_equal(a, e)
+        slopes = [1 - np.tanh(z) ** 2 for z in zs]
+        back = prop.backward_values(weights, slopes, x)
+        for expected, got in zip(prop.backward_values(ws, slopes, x), back):
+            assert len(got) == len(expected)
+            for e, a in zip(expected, got):
+                np.testing.assert_array_equal(a, e)
+
+
+def test_weight_gradient_theory_takes_each_range_from_its_bound_and_refuses_past_it():
+    """gain and n_layers from 0, whether the curves are given or computed; the curves refused
+    in their own words."""
+    curves = ([1.0, 1.0], [1.0, 1.0])
+    theory = prop.weight_gradient_theory
+    assert theory("relu", gain=0.0, n_layers=1, curves=curves).tolist()[1:] == [0.0]
+    assert math.isnan(theory("relu", gain=1.0, n_layers=0).item())
+    assert math.isnan(theory("relu", gain=1.0, n_layers=0, curves=([1.0], [1.0])).item())
+    one_value = "curves must be a real array of 1 dimensions, got an array of shape (2, 1) and"
+    refused = [
+        (dict(gain=-1.0), ValueError, "gain must be a finite real number >= 0, got -1.0"),
+        (
+            dict(gain=-1.0, curves=curves),
+            ValueError,
+            "gain must be a finite real number >= 0, got -1.0",
+        ),
+        (dict(n_layers=-1), ValueError, "n_layers must be a non-negative integer, got -1"),
+        (
+            dict(n_layers=-1, curves=([], [])),
+            ValueError,
+            "n_layers must be a non-negative integer, got -1",
+        ),
+        (
+            dict(curves=3),
+            KindError,
+            "curves must be (m, g), mean_field's two curves, or None, got 3",
+        ),
+        (
+            dict(curves=np.ones((2, 2))),
+            KindError,
+            "curves must be (m, g), mean_field's two curves, or None, got an array of shape "
+            "(2, 2) and dtype float64",
+        ),
+        (
+            dict(curves=[curves[0]]),
+            ValueError,
+            "curves must be (m, g), mean_field's two curves, got 1",
+        ),
+        (dict(curves=([[1.0], [1.0]], [1.0, 1.0])), ValueError, f"{one_value} dtype float64"),
+        (
+            dict(curves=([1.0], [1.0])),
+            ValueError,
+            "curves must be two curves of n_layers + 1 = 2 values",
+        ),
+    ]
+    for settings, kind, words in refused:
+        with pytest.raises(kind) as caught:
+            theory("relu", **{"gain": 1.0, "n_layers": 1, **settings})
+        assert type(caught.value) is kind and str(caught.value) == words
+
+
+def test_weight_gradient_theory_is_inf_where_the_stack_overflows_as_mean_field_is():
+    """tanh at gain 1e200: q is beyond float64, so E[phi'(z)**2] * g_l is 0 * inf, shown inf."""
+    out = prop.weight_gradient_theory("tanh", gain=1e200, n_layers=5)
+    assert out.tolist()[1:] == [math.inf] * 4 + [0.0] and math.isnan(out[0])
+
+
+def test_a_draw_is_handed_one_generator_for_the_stack_and_what_it_returns_is_checked():
+    drawn = []
+
+    def draw(shape, rng):
+        drawn.append(xavier_uniform(shape, 1.0, rng))
+        return drawn[-1]
+
+    simulate("relu", draw=draw, n_layers=3, width=4, seeds=(5,))
+    expected = stack(lambda shape, rng: xavier_uniform(shape, 1.0, rng), 4, 3, 5)
+    assert len(drawn) == 3
+    for w, e in zip(drawn, expected):
+        np.testing.assert_array_equal(w, e)
+    two_d = "what draw returned must be a real array of 2 dimensions, got"
+    refused = [
+        (np.ones(4), ValueError, f"{two_d} an array of shape (4,) and dtype float64"),
+        ("w", KindError, f"{two_d} 'w'"),
+        (np.ones((4, 4, 1)), ValueError, f"{two_d} an array of shape (4, 4, 1) and dtype float64"),
+        (np.ones((3, 3)), ValueError, "draw must return weights of shape (4, 4), got (3, 3)"),
+    ]
+    for returned, kind, words in refused:
+        with pytest.raises(kind) as caught:
+            simulate(
+                "relu",
+                draw=lambda shape, rng, returned=returned: returned,
+                n_layers=2,
+                width=4,
+                seeds=1,
+            )
+        assert type(caught.value) is kind and str(caught.value) == words
