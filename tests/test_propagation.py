@@ -693,3 +693,23 @@ def test_a_draw_is_handed_one_generator_for_the_stack_and_what_it_returns_is_che
                 seeds=1,
             )
         assert type(caught.value) is kind and str(caught.value) == words
+
+
+def test_gain_of_and_mean_field_take_each_range_from_its_bound_and_refuse_past_it():
+    real = "a finite real number"
+    assert prop.gain_of(1, 0.0) == 0.0 and prop.gain_of(4, 0.5) == 1.0
+    assert mean_field("relu", gain=0, n_layers=0).tolist() == [1.0]
+    refusals = [
+        (lambda: prop.gain_of(0, 0.1), ValueError, "width must be an integer >= 1, got 0"),
+        (lambda: prop.gain_of("x", 0.1), KindError, "width must be an integer >= 1, got 'x'"),
+        (lambda: prop.gain_of(4, -0.1), ValueError, f"std must be {real} >= 0, got -0.1"),
+        (lambda: prop.gain_of(4, "s"), KindError, f"std must be {real} >= 0, got 's'"),
+        (lambda: mean_field("tanh", gain=-1, n_layers=0), ValueError,
+         f"gain must be {real} >= 0, got -1"),
+        (lambda: mean_field("relu", gain=1, n_layers=-1), ValueError,
+         "n_layers must be a non-negative integer, got -1"),
+    ]  # fmt: skip
+    for call, kind, words in refusals:
+        with pytest.raises(kind) as caught:
+            call()
+        assert type(caught.value) is kind and str(caught.value) == words
