@@ -590,3 +590,16 @@ def test_a_pass_counts_its_bytes_as_the_sum_of_its_arrays(name):
     trace.slope(2)
     arrays = trace.zs + trace.hs[1:] + trace.slopes
     assert trace.nbytes == sum(a.nbytes for a in arrays) == 6 * x.nbytes
+
+
+def test_the_theory_memo_takes_no_layers_and_the_fast_path_refuses_a_draw_in_its_words():
+    cache = UnitWeights()
+    forward, backward = cache.theory(ACTIVATIONS["relu"], 1.0, 0, "forward")
+    assert forward.tolist() == [1.0] and backward is None
+    with pytest.raises(ValueError, match=r"^n_layers must be a non-negative integer, got -1$"):
+        cache.theory(ACTIVATIONS["relu"], 1.0, -1, "forward")
+    words = "draw must be None here: the fast path draws tinyinit's weights "
+    words += "(propagation.simulate draws with yours)"
+    with pytest.raises(ValueError) as caught:
+        cache.simulate("relu", draw=lambda shape, rng: np.zeros(shape))
+    assert str(caught.value) == words
