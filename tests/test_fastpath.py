@@ -603,3 +603,23 @@ def test_the_theory_memo_takes_no_layers_and_the_fast_path_refuses_a_draw_in_its
     with pytest.raises(ValueError) as caught:
         cache.simulate("relu", draw=lambda shape, rng: np.zeros(shape))
     assert str(caught.value) == words
+
+
+def test_the_caches_take_each_range_from_its_bound_and_refuse_past_it_in_their_words():
+    smallest = UnitWeights(max_bytes=0, memo_size=1, memo_bytes=0)
+    assert smallest.get("normal", 1, 0, 0) == [] and len(smallest.get("normal", 1, 0, 1)) == 1
+    assert smallest.batch(1, 1, 0, 0).shape == (1, 1)
+    cache = UnitWeights()
+    refusals = [
+        (lambda: UnitWeights(max_bytes=-1), "max_bytes must be a non-negative integer, got -1"),
+        (lambda: UnitWeights(memo_size=0), "memo_size must be an integer >= 1, got 0"),
+        (lambda: UnitWeights(memo_bytes=-1), "memo_bytes must be a non-negative integer, got -1"),
+        (lambda: cache.get("normal", 0, 0, 1), "width must be an integer >= 1, got 0"),
+        (lambda: cache.get("normal", 4, 0, -1), "n_layers must be a non-negative integer, got -1"),
+        (lambda: cache.batch(0, 2, 0, 0), "width must be an integer >= 1, got 0"),
+        (lambda: cache.batch(2, 0, 0, 0), "batch must be an integer >= 1, got 0"),
+    ]
+    for call, words in refusals:
+        with pytest.raises(ValueError) as caught:
+            call()
+        assert str(caught.value) == words
