@@ -17,6 +17,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from plain_propagation import propagate
+from refusals import assert_refused
 
 from tinyinit import fastpath as fp
 from tinyinit import propagation as prop
@@ -619,7 +620,4 @@ def test_the_caches_take_each_range_from_its_bound_and_refuse_past_it_in_their_w
         (lambda: cache.batch(0, 2, 0, 0), "width must be an integer >= 1, got 0"),
         (lambda: cache.batch(2, 0, 0, 0), "batch must be an integer >= 1, got 0"),
     ]
-    for call, words in refusals:
-        with pytest.raises(ValueError) as caught:
-            call()
-        assert str(caught.value) == words
+    assert_refused((call, ValueError, words) for call, words in refusals)

@@ -9,6 +9,7 @@ import warnings
 import numpy as np
 import pytest
 from plain_propagation import propagate
+from refusals import assert_refused
 
 from tinyinit import (
     PCG32,
@@ -583,10 +584,7 @@ def test_the_recursions_refuse_their_arrays_in_their_own_words():
             "slopes must hold one array of g's shape (2, 1) per layer (1), got shapes [(2, 3)]",
         ),
     ]
-    for call, kind, words in refused:
-        with pytest.raises(kind) as caught:
-            call()
-        assert type(caught.value) is kind and str(caught.value) == words
+    assert_refused(refused)
 
 
 def test_the_recursions_take_the_weights_as_a_list_a_tuple_or_one_3d_array():
@@ -709,7 +707,4 @@ def test_gain_of_and_mean_field_take_each_range_from_its_bound_and_refuse_past_i
         (lambda: mean_field("relu", gain=1, n_layers=-1), ValueError,
          "n_layers must be a non-negative integer, got -1"),
     ]  # fmt: skip
-    for call, kind, words in refusals:
-        with pytest.raises(kind) as caught:
-            call()
-        assert type(caught.value) is kind and str(caught.value) == words
+    assert_refused(refusals)
