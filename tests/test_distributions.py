@@ -226,3 +226,103 @@ def test_box_muller_makes_its_own_array_of_two_values_per_pair():
     given_out = np.full(6, np.nan)
     assert box_muller(u[0::2], u[1::2], out=given_out) is given_out
     np.testing.assert_array_equal(given_out, made)
+
+
+def test_every_refusal_of_the_draws_is_worded_to_the_letter_and_each_range_taken_to_its_bound():
+    from refusals import assert_refused
+
+    from tinyinit.checks import KindError
+    from tinyinit.distributions import box_muller, scaled_uniform_float32, uniform_float32
+
+    u = np.array([0.25, 0.5])
+    uniforms_ = (
+        "{} must hold uniforms in [0, 1), as many as u0, got an array of shape {} and dtype float64"
+    )
+    row = "{} must be a real array of 1 dimensions, got an array of shape (1, 2) and dtype float64"
+    out = "out must be a float64 array of shape (4,), got an array of shape {} and dtype {}"
+    cutoffs = "bounds must be None or (a, b), the cutoffs of [a, b], got {}"
+    assert_refused(
+        [
+            (lambda: box_muller(u.reshape(1, 2), u), ValueError, row.format("u0")),
+            (lambda: box_muller(u, u.reshape(1, 2)), ValueError, row.format("u1")),
+            (
+                lambda: box_muller(np.array([0.25, 1.0]), u),
+                ValueError,
+                uniforms_.format("u0", "(2,)"),
+            ),
+            (
+                lambda: box_muller(u, np.array([-1e-300, 0.5])),
+                ValueError,
+                uniforms_.format("u1", "(2,)"),
+            ),
+            (
+                lambda: box_muller(u, np.array([0.5, 1.0])),
+                ValueError,
+                uniforms_.format("u1", "(2,)"),
+            ),
+            (lambda: box_muller(u, np.array([0.5])), ValueError, uniforms_.format("u1", "(1,)")),
+            (
+                lambda: box_muller(u, u, out=[0.0] * 4),
+                KindError,
+                "out must be None or a float64 array for the 2 * len(u0) normals, "
+                "got [0.0, 0.0, 0.0, 0.0]",
+            ),
+            (
+                lambda: box_muller(u, u, out=np.empty(4, np.float32)),
+                ValueError,
+                out.format("(4,)", "float32"),
+            ),
+            (lambda: box_muller(u, u, out=np.empty(3)), ValueError, out.format("(3,)", "float64")),
+            (
+                lambda: scaled_normal_float32(PCG32(0), 2, -1.0),
+                ValueError,
+                "std must be a finite real number >= 0, got -1.0",
+            ),
+            (
+                lambda: scaled_normal_float32(PCG32(0), 2, 1.0, bounds=(1, 2, 3)),
+                ValueError,
+                cutoffs.format("(1, 2, 3)"),
+            ),
+            (
+                lambda: scaled_normal_float32(PCG32(0), 2, 1.0, bounds=2.0),
+                KindError,
+                cutoffs.format("2.0"),
+            ),
+            (
+                lambda: scaled_normal_float32(PCG32(0), 2, 1.0, bounds=("a", 2)),
+                KindError,
+                "bounds must be a finite real number, got 'a'",
+            ),
+            (
+                lambda: scaled_normal_float32(PCG32(0), 2, 1.0, bounds=(-2, math.nan)),
+                ValueError,
+                "bounds must be a finite real number, got nan",
+            ),
+            (
+                lambda: scaled_uniform_float32(PCG32(0), 2, -1.0),
+                ValueError,
+                "a must be a finite real number >= 0, got -1.0",
+            ),
+            (
+                lambda: scaled_uniform_float32(PCG32(0), 2, 1e308),
+                ValueError,
+                "a must be a finite real number with 2a finite too, got 1e+308",
+            ),
+            (
+                lambda: uniform_float32(PCG32(0), 2, -1e308, 1e308),
+                ValueError,
+                "high - low must be finite, got low=-1e+308 and high=1e+308",
+            ),
+        ]
+    )
+    # Each range from its bound: a uniform of 0 (Box-Muller's r is then 0), a std and an a of 0,
+    # and the largest a whose 2a is finite (its weights beyond float32: inf, the package's
+    # overflow).
+    assert np.array_equal(box_muller(np.array([0.0]), np.array([0.0])), [0.0, 0.0])
+    assert np.array_equal(scaled_normal_float32(PCG32(0), 2, 0.0), np.zeros(2, np.float32))
+    assert np.array_equal(scaled_uniform_float32(PCG32(0), 2, 0.0), np.zeros(2, np.float32))
+    assert np.isinf(scaled_uniform_float32(PCG32(0), 2, 7e307)).all()
+    # Rejected values of a truncated draw are NaN, kept ones float32 values in [a, b].
+    cut = scaled_normal_float32(PCG32(0), 1000, 1.0, bounds=(-0.5, 0.5))
+    kept = cut[~np.isnan(cut)]
+    assert 0 < len(kept) < 1000 and np.all(np.abs(kept) <= 0.5) and cut.dtype == np.float32

@@ -162,3 +162,45 @@ def test_normal_init_at_std_0_keeps_the_sign_of_each_normal():
     w = impl.normal_init((4, 3), 0.0, PCG32(0))
     z = ref.normal(ref.PCG32(0), 12)
     assert not w.any() and np.signbit(w).ravel().tolist() == [z_k < 0 for z_k in z]
+
+
+def test_the_scale_helpers_refuse_each_bound_in_their_own_words():
+    # Each argument's least value is taken (a fan of 1, a gain or std of 0) and one past it is
+    # refused by the argument's name: a fan of 0 would divide by zero, a negative gain or std
+    # would give a negative scale.
+    from refusals import assert_refused
+
+    assert impl.xavier_std(1, 1, 0.0) == impl.kaiming_std(1, 0.0) == impl.uniform_bound(0.0) == 0
+    assert impl.xavier_bound(1, 1) == math.sqrt(3.0) and impl.kaiming_std(1, 1.0) == 1.0
+    fan = "{} must be an integer >= 1, got 0"
+    negative = "{} must be a finite real number >= 0, got -1.0"
+    assert_refused(
+        [
+            (lambda: impl.xavier_std(0, 3), ValueError, fan.format("fan_in")),
+            (lambda: impl.xavier_std(3, 0), ValueError, fan.format("fan_out")),
+            (lambda: impl.xavier_std(3, 4, -1.0), ValueError, negative.format("gain")),
+            (lambda: impl.xavier_bound(0, 3), ValueError, fan.format("fan_in")),
+            (lambda: impl.xavier_bound(3, 0), ValueError, fan.format("fan_out")),
+            (lambda: impl.xavier_bound(3, 4, -1.0), ValueError, negative.format("gain")),
+            (lambda: impl.kaiming_std(0, 1.0), ValueError, fan.format("fan")),
+            (lambda: impl.kaiming_std(3, -1.0), ValueError, negative.format("gain")),
+            (lambda: impl.uniform_bound(-1.0), ValueError, negative.format("std")),
+            (
+                lambda: impl.sparse_init((4, 3), 0.5, -1.0, PCG32(0)),
+                ValueError,
+                negative.format("std"),
+            ),
+        ]
+    )
+
+
+def test_torch_default_bias_is_uniform_within_one_over_root_fan_in_from_a_fan_of_1():
+    # torch's rule: bound 1/sqrt(fan_in), and 0 (a bias of zeros, drawn all the same) for a fan
+    # of 0. A fan of 1 is the first with a bound, 1.
+    drawn = impl.torch_default_bias((5,), 1, PCG32(3))
+    assert np.array_equal(drawn, impl.uniform_init((5,), -1.0, 1.0, PCG32(3)))
+    assert np.abs(drawn).max() > 1 / math.sqrt(2)  # not a smaller bound
+    rng, drawn_past = PCG32(3), PCG32(3)
+    assert np.array_equal(impl.torch_default_bias((5,), 0, rng), np.zeros(5, np.float32))
+    impl.uniform_init((5,), -1.0, 1.0, drawn_past)
+    assert rng.state == drawn_past.state  # the generator moves on as torch's does

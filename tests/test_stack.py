@@ -49,3 +49,34 @@ def test_kaiming_starts_from_the_activation_s_gain_and_the_others_from_one(activ
     if activation != "gelu":  # torch has no gain for gelu; the quadrature's is tested elsewhere
         assert SCHEMES["kaiming_fan_in"].initial_gain(activation) == calculate_gain(activation)
     assert SCHEMES["kaiming_fan_out"].initial_gain("relu") == math.sqrt(2.0)
+
+
+def test_the_stacks_sizes_start_at_1_and_are_refused_below_in_their_own_words():
+    import numpy as np
+    from refusals import assert_refused
+
+    from tinyinit.checks import KindError
+    from tinyinit.stack import layer_weights, unit_batch, words_per_layer
+
+    # A width and a batch of 1: the least stack, one number per layer and per sample.
+    assert layer_weights("xavier_uniform", 1, 1, seed=0).shape == (1, 1)
+    assert np.array_equal(unit_batch(1, 1, seed=0, stream=1), [[1.0]])  # mean square 1
+    assert (words_per_layer("uniform", 1), words_per_layer("normal", 1)) == (2, 4)
+    below = "{} must be an integer >= 1, got 0"
+    labels = {**ROW, "kind": "normal", "fan": "fan_in"}
+    assert_refused(
+        [
+            (lambda: layer_weights("xavier_uniform", 0, 1, 0), ValueError, below.format("width")),
+            (lambda: unit_batch(0, 3, 0, 1), ValueError, below.format("width")),
+            (lambda: unit_batch(3, 0, 0, 1), ValueError, below.format("batch")),
+            (lambda: words_per_layer("normal", 0), ValueError, below.format("width")),
+            *[
+                (
+                    lambda name=name: Scheme(**{**labels, name: 3}),
+                    KindError,
+                    f"{name} must be a str, got 3",
+                )
+                for name in ("key", "label", "formula", "title")
+            ],
+        ]
+    )

@@ -199,8 +199,9 @@ def scaled_normal_float32(
     n = integer("n", n, minimum=0)
     std, mean = number("std", std, minimum=0), number("mean", mean)
     if bounds is not None:
-        if not isinstance(bounds, (tuple, list)) or len(bounds) != 2:
-            instance("bounds", None, tuple, "None or (a, b), the cutoffs of [a, b]")
+        cutoffs = "None or (a, b), the cutoffs of [a, b]"
+        if len(instance("bounds", bounds, (tuple, list), cutoffs)) != 2:
+            raise ValueError(f"bounds must be {cutoffs}, got {shown(bounds)}")
         bounds = (number("bounds", bounds[0]), number("bounds", bounds[1]))
 
     def weights(u0, u1, out):
