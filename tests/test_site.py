@@ -109,13 +109,10 @@ def build(notebooks: Path, output: Path, work: Path, *options: str) -> subproces
 
 
 @pytest.fixture(scope="module")
-def site(tmp_path_factory) -> Path:
+def site(built_site) -> Path:
     """The site as `make site` builds it (the student edition, no repository or hub given),
-    from the committed notebooks, into a temporary folder."""
-    folder = tmp_path_factory.mktemp("site")
-    run = build(NOTEBOOKS, folder / "site", folder / "work")
-    assert run.returncode == 0, run.stdout + run.stderr
-    return folder / "site"
+    from the committed notebooks (tests/conftest.py builds it once for the run)."""
+    return built_site
 
 
 REPOSITORY = "https://github.com/example-university/tinyinit"

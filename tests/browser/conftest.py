@@ -95,22 +95,13 @@ def external_requests(page) -> list[str]:
 
 
 @pytest.fixture(scope="session")
-def site_server(chromium, tmp_path_factory):
+def site_server(chromium, built_site):
     """The course site built from the committed notebooks (scripts/build_site.py, as `make site`
     does), served by http.server on 127.0.0.1; shared by the offline and accessibility tests."""
-    folder = tmp_path_factory.mktemp("site")
-    build = subprocess.run(
-        [sys.executable, str(ROOT / "scripts" / "build_site.py"), "--quiet"]
-        + ["--output", str(folder / "site"), "--work", str(folder / "work")],
-        capture_output=True,
-        text=True,
-        timeout=600,
-    )
-    assert build.returncode == 0, build.stdout + build.stderr
     port = free_port()
     server = subprocess.Popen(
         [sys.executable, "-m", "http.server", str(port), "--bind", "127.0.0.1"],
-        cwd=folder / "site",
+        cwd=built_site,
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
     )
@@ -122,7 +113,7 @@ def site_server(chromium, tmp_path_factory):
                     break
             assert time.monotonic() < deadline, "http.server did not start"
             time.sleep(0.1)
-        yield SiteServer(f"http://127.0.0.1:{port}", folder / "site")
+        yield SiteServer(f"http://127.0.0.1:{port}", built_site)
     finally:
         server.terminate()
         server.wait(timeout=10)
