@@ -94,9 +94,13 @@ present: $(VENV)/.present
 # It works offline: MathJax, require.js and ipympl come from Python packages, the widget
 # renderer from npm, installed here into build/ (git-ignored) once, with axe-core, which
 # the accessibility test (tests/browser/test_accessibility.py) runs on every page.
-$(SITE_JS) $(AXE_JS):
-	npm install --prefix build/site-js --no-save --no-audit --no-fund --loglevel=error \
-		@jupyter-widgets/html-manager@1.0.15 axe-core@4.14.1
+# One install puts both there; the second rule waits for it (make -j runs rules side by side).
+NPM_SITE_JS := npm install --prefix build/site-js --no-save --no-audit --no-fund --loglevel=error \
+	@jupyter-widgets/html-manager@1.0.15 axe-core@4.14.1
+$(SITE_JS):
+	$(NPM_SITE_JS)
+$(AXE_JS): | $(SITE_JS)
+	test -f $@ || $(NPM_SITE_JS)
 
 EDITION ?= student
 REPO ?=
