@@ -80,3 +80,32 @@ def test_the_stacks_sizes_start_at_1_and_are_refused_below_in_their_own_words():
             ],
         ]
     )
+
+
+def test_a_scheme_s_std_takes_gain_1_and_std_0_02_unless_told_and_refuses_at_its_own_door():
+    from refusals import assert_refused
+
+    from tinyinit.stack import unit_matrix
+
+    fan_in, fan_out = SCHEMES["kaiming_fan_in"], SCHEMES["kaiming_fan_out"]
+    normal = SCHEMES["normal"]
+    # gain 1 by default: 1/sqrt(4) and 1/sqrt(9); the "normal" row's std is 0.02 unless set.
+    assert (fan_in.std(4, 9), fan_out.std(4, 9), normal.std(4, 9)) == (0.5, 1 / 3, 0.02)
+    # Each bound is taken: a gain or a std of 0, fans of 1.
+    assert (fan_in.std(1, 1, gain=0), normal.std(1, 1, std=0), normal.std(1, 1)) == (0, 0, 0.02)
+    below = "{} must be an integer >= 1, got 0"
+    negative = "{} must be a finite real number >= 0, got -1"
+    assert_refused(
+        [
+            # The "normal" row uses neither fan and Kaiming fan_in not fan_out: the row's
+            # own door is the only one that sees them.
+            (lambda: normal.std(0, 1), ValueError, below.format("fan_in")),
+            (lambda: normal.std(1, 0), ValueError, below.format("fan_out")),
+            (lambda: fan_in.std(1, 0), ValueError, below.format("fan_out")),
+            (lambda: normal.std(1, 1, gain=-1), ValueError, negative.format("gain")),
+            (lambda: fan_in.std(1, 1, std=-1), ValueError, negative.format("std")),
+            # A unit matrix's width is refused before its layer, and a layer 0 by name.
+            (lambda: unit_matrix("normal", 0, 0, 0), ValueError, below.format("width")),
+            (lambda: unit_matrix("normal", 2, 0, 0), ValueError, below.format("layer")),
+        ]
+    )
