@@ -106,7 +106,14 @@ def set_theme(page, theme: str) -> None:
         " document.documentElement.dataset.mode = t; }",
         theme,
     )
-    page.wait_for_timeout(200)
+    # The theme's colours change through CSS transitions (the search button's among them):
+    # axe must see where they end, not a colour half-way, however slow the machine.
+    # getAnimations() recalculates the styles first, so the new transitions are in the list.
+    page.wait_for_function(
+        "() => document.getAnimations()"
+        ".every(a => !(a instanceof CSSTransition) || a.playState === 'finished')",
+        timeout=30_000,
+    )
 
 
 def site_page(browser, site_server, name: str, width: int, height: int):
