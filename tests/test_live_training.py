@@ -5,8 +5,10 @@ from __future__ import annotations
 
 import asyncio
 import math
+import re
 import subprocess
 import sys
+import threading
 import time
 
 import matplotlib
@@ -221,7 +223,7 @@ def test_play_trains_between_messages_and_pause_stops_it(ex):
         assert ex.status.value.startswith(f"paused: step {stopped}:")
         await asyncio.sleep(0.2)
         assert ex.trainer.steps == stopped and not ex.playing
-        assert ex.play_button.description == "play" and ex._task.done()
+        assert ex.play_button.description == "play" and ex._task is None  # its loop ended
         ex.step_button.click()  # the step button: exactly one step, and where it is
         assert ex.trainer.steps == stopped + 1 and ex.test_steps[-1] == stopped + 1
         assert ex.status.value.startswith(f"took a step: step {stopped + 1}:")
@@ -233,6 +235,68 @@ def test_play_trains_between_messages_and_pause_stops_it(ex):
 
     in_event_loop(scenario)
     assert ex.test_steps[-1] == ex.trainer.steps  # the last frame shows where it stopped
+
+
+def test_a_pause_from_another_thread_shows_the_step_where_it_stopped(ex):
+    """JupyterLab may deliver the buttons' messages on a kernel subshell, a thread of its own,
+    while the loop trains on the kernel's main thread: a pause that comes in during a step
+    waits for it, and the status, the caption and the histograms all name the same step.
+    A play from that thread, while the loop lives, does not start a second one."""
+    ex.speed.value = 0
+    pauses = []
+    in_step = threading.Event()
+    step = ex.trainer.step
+
+    def slow_step():  # a step long enough that the message surely comes during it
+        in_step.set()
+        time.sleep(0.005)
+        try:
+            return step()
+        finally:
+            in_step.clear()
+
+    ex.trainer.step = slow_step
+
+    def pause_during_a_step():
+        assert in_step.wait(timeout=10)
+        pauses.append(pause_and_read())
+
+    async def scenario():
+        for _ in range(10):
+            ex.play()
+            subshell = threading.Thread(target=pause_during_a_step)
+            subshell.start()
+            while subshell.is_alive():  # the loop goes on training while the message comes
+                await asyncio.sleep(0)
+            subshell.join()
+            steps, caption, status, histogram = pauses[-1]
+            assert caption == status == histogram == steps, "they name different steps"
+            await asyncio.sleep(0.02)
+            assert ex.trainer.steps == steps, "a step was taken after the pause"
+        # Play from the other thread while this loop's task still lives: it goes on, alone.
+        ex.play()
+        await until(lambda: ex.trainer.steps > pauses[-1][0] + 2)
+        task = ex._task
+        loops = []
+        other = threading.Thread(target=lambda: loops.append(asyncio.run(play_elsewhere())))
+        other.start()
+        while other.is_alive():
+            await asyncio.sleep(0)
+        assert loops == [task] and ex._task is task and ex.playing
+        ex.pause()
+
+    async def play_elsewhere():
+        ex.play()
+        return ex._task
+
+    def pause_and_read():
+        ex.pause()
+        caption = re.search(r"<br>step (\d+):", ex.caption.value)
+        status = re.match(r"paused: step (\d+):", ex.status.value)
+        histogram = re.search(r", step (\d+):", ex.histogram_caption.value)
+        return ex.trainer.steps, int(caption[1]), int(status[1]), int(histogram[1])
+
+    in_event_loop(scenario)
 
 
 def test_a_control_moved_while_training_starts_a_new_run_that_goes_on_playing(ex):

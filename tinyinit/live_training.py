@@ -42,8 +42,10 @@ playing if it was; the learning rate applies from the next step.
 from __future__ import annotations
 
 import asyncio
+import functools
 import html
 import math
+import threading
 import time
 from dataclasses import dataclass
 
@@ -347,6 +349,19 @@ APPLY_ORDER = ("initializer", "activation", "optimizer", "std", "normalization",
                "gain", "learning_rate", "speed")  # fmt: skip
 
 
+def _one_at_a_time(method):
+    """`method` under the explorer's lock. JupyterLab may deliver a widget's messages on a
+    kernel subshell, a thread of its own, while the training loop runs on another: each
+    change to the run, and each frame, is made whole before the next begins."""
+
+    @functools.wraps(method)
+    def locked(self, *args, **kwargs):
+        with self._lock:
+            return method(self, *args, **kwargs)
+
+    return locked
+
+
 class TrainingExplorer(Explorer):
     """Controls, figures and the live training loop; see the module docstring.
 
@@ -416,6 +431,7 @@ class TrainingExplorer(Explorer):
         self._frame_started = 0.0  # the clock's
         self._others_cpu = 0.0  # the other threads' CPU seconds when the last frame ended
         self._task: asyncio.Task | None = None
+        self._lock = threading.RLock()  # see _one_at_a_time
         self._next_frame = (0.0, 0.0)  # (CPU time, clock): drawn when both have come
         self._holding = 0
         self._pending = False
@@ -497,6 +513,7 @@ class TrainingExplorer(Explorer):
         """The controls' values that make a run, by name."""
         return {name: getattr(self, name).value for name in SETTINGS}
 
+    @_one_at_a_time
     def _new_run(self) -> None:
         """A new Trainer for the controls as they are; evaluated at step 0, and drawn."""
         s = self.settings
@@ -557,6 +574,7 @@ class TrainingExplorer(Explorer):
 
     # --- showing -------------------------------------------------------------------------
 
+    @_one_at_a_time
     def frame(self) -> None:
         """Measure the test set (if a step was taken since) and redraw both figures and words."""
         self._frame_started, own = time.perf_counter(), time.thread_time()
@@ -639,6 +657,7 @@ class TrainingExplorer(Explorer):
 
     # --- acting --------------------------------------------------------------------------
 
+    @_one_at_a_time
     def step(self, n: int = 1) -> None:
         """Train n steps now (paused; fewer if the run diverges), then draw one frame."""
         n = integer("n", n, minimum=1, maximum=MAX_STEPS)
@@ -651,6 +670,7 @@ class TrainingExplorer(Explorer):
         self.frame()
         self._say_where("took " + ("a step" if n == 1 else f"{n} steps"))
 
+    @_one_at_a_time
     def play(self, until: int = MAX_STEPS) -> None:
         """Train on the kernel's event loop until paused, diverged, or at step `until` (at most
         MAX_STEPS: a run forgotten in a corner does not train forever)."""
@@ -666,11 +686,14 @@ class TrainingExplorer(Explorer):
         if not self.play_button.value:
             self.play_button.value = True  # its observer comes back here, playing already
         self._say(f"training: {settings_line(self.run_settings)}")
-        # A task that still runs goes on; one of another loop (a kernel restarted under the
-        # explorer, a test) would never run here.
-        if self._task is None or self._task.done() or self._task.get_loop() is not loop:
+        # A task that still runs goes on, on its own loop: JupyterLab may deliver the play
+        # button's messages on a kernel subshell, a thread with a loop of its own. One of a
+        # loop that stopped (a kernel restarted under the explorer, a test) would never run.
+        task = self._task
+        if task is None or task.done() or not task.get_loop().is_running():
             self._task = loop.create_task(self._train())
 
+    @_one_at_a_time
     def pause(self) -> None:
         """Stop after the current step; the figures show where it stopped."""
         if not self.playing:
@@ -680,11 +703,13 @@ class TrainingExplorer(Explorer):
         self.frame()
         self._say_where("paused")
 
+    @_one_at_a_time
     def reset(self) -> None:
         """The same settings from step 0: the same weights, the same minibatches."""
         self._new_run()
         self._say_where("reset")
 
+    @_one_at_a_time
     def pin(self) -> None:
         """Keep the current run on the figures, faded; beyond MAX_PINS the oldest goes."""
         self._evaluate()
@@ -695,6 +720,7 @@ class TrainingExplorer(Explorer):
         self._redraw()
         self._say(f"pinned run {len(self.pins)}: {pinned.label}, at step {self.trainer.steps}")
 
+    @_one_at_a_time
     def clear_pins(self) -> None:
         """Remove every pinned run."""
         self.pins = []
@@ -707,32 +733,47 @@ class TrainingExplorer(Explorer):
         self._say(f"{what}: " + run_words(self.curves(), self.accuracy))
 
     async def _train(self) -> None:
-        """The live loop: a step, then the kernel's messages, a frame when one is due."""
+        """The live loop: a step, then the kernel's messages, a frame when one is due.
+
+        A step and its frame are taken under the explorer's lock, and only while this loop is
+        the explorer's: a pause that comes in on another thread waits for the step under way
+        and then shows the step where it stopped."""
+        me = asyncio.current_task()
         due = time.perf_counter()
         try:
-            while self.playing:
-                with self._blas.limit(limits=1, user_api="blas"):
-                    stepped = self.trainer.step()
-                if stepped is None or self.trainer.steps >= self.until:
-                    self._stop(stepped is None)
-                    return
-                now = time.perf_counter()
-                due = step_due(due, now, self.speed.value)
-                # A frame at most FRAMES_PER_SECOND a second; while the steps keep the speed
-                # with time to spare, in that time, else when its budget of CPU has come.
-                cpu_due, clock_due = self._next_frame
-                if now >= clock_due and (due > now or time.process_time() >= cpu_due):
-                    self.frame()
-                    self._next_frame = (
-                        time.process_time() + frame_wait(self.frame_cpu),
-                        self._frame_started + 1 / FRAMES_PER_SECOND,
-                    )
+            while True:
+                with self._lock:
+                    if not self.playing or self._task is not me:
+                        if self._task is me:  # a play from now on starts a loop of its own
+                            self._task = None
+                        return
+                    with self._blas.limit(limits=1, user_api="blas"):
+                        stepped = self.trainer.step()
+                    if stepped is None or self.trainer.steps >= self.until:
+                        self._task = None
+                        self._stop(stepped is None)
+                        return
                     now = time.perf_counter()
+                    due = step_due(due, now, self.speed.value)
+                    # A frame at most FRAMES_PER_SECOND a second; while the steps keep the
+                    # speed with time to spare, in that time, else when its budget of CPU
+                    # has come.
+                    cpu_due, clock_due = self._next_frame
+                    if now >= clock_due and (due > now or time.process_time() >= cpu_due):
+                        self.frame()
+                        self._next_frame = (
+                            time.process_time() + frame_wait(self.frame_cpu),
+                            self._frame_started + 1 / FRAMES_PER_SECOND,
+                        )
+                        now = time.perf_counter()
                 await asyncio.sleep(max(due - now, 0.0))  # the kernel's messages, here
         except Exception as error:  # nobody else would see it: say it where one looks
-            self.playing = False
-            self.play_button.value = False
-            self._say(f"training stopped: {error!r}")
+            with self._lock:
+                if self._task is me:
+                    self._task = None
+                self.playing = False
+                self.play_button.value = False
+                self._say(f"training stopped: {error!r}")
             raise
 
     def _stop(self, diverged: bool) -> None:
@@ -749,6 +790,7 @@ class TrainingExplorer(Explorer):
 
     # --- reacting ------------------------------------------------------------------------
 
+    @_one_at_a_time
     def _on_play(self, change) -> None:
         if change["new"] and not self.playing:
             self.play()
@@ -770,6 +812,7 @@ class TrainingExplorer(Explorer):
         if changed == "optimizer":
             self.learning_rate.value = LEARNING_RATES[self.optimizer.value]
 
+    @_one_at_a_time
     def _on_setting(self, change) -> None:
         """A setting changed. A slider, from the browser: applied once the changes already sent
         are in."""
@@ -795,6 +838,7 @@ class TrainingExplorer(Explorer):
     def _name_of(self, widget) -> str | None:
         return next((name for name in SETTINGS if getattr(self, name) is widget), None)
 
+    @_one_at_a_time
     def _deferred_apply(self) -> None:
         self._pending = False
         self._apply()
@@ -811,6 +855,7 @@ class TrainingExplorer(Explorer):
         self._say(f"learning rate {settings['learning_rate']:.3g} from step {self.trainer.steps}")
         self._redraw()
 
+    @_one_at_a_time
     def apply(self, settings: dict) -> None:
         """Set the controls named in `settings` at once: one new run (a demonstration's step)."""
         instance("settings", settings, dict, "a dict of the explorer's controls")
