@@ -11,9 +11,11 @@ report of what the student's code did.
 
 from __future__ import annotations
 
+import os
 import re
 import subprocess
 import sys
+import threading
 import time
 from fnmatch import fnmatch
 from pathlib import Path
@@ -628,6 +630,30 @@ def test_what_the_student_process_writes_or_does_is_reported_never_believed(
         or "not one the checker sent" in text
         or "not readable" in text
     ), text
+
+
+def test_a_pipe_closed_under_its_reader_ends_the_answers_without_a_traceback():
+    """`close` may close the pipes while the reading threads still read them (a process the
+    student's code started can hold them open): the readers end, quietly."""
+    reader, writer = os.pipe()
+    with os.fdopen(reader, "rb") as pipe, os.fdopen(writer, "wb") as out:
+        out.write(b'{"id": 1}\n')
+        out.flush()
+        process = checker._Process.__new__(checker._Process)
+        process.answers, process.trace = checker.queue.Queue(), checker._Bounded(100, keep="last")
+        pipe.close()
+        failed: list[BaseException] = []
+        previous = threading.excepthook
+        threading.excepthook = lambda hook: failed.append(hook.exc_value)
+        try:
+            for read in (process._read_answers, process._drain):
+                thread = threading.Thread(target=read, args=(pipe,))
+                thread.start()
+                thread.join(timeout=10)
+        finally:
+            threading.excepthook = previous
+    assert failed == []
+    assert process.answers.get_nowait() is checker._EOF
 
 
 @pytest.mark.parametrize(

@@ -362,7 +362,7 @@ class _Process:
     def _read_answers(self, pipe) -> None:
         line = bytearray()
         too_long = False
-        while chunk := pipe.read1(1 << 16):
+        while chunk := _read_or_end(pipe):
             while chunk:
                 end = chunk.find(b"\n")
                 part, chunk = (chunk, b"") if end < 0 else (chunk[:end], chunk[end + 1 :])
@@ -378,7 +378,7 @@ class _Process:
         self.answers.put(_EOF)
 
     def _drain(self, stream) -> None:
-        while chunk := stream.read1(1 << 16):
+        while chunk := _read_or_end(stream):
             self.trace.add(chunk.decode("utf-8", "replace"))
 
     def receive(self, seconds: float, function: str):
@@ -468,6 +468,15 @@ class _Process:
         for stream in (self.process.stdin, self.process.stdout, self.process.stderr):
             with contextlib.suppress(OSError):
                 stream.close()
+
+
+def _read_or_end(pipe) -> bytes:
+    """What the pipe has, up to 64 KiB; b"" at its end, or once `close` has closed it under a
+    reader (a process the student's code started may hold the pipe open after it)."""
+    try:
+        return pipe.read1(1 << 16)
+    except (OSError, ValueError):
+        return b""
 
 
 # Passed to the student's process: how numpy finds its threads' limits and the locale.
