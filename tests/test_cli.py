@@ -114,6 +114,26 @@ def test_progress_names_each_seed_on_stderr(tmp_path):
     assert run.stdout == ""  # stdout stays clean for scripts
 
 
+def test_help_a_refused_option_and_check_answer_without_loading_matplotlib(tmp_path):
+    """Only drawing needs matplotlib: the help, a refused option and `check` answer at once."""
+    script = (
+        "import contextlib, io, sys\n"
+        "from tinyinit.cli import main\n"
+        "for argv in (['figure', '--help'], ['figure', '--std', '-1'],\n"
+        "             ['check', sys.argv[1], '--test', 'test_fans_and_gains_match_torch']):\n"
+        "    with contextlib.suppress(SystemExit), contextlib.redirect_stdout(io.StringIO()):\n"
+        "        main(argv, stderr=io.StringIO())\n"
+        "print(sorted(m for m in sys.modules if m.split('.')[0] == 'matplotlib'))\n"
+    )
+    stub = tmp_path / "my_init.py"
+    stub.write_text("")
+    run = subprocess.run(
+        [sys.executable, "-c", script, str(stub)], capture_output=True, text=True, timeout=120
+    )
+    assert run.returncode == 0, run.stderr
+    assert run.stdout.strip() == "[]"
+
+
 def test_help_lists_every_option():
     run = run_figure("--help")
     assert run.returncode == 0

@@ -22,30 +22,18 @@ import re
 import sys
 from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import TextIO
-
-from matplotlib.backends.backend_agg import FigureCanvasAgg
-from matplotlib.figure import Figure
-from matplotlib.mathtext import MathTextParser
+from typing import TYPE_CHECKING, TextIO
 
 from .activations import ACTIVATIONS
 from .checks import flag, function, instance, integer, number
 from .depth_result import DepthResult
-from .projector import (
-    SLIDE_SCALE,
-    SLIDE_SIZE,
-    comparison_alt,
-    comparison_figure,
-    curve_name,
-    curve_names,
-    fix_ylim,
-    projector_style,
-    save_figure,
-    scaled_fonts,
-    style_figure,
-)
 from .propagation import simulate
 from .stack import SCHEMES, scheme
+
+# matplotlib (and the figure code built on it) is imported by the functions that draw: `check`,
+# `present`, --help and a refused option answer without loading it (a second on a laptop).
+if TYPE_CHECKING:
+    from matplotlib.figure import Figure
 
 __all__ = ["build_parser", "depth_figure", "main", "parse_gain", "resolve_gain", "seeds_reported"]
 
@@ -138,6 +126,8 @@ def mathtext_error(text: str) -> str | None:
     >>> mathtext_error("$x^2$") is None, mathtext_error("$x^$")
     (True, 'found end of text at char 2')
     """
+    from matplotlib.mathtext import MathTextParser
+
     try:
         MathTextParser("path").parse(text)
     except ValueError as error:  # pyparsing's message: the text, a caret, then what it expected
@@ -166,6 +156,9 @@ def depth_figure(
     >>> fig.get_size_inches().tolist(), fig.axes[0].get_yscale()
     ([7.5, 4.6], 'log')
     """
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.figure import Figure
+
     from .plots import DepthPlot  # the explorer's figure code, so a slide shows the same plot
 
     instance("result", result, DepthResult, "a DepthResult (propagation.simulate's)")
@@ -693,6 +686,20 @@ def unwritable(path: Path) -> str | None:
 
 
 def figure_command(args, parser, stderr: TextIO) -> int:
+    from .projector import (
+        SLIDE_SCALE,
+        SLIDE_SIZE,
+        comparison_alt,
+        comparison_figure,
+        curve_name,
+        curve_names,
+        fix_ylim,
+        projector_style,
+        save_figure,
+        scaled_fonts,
+        style_figure,
+    )
+
     if args.size is None:
         args.size = SLIDE_SIZE if args.slide else (8.0, 5.0)
     fmt = check_figure_options(parser, args)
