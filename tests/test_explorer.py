@@ -7,6 +7,7 @@ import io
 import math
 import subprocess
 import sys
+import threading
 import warnings
 
 import matplotlib
@@ -120,6 +121,21 @@ def test_readout_numbers_are_the_results(ex):
     first = readout_lines(r)[0]
     assert first == f"layer 20: measured {r.measured_end:.3g}, theory {r.theory_end:.3g}"
     assert 0.1 < r.measured_end < 1
+
+
+def test_an_update_from_another_thread_waits_for_the_change_under_way(ex):
+    """JupyterLab may deliver a widget's message on a kernel subshell, a thread of its own:
+    its update waits until a change made elsewhere is whole, then shows all of it."""
+    done = threading.Event()
+    with ex.hold():
+        ex.n_layers.value = 5
+        other = threading.Thread(target=lambda: (ex.update(), done.set()))
+        other.start()
+        assert not done.wait(0.3), "the update did not wait for the change under way"
+        ex.width.value = 32
+    other.join(timeout=30)
+    assert done.is_set()
+    assert (ex.result.n_layers, ex.result.width) == (5, 32)
 
 
 def test_kaiming_gain_follows_the_activation_xavier_keeps_it(ex):

@@ -44,8 +44,10 @@ stale pictures behind it.
 from __future__ import annotations
 
 import asyncio
+import functools
 import html
 import math
+import threading
 from contextlib import contextmanager
 from dataclasses import dataclass
 
@@ -499,16 +501,34 @@ def _is_widget_backend() -> bool:
     return "ipympl" in backend or backend in ("widget", "ipympl")
 
 
+def one_at_a_time(method):
+    """`method` under its explorer's lock. JupyterLab (4.4 and later) may deliver a widget's
+    messages on a kernel subshell, a thread of its own, while another thread runs a cell, the
+    training loop or another widget's message: each change an explorer makes, and each
+    picture it draws, is made whole before the next begins."""
+
+    @functools.wraps(method)
+    def locked(self, *args, **kwargs):
+        with self.lock:
+            return method(self, *args, **kwargs)
+
+    return locked
+
+
 class Explorer:
-    """What both explorers are: controls built from a table, one `figure`, and `app`, the
+    """What the explorers are: controls built from a table, one `figure`, and `app`, the
     layout a notebook displays (the explorer displays as it).
 
     `figure_view` is the widget that shows the figure: ipympl's live canvas, or, without
-    one (an inline or Agg backend), a PNG image rendered anew at each update.
+    one (an inline or Agg backend), a PNG image rendered anew at each update. `lock`: see
+    `one_at_a_time`.
     """
 
     figure = None
     app = None
+
+    def __init__(self) -> None:
+        self.lock = threading.RLock()
 
     def _build(self, table, values: dict, **options) -> None:
         """Each row of `table` as the attribute of its name, at values[name] if there."""
@@ -633,6 +653,7 @@ class DepthExplorer(Explorer):
         figsize=(7.5, 4.6),
         png_fallback: bool = True,
     ):
+        super().__init__()
         self.defaults = _depth_settings(
             initializer, activation, gain, std, n_layers, width, seeds, direction, view
         )
@@ -724,12 +745,13 @@ class DepthExplorer(Explorer):
     @contextmanager
     def hold(self):
         """Change several controls with one update at the end (nested holds: the outermost)."""
-        self._holding += 1
-        try:
-            yield
-        finally:
-            self._holding -= 1
-        self.update()
+        with self.lock:
+            self._holding += 1
+            try:
+                yield
+            finally:
+                self._holding -= 1
+            self.update()
 
     def _sync_controls(self, follow: bool = True):
         """Enable the controls that apply; Kaiming's gain follows the activation if `follow`."""
@@ -745,6 +767,7 @@ class DepthExplorer(Explorer):
         with self.hold():
             self._sync_controls()
 
+    @one_at_a_time
     def reset(self) -> None:
         """Every control back to the settings the explorer started with, one update."""
         with self.hold():
@@ -754,6 +777,7 @@ class DepthExplorer(Explorer):
     def _on_default_gain(self, button=None):
         self.gain.value = suggested_gain(self.activation.value)[0]
 
+    @one_at_a_time
     def _on_value(self, change=None) -> None:
         """A control moved. From the browser: update once the changes already sent are in."""
         if not self._browser.active or self._holding:
@@ -792,6 +816,7 @@ class DepthExplorer(Explorer):
             direction=self.direction.value, sample_layers=layers,
         )  # fmt: skip
 
+    @one_at_a_time
     def update(self, change=None) -> None:
         """Rerun the simulation for the current controls and show it."""
         if self._holding:
@@ -822,6 +847,7 @@ class DepthExplorer(Explorer):
 
     # --- comparing -------------------------------------------------------------------------
 
+    @one_at_a_time
     def pin(self) -> None:
         """Keep the current curve on the plot (faded, named); beyond MAX_PINS the oldest goes.
 
@@ -832,6 +858,7 @@ class DepthExplorer(Explorer):
         self.plot.set_pins([(r, pin_label(r)) for r in self.pins])
         self.update()
 
+    @one_at_a_time
     def clear_pins(self) -> None:
         """Remove every pinned curve."""
         self.pins = []
@@ -924,6 +951,7 @@ class ResidualStreamExplorer(Explorer):
     ):
         import matplotlib.pyplot as plt
 
+        super().__init__()
         instance("stack", stack, ResidualStack, "a ResidualStack (residual.draw_residual_stack)")
         n_layers = integer("n_layers", n_layers, minimum=1, maximum=stack.max_layers)
         scaled, both = flag("scaled", scaled), flag("both", both)
@@ -991,6 +1019,7 @@ class ResidualStreamExplorer(Explorer):
         """GPT-2's scaled outputs in its colour; unscaled ones are Kaiming's sublayers."""
         return initializer_color("scaled_residual" if flag("scaled", scaled) else "kaiming")
 
+    @one_at_a_time
     def update(self) -> None:
         n, scaled, both = self.n_layers.value, self.scaling.value, self.both.value
         measured, theory = self.curves(n, scaled)

@@ -42,10 +42,8 @@ playing if it was; the learning rate applies from the next step.
 from __future__ import annotations
 
 import asyncio
-import functools
 import html
 import math
-import threading
 import time
 from dataclasses import dataclass
 
@@ -59,6 +57,7 @@ from .explorer import (
     WIDE,
     Control,
     Explorer,
+    one_at_a_time,
     panel_row_html,
     swatch,
     zero_and_saturated_words,
@@ -349,19 +348,6 @@ APPLY_ORDER = ("initializer", "activation", "optimizer", "std", "normalization",
                "gain", "learning_rate", "speed")  # fmt: skip
 
 
-def _one_at_a_time(method):
-    """`method` under the explorer's lock. JupyterLab may deliver a widget's messages on a
-    kernel subshell, a thread of its own, while the training loop runs on another: each
-    change to the run, and each frame, is made whole before the next begins."""
-
-    @functools.wraps(method)
-    def locked(self, *args, **kwargs):
-        with self._lock:
-            return method(self, *args, **kwargs)
-
-    return locked
-
-
 class TrainingExplorer(Explorer):
     """Controls, figures and the live training loop; see the module docstring.
 
@@ -397,6 +383,7 @@ class TrainingExplorer(Explorer):
         figsize=(7.5, 2.9),
         png_fallback: bool = True,
     ):
+        super().__init__()
         # Checked before anything is built: a clear error naming the argument.
         scheme(initializer)
         one_of("activation", activation, ACTIVATIONS)
@@ -431,7 +418,6 @@ class TrainingExplorer(Explorer):
         self._frame_started = 0.0  # the clock's
         self._others_cpu = 0.0  # the other threads' CPU seconds when the last frame ended
         self._task: asyncio.Task | None = None
-        self._lock = threading.RLock()  # see _one_at_a_time
         self._next_frame = (0.0, 0.0)  # (CPU time, clock): drawn when both have come
         self._holding = 0
         self._pending = False
@@ -513,7 +499,7 @@ class TrainingExplorer(Explorer):
         """The controls' values that make a run, by name."""
         return {name: getattr(self, name).value for name in SETTINGS}
 
-    @_one_at_a_time
+    @one_at_a_time
     def _new_run(self) -> None:
         """A new Trainer for the controls as they are; evaluated at step 0, and drawn."""
         s = self.settings
@@ -574,7 +560,7 @@ class TrainingExplorer(Explorer):
 
     # --- showing -------------------------------------------------------------------------
 
-    @_one_at_a_time
+    @one_at_a_time
     def frame(self) -> None:
         """Measure the test set (if a step was taken since) and redraw both figures and words."""
         self._frame_started, own = time.perf_counter(), time.thread_time()
@@ -657,7 +643,7 @@ class TrainingExplorer(Explorer):
 
     # --- acting --------------------------------------------------------------------------
 
-    @_one_at_a_time
+    @one_at_a_time
     def step(self, n: int = 1) -> None:
         """Train n steps now (paused; fewer if the run diverges), then draw one frame."""
         n = integer("n", n, minimum=1, maximum=MAX_STEPS)
@@ -670,7 +656,7 @@ class TrainingExplorer(Explorer):
         self.frame()
         self._say_where("took " + ("a step" if n == 1 else f"{n} steps"))
 
-    @_one_at_a_time
+    @one_at_a_time
     def play(self, until: int = MAX_STEPS) -> None:
         """Train on the kernel's event loop until paused, diverged, or at step `until` (at most
         MAX_STEPS: a run forgotten in a corner does not train forever)."""
@@ -693,7 +679,7 @@ class TrainingExplorer(Explorer):
         if task is None or task.done() or not task.get_loop().is_running():
             self._task = loop.create_task(self._train())
 
-    @_one_at_a_time
+    @one_at_a_time
     def pause(self) -> None:
         """Stop after the current step; the figures show where it stopped."""
         if not self.playing:
@@ -703,13 +689,13 @@ class TrainingExplorer(Explorer):
         self.frame()
         self._say_where("paused")
 
-    @_one_at_a_time
+    @one_at_a_time
     def reset(self) -> None:
         """The same settings from step 0: the same weights, the same minibatches."""
         self._new_run()
         self._say_where("reset")
 
-    @_one_at_a_time
+    @one_at_a_time
     def pin(self) -> None:
         """Keep the current run on the figures, faded; beyond MAX_PINS the oldest goes."""
         self._evaluate()
@@ -720,7 +706,7 @@ class TrainingExplorer(Explorer):
         self._redraw()
         self._say(f"pinned run {len(self.pins)}: {pinned.label}, at step {self.trainer.steps}")
 
-    @_one_at_a_time
+    @one_at_a_time
     def clear_pins(self) -> None:
         """Remove every pinned run."""
         self.pins = []
@@ -742,7 +728,7 @@ class TrainingExplorer(Explorer):
         due = time.perf_counter()
         try:
             while True:
-                with self._lock:
+                with self.lock:
                     if not self.playing or self._task is not me:
                         if self._task is me:  # a play from now on starts a loop of its own
                             self._task = None
@@ -768,7 +754,7 @@ class TrainingExplorer(Explorer):
                         now = time.perf_counter()
                 await asyncio.sleep(max(due - now, 0.0))  # the kernel's messages, here
         except Exception as error:  # nobody else would see it: say it where one looks
-            with self._lock:
+            with self.lock:
                 if self._task is me:
                     self._task = None
                 self.playing = False
@@ -790,7 +776,7 @@ class TrainingExplorer(Explorer):
 
     # --- reacting ------------------------------------------------------------------------
 
-    @_one_at_a_time
+    @one_at_a_time
     def _on_play(self, change) -> None:
         if change["new"] and not self.playing:
             self.play()
@@ -812,7 +798,7 @@ class TrainingExplorer(Explorer):
         if changed == "optimizer":
             self.learning_rate.value = LEARNING_RATES[self.optimizer.value]
 
-    @_one_at_a_time
+    @one_at_a_time
     def _on_setting(self, change) -> None:
         """A setting changed. A slider, from the browser: applied once the changes already sent
         are in."""
@@ -838,7 +824,7 @@ class TrainingExplorer(Explorer):
     def _name_of(self, widget) -> str | None:
         return next((name for name in SETTINGS if getattr(self, name) is widget), None)
 
-    @_one_at_a_time
+    @one_at_a_time
     def _deferred_apply(self) -> None:
         self._pending = False
         self._apply()
@@ -855,7 +841,7 @@ class TrainingExplorer(Explorer):
         self._say(f"learning rate {settings['learning_rate']:.3g} from step {self.trainer.steps}")
         self._redraw()
 
-    @_one_at_a_time
+    @one_at_a_time
     def apply(self, settings: dict) -> None:
         """Set the controls named in `settings` at once: one new run (a demonstration's step)."""
         instance("settings", settings, dict, "a dict of the explorer's controls")

@@ -13,7 +13,7 @@ from matplotlib.colors import to_hex
 from ..a11y import live
 from ..checks import KindError, flag, instance, integer, one_of, shown
 from ..depth_result import DepthResult
-from ..explorer import DepthExplorer, ResidualStreamExplorer, panel_row_html
+from ..explorer import DepthExplorer, ResidualStreamExplorer, one_at_a_time, panel_row_html
 from ..live_training import SETTINGS, TrainingExplorer
 from ..plots import PIN_COLORS, QUANTITIES, DepthPlot, initializer_color
 from ..projector import (
@@ -182,6 +182,7 @@ class LargeDepthExplorer(DepthExplorer):
             self.plot.update(self.result, draw=False)
         self.plot.redraw_all()
 
+    @one_at_a_time
     def update(self, change=None) -> None:
         if self._holding:
             return
@@ -204,6 +205,7 @@ class LargeDepthExplorer(DepthExplorer):
             seeds=settings["seeds"], batch=self.batch, direction=settings["direction"],
         )  # fmt: skip
 
+    @one_at_a_time
     def apply(self, settings: dict) -> None:
         """Set the controls named in `settings` (initializer, gain, n_layers, ...); one update."""
         _settings(settings, DEPTH_CONTROLS)
@@ -266,6 +268,7 @@ class LargeResidualExplorer(ResidualStreamExplorer):
         projector_style(self.figure, look.scale)
         self.figure.canvas.draw_idle()
 
+    @one_at_a_time
     def update(self) -> None:
         super().update()
         if self.ax.get_legend() is not None:  # the curves are named where they end instead
@@ -297,6 +300,7 @@ class LargeResidualExplorer(ResidualStreamExplorer):
         if not self._applying:
             self.update()
 
+    @one_at_a_time
     def apply(self, settings: dict) -> None:
         """Set n_layers (N blocks), scaled (the 1/sqrt(2N) toggle) and both from `settings`;
         one update."""
@@ -376,6 +380,7 @@ class LargeTrainingExplorer(TrainingExplorer):
             plot.redraw_all()
         self.panel_row.value = panel_row_html(self.histogram, self.panel_font_px)
 
+    @one_at_a_time
     def frame(self) -> None:
         super().frame()
         steps = self.trainer.steps
@@ -389,6 +394,7 @@ class LargeTrainingExplorer(TrainingExplorer):
             f"<small>step {steps}, test loss {self.test_losses[-1]:.2g}</small>{pins}"
         )
 
+    @one_at_a_time
     def demonstrate(self, settings: dict, earlier: list[dict] = ()) -> None:
         """A demonstration's step: the runs of the steps before it pinned (the one just
         watched, trained on to DEMONSTRATION_STEPS if it had not got there), then this
