@@ -241,7 +241,7 @@ def test_a_pause_from_another_thread_shows_the_step_where_it_stopped(ex):
     """JupyterLab may deliver the buttons' messages on a kernel subshell, a thread of its own,
     while the loop trains on the kernel's main thread: a pause that comes in during a step
     waits for it, and the status, the caption and the histograms all name the same step.
-    A play from that thread, while the loop lives, does not start a second one."""
+    A play from that thread's loop moves the training there: one loop trains at a time."""
     ex.speed.value = 0
     pauses = []
     in_step = threading.Event()
@@ -273,20 +273,33 @@ def test_a_pause_from_another_thread_shows_the_step_where_it_stopped(ex):
             assert caption == status == histogram == steps, "they name different steps"
             await asyncio.sleep(0.02)
             assert ex.trainer.steps == steps, "a step was taken after the pause"
-        # Play from the other thread while this loop's task still lives: it goes on, alone.
+        # Play from a loop of another thread (a subshell's) while this loop's task lives: the
+        # training moves there, and this loop's task ends, so that one loop trains.
         ex.play()
         await until(lambda: ex.trainer.steps > pauses[-1][0] + 2)
-        task = ex._task
-        loops = []
-        other = threading.Thread(target=lambda: loops.append(asyncio.run(play_elsewhere())))
-        other.start()
-        while other.is_alive():
-            await asyncio.sleep(0)
-        assert loops == [task] and ex._task is task and ex.playing
-        ex.pause()
+        first = ex._task
+        other = asyncio.new_event_loop()
+        subshell = threading.Thread(target=other.run_forever)
+        subshell.start()
+        try:
+            second = await asyncio.wrap_future(
+                asyncio.run_coroutine_threadsafe(in_other(ex.play), other)
+            )
+            assert second is not first and second.get_loop() is other and ex.playing
+            await until(first.done)
+            steps = ex.trainer.steps
+            await until(lambda: ex.trainer.steps > steps + 2)  # trained on by the other loop
+            await asyncio.wrap_future(asyncio.run_coroutine_threadsafe(in_other(ex.pause), other))
+            stopped = ex.trainer.steps
+            await asyncio.sleep(0.2)
+            assert not ex.playing and ex.trainer.steps == stopped
+        finally:
+            other.call_soon_threadsafe(other.stop)
+            subshell.join(timeout=30)
+            other.close()
 
-    async def play_elsewhere():
-        ex.play()
+    async def in_other(action):
+        action()
         return ex._task
 
     def pause_and_read():
@@ -297,6 +310,36 @@ def test_a_pause_from_another_thread_shows_the_step_where_it_stopped(ex):
         return ex.trainer.steps, int(caption[1]), int(status[1]), int(histogram[1])
 
     in_event_loop(scenario)
+
+
+def test_a_play_trains_on_its_own_loop_when_the_last_one_does_not_turn(ex):
+    """A loop that is running but does not turn (a test runner's, which turns only when its
+    thread asks it to, as Playwright's does): a play there, then a play on a loop that turns,
+    trains on the second."""
+    ex.speed.value = 0
+    stuck, release = asyncio.new_event_loop(), threading.Event()
+    thread = threading.Thread(target=stuck.run_forever)
+    thread.start()
+    try:
+
+        async def play_there():
+            ex.play()
+
+        asyncio.run_coroutine_threadsafe(play_there(), stuck).result(timeout=30)
+        stuck.call_soon_threadsafe(release.wait)  # running, and turning no more
+        assert ex._task.get_loop() is stuck
+
+        async def scenario():
+            ex.play()
+            await until(lambda: ex.trainer.steps >= 3)
+            ex.pause()
+
+        in_event_loop(scenario)
+    finally:
+        release.set()
+        stuck.call_soon_threadsafe(stuck.stop)
+        thread.join(timeout=30)
+        stuck.close()
 
 
 def test_a_control_moved_while_training_starts_a_new_run_that_goes_on_playing(ex):

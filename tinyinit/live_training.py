@@ -672,11 +672,13 @@ class TrainingExplorer(Explorer):
         if not self.play_button.value:
             self.play_button.value = True  # its observer comes back here, playing already
         self._say(f"training: {settings_line(self.run_settings)}")
-        # A task that still runs goes on, on its own loop: JupyterLab may deliver the play
-        # button's messages on a kernel subshell, a thread with a loop of its own. One of a
-        # loop that stopped (a kernel restarted under the explorer, a test) would never run.
+        # A task that still runs on this loop goes on. One of another loop may never run
+        # again (a kernel restarted under the explorer, a loop that stopped, one that only
+        # turns when its thread asks it to); and JupyterLab may deliver the play button's
+        # messages on a kernel subshell, a thread with a loop of its own. The loop started
+        # here is the explorer's from now on: another one ends at its next turn.
         task = self._task
-        if task is None or task.done() or not task.get_loop().is_running():
+        if task is None or task.done() or task.get_loop() is not loop:
             self._task = loop.create_task(self._train())
 
     @one_at_a_time
