@@ -41,43 +41,8 @@ QUICK_DOORS = "test_an_object_of_no_kind_is_refused_naming_each_argument"
 EXHAUSTIVE_DOORS = "test_every_bad_argument_is_refused_in_the_packages_words_and_nothing_else"
 
 
-# The files that take longest (seconds on two processes, `make test`'s --durations), started
-# first: pytest-xdist hands a process the next file in the collection's order when it is free
-# (`make test` passes --no-loadscope-reorder, which keeps this order; by default it orders the
-# files by their number of tests), so that the short files at the end fill in and the two
-# processes end together, not one a few minutes after the other.
-LONGEST_FIRST = (
-    "tests/browser/test_accessibility.py",  # ~230 s
-    "tests/test_student.py",  # ~200 s
-    "tests/browser/test_present.py",  # ~150 s
-    "tests/test_nbgrader.py",  # ~65 s
-    "tests/test_every_argument.py",  # ~60 s
-    "tests/test_present.py",  # ~50 s
-    "tests/browser/test_lab_explorer.py",  # ~50 s
-    "tests/browser/test_site.py",  # ~45 s
-    "notebooks/13_when_init_stops_mattering.ipynb",  # ~30 s
-)
-
-
-def longest_first(items) -> None:
-    """Reorder `items` in place: LONGEST_FIRST's files first, in that order, then the rest as
-    collected; a file's tests keep their order."""
-    rank = {name: k for k, name in enumerate(LONGEST_FIRST)}
-
-    def key(indexed):
-        index, item = indexed
-        try:
-            where = item.path.resolve().relative_to(ROOT).as_posix()
-        except ValueError:
-            where = ""
-        return rank.get(where, len(rank)), index
-
-    items[:] = [item for _, item in sorted(enumerate(items), key=key)]
-
-
 @pytest.hookimpl(trylast=True)  # after -m has deselected what it will
 def pytest_collection_modifyitems(config, items):
-    longest_first(items)
     names = {getattr(item, "originalname", None) for item in items}
     if EXHAUSTIVE_DOORS in names and QUICK_DOORS in names:
         quick = [item for item in items if getattr(item, "originalname", None) == QUICK_DOORS]

@@ -217,12 +217,3 @@ def test_every_public_name_is_used_by_something_other_than_the_tests():
 
 
 MODULES_SOURCE = {name: path for name, path in MODULES.items()}
-
-
-def test_the_files_started_first_are_there():
-    """tests/conftest.py starts the longest files first: a file renamed would silently fall
-    back to the end of the run."""
-    from conftest import LONGEST_FIRST
-
-    missing = [name for name in LONGEST_FIRST if not (ROOT / name).is_file()]
-    assert missing == []
