@@ -767,7 +767,6 @@ class DepthExplorer(Explorer):
         with self.hold():
             self._sync_controls()
 
-    @one_at_a_time
     def reset(self) -> None:
         """Every control back to the settings the explorer started with, one update."""
         with self.hold():

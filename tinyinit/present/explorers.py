@@ -205,7 +205,6 @@ class LargeDepthExplorer(DepthExplorer):
             seeds=settings["seeds"], batch=self.batch, direction=settings["direction"],
         )  # fmt: skip
 
-    @one_at_a_time
     def apply(self, settings: dict) -> None:
         """Set the controls named in `settings` (initializer, gain, n_layers, ...); one update."""
         _settings(settings, DEPTH_CONTROLS)
