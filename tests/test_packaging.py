@@ -404,6 +404,26 @@ def test_extra_rewords_only_a_missing_module(broken):
             pass
 
 
+# --- what a start costs ---------------------------------------------------------------------
+
+
+def test_the_installed_packages_come_with_their_bytecode():
+    # Every kernel imports matplotlib and ipykernel, every Jupyter server jupyter_server: without
+    # their compiled bytecode a Python that may not write it (PYTHONDONTWRITEBYTECODE, a
+    # read-only install) compiles them at each start, 2.6 times a kernel's import CPU
+    # (benchmarks/bench_startup.py). pip and conda compile at install; `make` has uv do it too.
+    import importlib.util
+
+    import ipykernel.kernelapp
+    import jupyter_server.serverapp
+    import matplotlib.pyplot
+
+    for module in (matplotlib.pyplot, ipykernel.kernelapp, jupyter_server.serverapp):
+        cached = Path(importlib.util.cache_from_source(module.__file__))
+        assert cached.is_file(), f"{module.__name__} has no bytecode at {cached}: install with " \
+            "pip, or uv pip install --compile-bytecode (as the Makefile does)"  # fmt: skip
+
+
 # --- the frontends --------------------------------------------------------------------------
 
 
