@@ -424,6 +424,18 @@ def test_the_installed_packages_come_with_their_bytecode():
             "pip, or uv pip install --compile-bytecode (as the Makefile does)"  # fmt: skip
 
 
+def test_a_jupyter_server_does_not_build_iri_parsers_at_its_start():
+    # jsonschema 4.25 and later import rfc3987-syntax, which builds Earley parsers at import
+    # (2.3 s of CPU); pyproject.toml keeps jsonschema below that, in lab and present.
+    code = (
+        "import sys, jupyter_server.serverapp, nbformat.validator; "
+        "print([name in sys.modules for name in ('jsonschema', 'rfc3987_syntax')])"
+    )
+    run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert run.returncode == 0, run.stderr
+    assert run.stdout.split() == ["[True,", "False]"], f"jsonschema, rfc3987_syntax: {run.stdout}"
+
+
 # --- the frontends --------------------------------------------------------------------------
 
 
