@@ -25,7 +25,8 @@ INCLUDED_test := core lab present
 # 10 s where pip takes a minute, the same versions. Where uv cannot be had, pip does the install.
 # uv compiles the bytecode as pip does: a Python that may not write it (PYTHONDONTWRITEBYTECODE
 # set, a read-only install) would otherwise compile every module it imports at every start,
-# a kernel's matplotlib and ipykernel among them (twice the CPU of a kernel's start).
+# a kernel's matplotlib and ipykernel among them: 2.7 times the CPU of a kernel's imports
+# (benchmarks/bench_startup.py).
 pip_install = { $(VENV)/bin/uv --version >/dev/null 2>&1 || $(PY) -m pip install --quiet uv; } \
 	&& $(VENV)/bin/uv pip install --quiet --compile-bytecode --python $(PY) $(1) \
 	|| $(PY) -m pip install --quiet $(1)

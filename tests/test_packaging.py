@@ -410,7 +410,7 @@ def test_extra_rewords_only_a_missing_module(broken):
 def test_the_installed_packages_come_with_their_bytecode():
     # Every kernel imports matplotlib and ipykernel, every Jupyter server jupyter_server: without
     # their compiled bytecode a Python that may not write it (PYTHONDONTWRITEBYTECODE, a
-    # read-only install) compiles them at each start, 2.6 times a kernel's import CPU
+    # read-only install) compiles them at each start, 2.7 times a kernel's import CPU
     # (benchmarks/bench_startup.py). pip and conda compile at install; `make` has uv do it too.
     import importlib.util
 
@@ -426,7 +426,7 @@ def test_the_installed_packages_come_with_their_bytecode():
 
 def test_a_jupyter_server_does_not_build_iri_parsers_at_its_start():
     # jsonschema 4.25 and later import rfc3987-syntax, which builds Earley parsers at import
-    # (2.3 s of CPU); pyproject.toml keeps jsonschema below that, in lab and present.
+    # (1.7 s of CPU); pyproject.toml keeps jsonschema below that, in lab and present.
     code = (
         "import sys, jupyter_server.serverapp, nbformat.validator; "
         "print([name in sys.modules for name in ('jsonschema', 'rfc3987_syntax')])"
