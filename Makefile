@@ -58,13 +58,16 @@ lab: $(VENV)/.lab
 # small, and two processes' OpenBLAS threads on two cores wait for each other (a 128-wide
 # product ten times slower). The notebooks' numbers are the same on one thread as on two.
 # The notebooks that train (11, 13) store accuracies after many steps, where a last-bit
-# difference in a matrix product grows into another percent: OpenBLAS picks its kernels by the
-# CPU (SkylakeX, Haswell, Zen... each rounds a sum in its own order), so the same notebook
-# computes other digits on another machine. They are executed and checked on one kernel set,
-# Haswell's (AVX2 and FMA, which x86-64 machines of the last ten years have). The claims are
-# asserted by the cells and held on each kernel set tried (Haswell, SkylakeX, Cooperlake and
-# Sandybridge on notebook 13): only the digits move.
-PIN_BLAS := OPENBLAS_CORETYPE=Haswell OPENBLAS_NUM_THREADS=1 OMP_NUM_THREADS=1
+# difference in a matrix product or an exp grows into another percent. OpenBLAS picks its
+# kernels by the CPU (SkylakeX, Haswell, Zen... each rounds a sum in its own order), and numpy
+# its exp, log and tanh loops (AVX-512 ones where the CPU has it, rounding otherwise than the
+# AVX2 ones), so the same notebook computes other digits on another machine. They are executed
+# and checked on one set of both, AVX2's and FMA's (which x86-64 machines of the last ten years
+# have): OpenBLAS's Haswell kernels, numpy's X86_V3 loops. The claims are asserted by the cells
+# and held on each set tried (Haswell, SkylakeX, Cooperlake and Sandybridge on notebook 13,
+# AVX-512 numpy on Intel and AVX2 numpy on AMD on 11 and 13): only the digits move.
+PIN_BLAS := OPENBLAS_CORETYPE=Haswell OPENBLAS_NUM_THREADS=1 OMP_NUM_THREADS=1 \
+	NPY_DISABLE_CPU_FEATURES="X86_V4 AVX512_ICL AVX512_SPR"
 TEST_WORKERS ?= 2
 test: $(VENV)/.test $(SITE_JS) $(AXE_JS)
 	$(VENV)/bin/ruff check .
