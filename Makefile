@@ -53,9 +53,7 @@ lab: $(VENV)/.lab
 # Everything: lint, unit and property tests, doctests, strict nbval on every
 # notebook, and the browser tests (skipped, with a note, where Chromium is absent).
 # TEST_WORKERS processes share the files (pytest-xdist): a file's tests stay together in one,
-# in order (a notebook's cells, a module's fixtures), and the long files go first (the browser
-# tests, the notebooks, modules marked long: tests/conftest.py). TEST_WORKERS=0 runs them in
-# this one.
+# in order (a notebook's cells, a module's fixtures). TEST_WORKERS=0 runs them in this one.
 # Each process, and each kernel it starts, runs numpy on one BLAS thread: the matrices here are
 # small, and two processes' OpenBLAS threads on two cores wait for each other (a 128-wide
 # product ten times slower). The notebooks' numbers are the same on one thread as on two.
@@ -75,7 +73,7 @@ test: $(VENV)/.test $(SITE_JS) $(AXE_JS)
 	$(VENV)/bin/ruff check .
 	$(PIN_BLAS) \
 	$(PY) -m pytest tests tinyinit README.md notebooks --doctest-modules --doctest-glob=README.md $(NBVAL) \
-		-n $(TEST_WORKERS) --dist loadfile --no-loadscope-reorder --durations=25
+		-n $(TEST_WORKERS) --dist loadfile --durations=25
 
 unit: $(VENV)/.test
 	$(PY) -m pytest tests tinyinit README.md --doctest-modules --doctest-glob=README.md -m "not browser"

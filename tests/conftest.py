@@ -41,24 +41,6 @@ QUICK_DOORS = "test_an_object_of_no_kind_is_refused_naming_each_argument"
 EXHAUSTIVE_DOORS = "test_every_bad_argument_is_refused_in_the_packages_words_and_nothing_else"
 
 
-def long_first(item) -> int:
-    """0 for a browser test, 1 for a notebook's cell or a module marked long (or install, or
-    exhaustive), 2 for the rest: the order in which the test processes take the files.
-
-    pytest-xdist (`--dist loadfile --no-loadscope-reorder`, as `make test` runs it) hands out
-    whole files in the order collected. Files of a minute or more handed out last leave one
-    process working alone at the end while the other has nothing left; taken first, they run
-    side by side, and the many short files fill in at the end."""
-    if "browser" in item.keywords:
-        return 0
-    if item.path.suffix == ".ipynb" or any(m in item.keywords for m in LONG_MARKS):
-        return 1
-    return 2
-
-
-LONG_MARKS = ("long", "install", "exhaustive")
-
-
 @pytest.hookimpl(trylast=True)  # after -m has deselected what it will
 def pytest_collection_modifyitems(config, items):
     names = {getattr(item, "originalname", None) for item in items}
@@ -67,7 +49,6 @@ def pytest_collection_modifyitems(config, items):
         config.hook.pytest_deselected(items=quick)
         left_out = set(map(id, quick))
         items[:] = [item for item in items if id(item) not in left_out]
-    items.sort(key=long_first)  # stable: each file's tests keep their order
     reason = browser_missing()
     if reason is None:
         return

@@ -47,9 +47,6 @@ from tinyinit.checker import (
 )
 from tinyinit.pitfalls import CARD_PITFALLS, PITFALLS
 
-# Tens of seconds together: the test processes take this module first (tests/conftest.py).
-pytestmark = pytest.mark.long
-
 ROOT = Path(__file__).resolve().parent.parent
 TEACHER = ROOT / "notebooks" / "my_init.py"
 CARD_ONLY = Path(__file__).parent / "fixtures" / "card_only_init.py"

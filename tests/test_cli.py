@@ -17,9 +17,6 @@ from tinyinit.cli import MAX_PIXELS, build_parser, depth_figure, mathtext_error,
 from tinyinit.propagation import simulate
 from tinyinit.stack import INITIALIZERS
 
-# Tens of seconds together: the test processes take this module first (tests/conftest.py).
-pytestmark = pytest.mark.long
-
 # Small networks: the file format is under test here, not the physics.
 QUICK = ["--n-layers", "6", "--width", "32", "--seeds", "3"]
 

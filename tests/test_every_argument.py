@@ -46,9 +46,6 @@ import pytest
 from tinyinit import PCG32
 from tinyinit.quiz import NotYet, Unanswered
 
-# Tens of seconds together: the test processes take this module first (tests/conftest.py).
-pytestmark = pytest.mark.long
-
 # The modules covered, each by its __all__: every module of the package with public functions.
 # Not here: tinyinit.checks, whose refusals name the argument of the function that asks (its
 # `name`), tested to the letter in tests/test_checks.py; tinyinit.libm's twin tinyinit._extras

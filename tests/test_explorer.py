@@ -34,9 +34,6 @@ from tinyinit.plots import (  # noqa: E402
 )
 from tinyinit.propagation import simulate  # noqa: E402
 
-# Tens of seconds together: the test processes take this module first (tests/conftest.py).
-pytestmark = pytest.mark.long
-
 CONTROLS = ("initializer", "activation", "gain", "std", "n_layers", "width", "seeds", "direction")
 
 

@@ -36,9 +36,6 @@ from tinyinit.live_training import (  # noqa: E402
 )
 from tinyinit.training import evaluate, init_params, load_digits_split, train  # noqa: E402
 
-# Tens of seconds together: the test processes take this module first (tests/conftest.py).
-pytestmark = pytest.mark.long
-
 FIELDS = ("losses", "mean_square", "saturated", "dead", "grad_norm", "update_ratio")
 
 

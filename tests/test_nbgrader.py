@@ -38,9 +38,6 @@ import pytest
 from nbgrader.api import Gradebook  # nbgrader is in the test extra
 from scripts_loader import load_script
 
-# Tens of seconds together: the test processes take this module first (tests/conftest.py).
-pytestmark = pytest.mark.long
-
 ROOT = Path(__file__).resolve().parent.parent
 NOTEBOOKS = ROOT / "notebooks"
 TEACHER = sorted(NOTEBOOKS.glob("*.ipynb"))

@@ -35,9 +35,6 @@ from tinyinit.present import (
 from tinyinit.present.app import APPS
 from tinyinit.projector import power_of_two
 
-# Tens of seconds together: the test processes take this module first (tests/conftest.py).
-pytestmark = pytest.mark.long
-
 ROOT = Path(__file__).resolve().parent.parent
 
 

@@ -20,9 +20,6 @@ import nbformat
 import pytest
 from scripts_loader import load_script
 
-# Tens of seconds together: the test processes take this module first (tests/conftest.py).
-pytestmark = pytest.mark.long
-
 ROOT = Path(__file__).resolve().parent.parent
 NOTEBOOKS = ROOT / "notebooks"
 SCRIPT = ROOT / "scripts" / "build_site.py"

@@ -28,9 +28,6 @@ from mutants import MUTANTS
 from nbclient import NotebookClient
 from scripts_loader import load_script
 
-# Tens of seconds together: the test processes take this module first (tests/conftest.py).
-pytestmark = pytest.mark.long
-
 ROOT = Path(__file__).resolve().parent.parent
 NOTEBOOKS = ROOT / "notebooks"
 SCRIPT = ROOT / "scripts" / "make_student.py"

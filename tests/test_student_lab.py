@@ -32,9 +32,6 @@ from event_loop import in_event_loop
 from scripts_loader import load_script
 from tornado.websocket import websocket_connect
 
-# Tens of seconds together: the test processes take this module first (tests/conftest.py).
-pytestmark = pytest.mark.long
-
 ROOT = Path(__file__).resolve().parent.parent
 README_COMMAND = "python -m tinyinit check my_init.py"
 ms = load_script("make_student")
