@@ -2,6 +2,12 @@
 
     python benchmarks/bench_training.py            # one 200-step run at widths 64 and 128
     python benchmarks/bench_training.py --notebook # also executes notebooks/04 (wall and CPU)
+    python benchmarks/bench_training.py --against DIR   # this tree's steps against DIR's
+
+`--against DIR` (a checkout of another commit, e.g. `git worktree add /tmp/old HEAD~1`)
+times notebook 13's runs (20 hidden ReLU layers of 64, 160 SGD steps, plain, BatchNorm and
+LayerNorm) in processes that alternate between this tree's tinyinit and DIR's, one BLAS
+thread each, and checks that both record the same numbers to the last bit.
 
 `train` runs its loop on one BLAS thread. The peer, measured in the same run, is the same
 200 SGD steps written with `loss_and_gradients` and `sgd_step` under the default BLAS
@@ -15,6 +21,9 @@ from __future__ import annotations
 import argparse
 import os
 import resource
+import statistics
+import subprocess
+import sys
 import time
 from pathlib import Path
 
@@ -53,10 +62,68 @@ def timed(fn, *args, **kwargs) -> float:
     return time.perf_counter() - start
 
 
+ROOT = Path(__file__).resolve().parent.parent
+NORMS = (None, "batch", "layer")
+
+# One process's measurement: CPU seconds of each norm's run, and a digest of all it recorded.
+ONE_RUN = """
+import hashlib, sys, time
+from tinyinit import PCG32, kaiming_normal
+from tinyinit.training import init_params, load_digits_split, train
+digits = load_digits_split()
+kaiming = lambda shape, rng: kaiming_normal(shape, "fan_in", "relu", rng)
+digest, seconds = hashlib.sha256(), []
+for norm in (None, "batch", "layer"):
+    params = init_params([64] + [64] * 20 + [10], kaiming, PCG32(0))
+    start = time.process_time()
+    run = train(params, digits.x_train, digits.labels_train, "relu", norm=norm, lr=0.05,
+                steps=160)
+    seconds.append(time.process_time() - start)
+    for a in (run.losses, run.mean_square, run.saturated, run.dead, run.grad_norm,
+              run.update_ratio, *[w for layer in run.params for w in layer]):
+        digest.update(a.tobytes())
+print(*seconds, digest.hexdigest())
+"""
+
+
+def one_run(tree: Path) -> tuple[list[float], str]:
+    environment = dict(os.environ, PYTHONPATH=str(tree), OPENBLAS_NUM_THREADS="1")
+    out = subprocess.run(
+        [sys.executable, "-c", ONE_RUN], env=environment, capture_output=True, text=True,
+        check=True, cwd=tree,
+    ).stdout.split()  # fmt: skip
+    return [float(s) for s in out[:-1]], out[-1]
+
+
+def against(other: Path, rounds: int) -> None:
+    """This tree's training steps against another checkout's, in alternating processes."""
+    times: dict[Path, list[list[float]]] = {ROOT: [], other: []}
+    digests = set()
+    for _ in range(rounds):
+        for tree in (ROOT, other):
+            seconds, digest = one_run(tree)
+            times[tree].append(seconds)
+            digests.add((tree, digest))
+    same = len({d for _, d in digests}) == 1
+    print(f"{rounds} alternating rounds, median CPU seconds of a 160-step run; "
+          f"the same numbers recorded: {same}")  # fmt: skip
+    for i, norm in enumerate(NORMS):
+        ours = statistics.median(t[i] for t in times[ROOT])
+        theirs = statistics.median(t[i] for t in times[other])
+        print(f"{norm or 'plain':6s} this tree {ours:5.2f} s, {other} {theirs:5.2f} s, "
+              f"theirs / ours = {theirs / ours:.2f}")  # fmt: skip
+    assert same, digests
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--notebook", action="store_true", help="also execute notebooks/04")
+    parser.add_argument("--against", type=Path, help="a checkout of another commit to time")
+    parser.add_argument("--rounds", type=int, default=5, help="alternating rounds (--against)")
     args = parser.parse_args()
+    if args.against:
+        against(args.against.resolve(), args.rounds)
+        return
     print(f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs")
     digits = load_digits_split()
     x, labels = digits.x_train, digits.labels_train

@@ -39,6 +39,19 @@ def test_saturated_and_dead_fractions_count_entries_and_units():
     assert dead_fraction(slopes) == 1 / 4  # only the first unit is shut for both examples
 
 
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_the_fractions_are_the_means_of_the_flags_to_the_last_bit(dtype):
+    # A count over a size, as the training loop records them every step: the same float as
+    # numpy's mean of the flags (a sum of ones and zeros is exact), for any shape.
+    rng = np.random.default_rng(3)
+    for rows, units in [(1, 1), (3, 7), (64, 64), (100, 33), (257, 5)]:
+        slopes = (rng.random((rows, units)) * rng.choice([0.0, 1.0], (rows, units))).astype(dtype)
+        flags = slopes < SATURATED_SLOPE
+        assert saturated_fraction(slopes) == float(np.mean(flags))
+        assert dead_fraction(slopes) == float(np.mean(flags.all(axis=0)))
+        assert type(saturated_fraction(slopes)) is float is type(dead_fraction(slopes))
+
+
 def test_histograms_share_edges_and_integrate_to_the_fraction_inside():
     rng = np.random.default_rng(0)
     values = [rng.normal(size=1000), 3 * rng.normal(size=1000), np.array([np.nan, 0.5])]

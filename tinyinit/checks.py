@@ -326,23 +326,27 @@ def real_array(
     ...
     ValueError: x must be a real array of 2 dimensions, got an array of shape (2,) and dtype float64
     """
-    accepted = what or "a real array" + (f" of {ndim} dimensions" if ndim is not None else "")
-    if finite and not what:
-        accepted += " of finite numbers"
+
+    def refuse(kind: type[Exception], got) -> Exception:
+        accepted = what or "a real array" + (f" of {ndim} dimensions" if ndim is not None else "")
+        if finite and not what:
+            accepted += " of finite numbers"
+        return _refuse(kind, name, accepted, got)
+
     if value is None or isinstance(value, (str, bytes)):
-        raise _refuse(KindError, name, accepted, value)
+        raise refuse(KindError, value)
     try:
         array = np.asarray(value)
     except Exception:  # ragged lists and other things numpy cannot make one array of
-        raise _refuse(KindError, name, accepted, value) from None
+        raise refuse(KindError, value) from None
     if array.dtype.kind not in "iuf":
-        raise _refuse(KindError, name, accepted, value)
+        raise refuse(KindError, value)
     if float64:
         array = array.astype(np.float64, copy=False)
     if ndim is not None and array.ndim != ndim:
-        raise _refuse(ValueError, name, accepted, array)
+        raise refuse(ValueError, array)
     if finite and not np.isfinite(array).all():
-        raise _refuse(ValueError, name, accepted, array)
+        raise refuse(ValueError, array)
     return array
 
 
