@@ -55,17 +55,7 @@ mathjax2_config = {
         "processClass": "math|cell_output|jupyter-widgets",
     },
     # The package ships the STIX web fonts only: MathJax must not ask for its TeX ones.
-    # Every formula of a page in one pass, not in chunks of 50 with a pause after each: the
-    # page is done sooner (a notebook page holds a few hundred formulas).
-    "HTML-CSS": {
-        "availableFonts": ["STIX-Web"],
-        "webFont": "STIX-Web",
-        "imageFont": None,
-        "EqnChunk": 10_000,
-        "EqnChunkDelay": 0,
-    },
-    # No quick preview typeset first and then replaced: half the work, the same formulas.
-    "fast-preview": {"disabled": True},
+    "HTML-CSS": {"availableFonts": ["STIX-Web"], "webFont": "STIX-Web", "imageFont": None},
     # MathJax's own menu and zoom are not keyboard friendly; the formulas stay readable.
     "showMathMenu": False,
 }
