@@ -66,14 +66,14 @@ ROOT = Path(__file__).resolve().parent.parent
 NORMS = (None, "batch", "layer")
 
 # One process's measurement: CPU seconds of each norm's run, and a digest of all it recorded.
-ONE_RUN = """
-import hashlib, sys, time
+ONE_RUN = f"""
+import hashlib, time
 from tinyinit import PCG32, kaiming_normal
 from tinyinit.training import init_params, load_digits_split, train
 digits = load_digits_split()
 kaiming = lambda shape, rng: kaiming_normal(shape, "fan_in", "relu", rng)
 digest, seconds = hashlib.sha256(), []
-for norm in (None, "batch", "layer"):
+for norm in {NORMS!r}:
     params = init_params([64] + [64] * 20 + [10], kaiming, PCG32(0))
     start = time.process_time()
     run = train(params, digits.x_train, digits.labels_train, "relu", norm=norm, lr=0.05,
