@@ -7,6 +7,7 @@ PORT   ?= 8888
 # The static site's widget renderer and the accessibility checker, from npm (see `site`).
 SITE_JS := build/site-js/node_modules/@jupyter-widgets/html-manager/dist/embed-amd.js
 AXE_JS  := build/site-js/node_modules/axe-core/axe.min.js
+MATHJAX_JS := build/site-js/node_modules/mathjax/es5/tex-svg-full.js
 
 NBVAL := --nbval --nbval-current-env --nbval-sanitize-with tests/nbval_sanitize.cfg
 
@@ -69,7 +70,7 @@ lab: $(VENV)/.lab
 PIN_BLAS := OPENBLAS_CORETYPE=Haswell OPENBLAS_NUM_THREADS=1 OMP_NUM_THREADS=1 \
 	NPY_DISABLE_CPU_FEATURES="X86_V4 AVX512_ICL AVX512_SPR"
 TEST_WORKERS ?= 2
-test: $(VENV)/.test $(SITE_JS) $(AXE_JS)
+test: $(VENV)/.test $(SITE_JS) $(MATHJAX_JS) $(AXE_JS)
 	$(VENV)/bin/ruff check .
 	$(PIN_BLAS) \
 	$(PY) -m pytest tests tinyinit README.md notebooks --doctest-modules --doctest-glob=README.md $(NBVAL) \
@@ -99,15 +100,15 @@ present: $(VENV)/.present
 # repository and Binder buttons, HUB=https://... a JupyterHub's (nbgitpuller); without them
 # there are no launch buttons. Sphinx + MyST-NB + sphinx-book-theme (Jupyter Book 1's
 # stack), configured in site_src/.
-# It works offline: MathJax, require.js and ipympl come from Python packages, the widget
+# It works offline: require.js and ipympl come from Python packages, MathJax 3 and the widget
 # renderer from npm, installed here into build/ (git-ignored) once, with axe-core, which
 # the accessibility test (tests/browser/test_accessibility.py) runs on every page.
-# One install puts both there; the second rule waits for it (make -j runs rules side by side).
+# One install puts all three there; the other rules wait for it (make -j runs rules side by side).
 NPM_SITE_JS := npm install --prefix build/site-js --no-save --no-audit --no-fund --loglevel=error \
-	@jupyter-widgets/html-manager@1.0.15 axe-core@4.14.1
+	@jupyter-widgets/html-manager@1.0.15 mathjax@3.2.2 axe-core@4.14.1
 $(SITE_JS):
 	$(NPM_SITE_JS)
-$(AXE_JS): | $(SITE_JS)
+$(MATHJAX_JS) $(AXE_JS): | $(SITE_JS)
 	test -f $@ || $(NPM_SITE_JS)
 
 EDITION ?= student
@@ -115,7 +116,7 @@ REPO ?=
 REPO_PATH ?= notebooks
 HUB ?=
 SITE_DIR := $(if $(filter teacher,$(EDITION)),site-teacher,site)
-site: $(VENV)/.test $(SITE_JS)
+site: $(VENV)/.test $(SITE_JS) $(MATHJAX_JS)
 	$(PY) scripts/build_site.py --edition $(EDITION) --output $(SITE_DIR) \
 		$(if $(REPO),--repository '$(REPO)' --repository-path '$(REPO_PATH)') \
 		$(if $(HUB),--hub '$(HUB)')

@@ -43,22 +43,14 @@ nb_ipywidgets_js = {
     "html-manager/embed-amd.js": {},
 }
 
-# MathJax 2 from the jupyter-server-mathjax package, as the Voila app uses it.
-mathjax_path = "mathjax/MathJax.js?config=TeX-AMS-MML_HTMLorMML-full,Safe"
-mathjax2_config = {
-    "tex2jax": {
-        "inlineMath": [["$", "$"], ["\\(", "\\)"]],
-        "displayMath": [["$$", "$$"], ["\\[", "\\]"]],
-        "processEscapes": True,
-        # MyST marks the page "tex2jax_ignore" and its formulas "math"; widgets and outputs
-        # hold formulas of their own.
-        "processClass": "math|cell_output|jupyter-widgets",
-    },
-    # The package ships the STIX web fonts only: MathJax must not ask for its TeX ones.
-    "HTML-CSS": {"availableFonts": ["STIX-Web"], "webFont": "STIX-Web", "imageFont": None},
-    # MathJax's own menu and zoom are not keyboard friendly; the formulas stay readable.
-    "showMathMenu": False,
-}
+# MathJax 3 from the npm package mathjax (`make site` installs it into build/site-js, and
+# course_site.py copies what the pages load into _static/mathjax), configured in
+# mathjax_config.js: which classes it typesets, SVG output, and MathJax 2's call that the
+# widget renderer makes. MyST's own setting of those classes is left out (it would drop
+# the outputs' and the widgets' formulas).
+mathjax_path = "mathjax/tex-svg-full.js"
+mathjax_config_path = "mathjax_config.js"
+myst_update_mathjax = False
 
 html_theme = "sphinx_book_theme"
 html_static_path = ["_static"]

@@ -5,8 +5,8 @@
   download labelled "teacher's edition, with solutions");
 * the repository, Binder and hub buttons, only where `site_repository` (and `site_hub`)
   say where: a button that opens a placeholder is worse than none;
-* offline assets: MathJax 2 (jupyter-server-mathjax), require.js (Voila), the widget
-  renderer (@jupyter-widgets/html-manager from npm, `make site` installs it), ipympl's
+* offline assets: MathJax 3 and the widget renderer (npm's mathjax and
+  @jupyter-widgets/html-manager, `make site` installs them), require.js (Voila), ipympl's
   and anywidget's widget modules: copied into _static, so that no page asks another host;
 * figure alt text: MyST-NB keeps an image output's width and height from its metadata but
   not its `alt`; tinyinit.plots.show stores the figure's text alternative there, and
@@ -32,6 +32,10 @@ ROOT = Path(__file__).resolve().parent.parent
 WIDGET_RENDERER = (
     ROOT / "build" / "site-js" / "node_modules" / "@jupyter-widgets" / "html-manager" / "dist"
 )
+# What the pages load of MathJax: the TeX-to-SVG component with every TeX extension in it
+# (nothing fetched on demand) and the safe-mode one that mathjax_config.js asks for.
+MATHJAX = ROOT / "build" / "site-js" / "node_modules" / "mathjax" / "es5"
+MATHJAX_FILES = ("tex-svg-full.js", "ui/safe.js")
 STUDENT = "student"  # the student edition's folder, in the sources and in the site
 DOWNLOADS = "downloads"  # the pages' notebooks as the edition has them, in the sources
 TEACHER_BANNER = (
@@ -73,12 +77,17 @@ def _installed(*parts: str) -> Path:
 
 def copy_offline_assets(app: Sphinx) -> None:
     """Copy into _static what the pages load beside the theme's own files."""
-    import jupyter_server_mathjax
-
     static = Path(app.outdir) / "_static"
     static.mkdir(parents=True, exist_ok=True)
-    mathjax = Path(jupyter_server_mathjax.__file__).parent / "static"
-    shutil.copytree(mathjax, static / "mathjax", dirs_exist_ok=True)
+    mathjax = Path(app.config.site_mathjax)
+    for name in MATHJAX_FILES:
+        if not (mathjax / name).exists():
+            raise FileNotFoundError(
+                f"site_mathjax: no {name} in {mathjax}; "
+                "`make site` installs it (npm package mathjax)"
+            )
+        (static / "mathjax" / name).parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy2(mathjax / name, static / "mathjax" / name)
     shutil.copy2(_installed("voila", "templates", "base", "static", "require.min.js"), static)
     for module, source in [
         ("jupyter-matplotlib", _installed("nbextensions", "jupyter-matplotlib", "index.js")),
@@ -187,6 +196,7 @@ def edition_notebooks(app: Sphinx, exception) -> None:
 
 def setup(app: Sphinx) -> dict:
     app.add_config_value("site_widget_renderer", str(WIDGET_RENDERER), "html")
+    app.add_config_value("site_mathjax", str(MATHJAX), "html")
     app.add_config_value("site_edition", "student", "html")
     app.add_config_value("site_repository", "", "html")
     app.add_config_value("site_hub", "", "html")

@@ -398,7 +398,8 @@ def test_no_page_loads_anything_from_another_host(site):
             assert cdn not in markup, f"{path.name} names {cdn}"
     static = site / "_static"
     for needed in [
-        "mathjax/MathJax.js",
+        "mathjax/tex-svg-full.js",
+        "mathjax/ui/safe.js",
         "require.min.js",
         "html-manager/embed-amd.js",
         "jupyter-matplotlib/index.js",

@@ -377,6 +377,40 @@ class ConsoleLog:
         self.messages.clear()
 
 
+# MathJax 2 (Voila's, JupyterLab's) is done when its queue is empty; MathJax 3 (the site's,
+# site_src/mathjax_config.js) once it has started and the promise that every typesetting
+# joins, its first pass's and each widget's after it, has settled and no other has joined.
+MATHJAX_DONE = """async timeout => {
+    const deadline = Date.now() + timeout;
+    const until = async (done, what) => {
+        while (!done()) {
+            if (Date.now() > deadline) throw new Error(`MathJax: no ${what} in ${timeout} ms`);
+            await new Promise(r => setTimeout(r, 50));
+        }
+    };
+    const mathjax = () => window.MathJax;
+    if (!mathjax()) return;
+    if (mathjax().startup && mathjax().startup.ready) {  // MathJax 3, or its configuration
+        await until(() => mathjax().version && mathjax().startup.promise, "start");
+        let promise;
+        do {
+            promise = mathjax().startup.promise;
+            await promise;
+        } while (promise !== mathjax().startup.promise);
+        return;
+    }
+    if (mathjax().Hub && mathjax().Hub.queue) {  // MathJax 2, loaded
+        const queue = mathjax().Hub.queue;
+        await until(() => queue.pending === 0 && queue.running === 0, "empty queue");
+    }
+}"""
+
+
+def wait_for_mathjax(page, *, timeout: float = 90.0) -> None:
+    """Wait until MathJax, where the page has it, has typeset what it has been given."""
+    page.evaluate(MATHJAX_DONE, timeout * 1000)
+
+
 def open_notebook(page, server: LabServer, path: str, *, timeout: float = 60.0) -> None:
     """Open `path` (relative to the server root) in Lab, with its kernel started and idle."""
     server.start_session(path)

@@ -16,7 +16,13 @@ from pathlib import Path
 
 import pytest
 
-from tests.browser.lab import mpl_canvas, notebook_errors, open_notebook, run_all_cells
+from tests.browser.lab import (
+    mpl_canvas,
+    notebook_errors,
+    open_notebook,
+    run_all_cells,
+    wait_for_mathjax,
+)
 from tests.browser.test_present import wait_for_text
 
 pytestmark = pytest.mark.browser
@@ -88,11 +94,7 @@ def counts(violations: list[dict]) -> dict[str, int]:
 
 def settle(page) -> None:
     """Wait until MathJax (when the page has it) and the widget renderer are done."""
-    page.wait_for_function(
-        "() => !window.MathJax || !MathJax.Hub || !MathJax.Hub.queue"
-        " || (MathJax.Hub.queue.pending === 0 && MathJax.Hub.queue.running === 0)",
-        timeout=90_000,
-    )
+    wait_for_mathjax(page)
     page.wait_for_timeout(500)
 
 

@@ -10,11 +10,12 @@ answering a query, and must not have asked for anything they were refused.
 from __future__ import annotations
 
 import re
-import time
 from pathlib import Path
 from urllib.parse import urlparse
 
 import pytest
+
+from tests.browser.lab import wait_for_mathjax
 
 pytestmark = pytest.mark.browser
 
@@ -48,23 +49,15 @@ def prose(page) -> str:
 
 
 def typeset_count(page) -> int:
-    """Formulas MathJax 2 has rendered on the page."""
-    return page.locator(".MathJax, .MathJax_CHTML, .MathJax_SVG, mjx-container").count()
+    """Formulas MathJax has rendered on the page (MathJax 3's containers)."""
+    return page.locator("mjx-container").count()
 
 
 def wait_for_typesetting(page, minimum: int, timeout: float = 90.0) -> int:
-    deadline = time.monotonic() + timeout
-    while True:
-        done = page.evaluate(
-            "() => !!(window.MathJax && MathJax.Hub && MathJax.Hub.queue"
-            " && MathJax.Hub.queue.pending === 0 && MathJax.Hub.queue.running === 0)"
-        )
-        count = typeset_count(page)
-        if done and count >= minimum:
-            return count
-        if time.monotonic() > deadline:
-            raise AssertionError(f"MathJax did not finish: {count} formulas typeset, done={done}")
-        time.sleep(0.25)
+    wait_for_mathjax(page, timeout=timeout)
+    count = typeset_count(page)
+    assert count >= minimum, f"MathJax typeset {count} formulas, fewer than {minimum}"
+    return count
 
 
 def test_site_page_of_notebook_01_typesets_formulas_offline(site_server, browser):
@@ -113,6 +106,42 @@ def test_site_index_typesets_formulas_offline(site_server, browser):
         wait_for_typesetting(page, minimum=5)
         assert not RAW_TEX.search(page.locator("article").inner_text())
         assert refused == [], refused
+    finally:
+        context.close()
+
+
+def test_a_widgets_formula_is_typeset_when_the_widget_renderer_asks(site_server, browser):
+    # The widget renderer asks MathJax 2's way, MathJax.Hub.Queue(["Typeset", MathJax.Hub,
+    # element]), as it draws a widget, before the widget is in the page, and before MathJax
+    # has loaded (it is deferred) or after: MathJax 3 typesets the element either way.
+    context = browser.new_context()
+    page = context.new_page()
+    mathjax = re.compile(r"/_static/mathjax/tex-svg-full\.js(\?.*)?$")
+    try:
+        page.route(mathjax, lambda route: route.abort())  # held back: the config alone
+        page.goto(f"{site_server.url}/index.html", wait_until="load")
+        ask = """text => {
+            const widget = document.createElement('div');
+            widget.className = 'jupyter-widgets';
+            widget.textContent = text;
+            (window.asked = window.asked || []).push(widget);
+            MathJax.Hub.Queue(['Typeset', MathJax.Hub, widget]);
+        }"""
+        page.evaluate(ask, "before: $a^2 + b^2$")
+        assert typeset_count(page) == 0
+        page.unroute(mathjax)
+        page.add_script_tag(url="_static/mathjax/tex-svg-full.js")
+        wait_for_mathjax(page, timeout=60)
+        page.evaluate(ask, "after: $\\sqrt{2}$")
+        wait_for_mathjax(page, timeout=60)
+        # Put in the page only now: what MathJax typeset of the page itself did not reach them.
+        page.evaluate("() => window.asked.forEach(w => w.classList.add('asked')"
+                      " || document.querySelector('main').append(w))")  # fmt: skip
+        asked = page.locator(".asked")
+        assert asked.count() == 2 and typeset_count(page) > 2
+        for k in range(2):
+            assert asked.nth(k).locator("mjx-container").count() == 1, asked.nth(k).inner_html()
+            assert "$" not in asked.nth(k).inner_text()
     finally:
         context.close()
 
