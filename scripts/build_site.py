@@ -29,7 +29,7 @@ script assembles what Sphinx reads into build/site-work/src (or --work):
   editions;
 
 then runs sphinx-build into the output folder. The site works offline: no page asks
-another host (site_src/course_site.py copies MathJax, require.js and the widget
+another host (site_src/course_site.py copies require.js, and MathJax and the widget
 renderer, which `make site` installs from npm into build/site-js). Repository, Binder
 and hub links appear only when --repository (and --hub) say where.
 """
