@@ -628,6 +628,8 @@ class StudentModule:
             raise NotWritten(name, f"{self.file.name} has no function {name}")
         if status == BORROWED:
             raise Borrowed(name, name, f"{self.file.name} binds {name} to tinyinit's")
+        if self.left <= 0:  # the test's earlier calls, each answered in time, used it all
+            raise TimedOut(name, f"stopped after {self.timeout:g} s", "", "")
         rngs = [a for a in (*args, *kwargs.values()) if isinstance(a, PCG32)]
         message = {
             "probe" if probe else "call": name,
@@ -636,8 +638,6 @@ class StudentModule:
             "timeout": self.left,
         }
         shown = call_text(name, args, kwargs)
-        if self.left <= 0:  # the test's earlier calls, each answered in time, used it all
-            raise TimedOut(name, f"stopped after {self.timeout:g} s", "", "")
         start = time.perf_counter()
         try:
             answer = process.request(message, self.left, name)
