@@ -1,7 +1,9 @@
 """WCAG 2.1 A and AA, checked by axe-core in Chromium, on every page of the site and on the
 presentation app, each in the light and the dark theme (and a few pages at a phone's width, with
 the navigation open); and the explorer and the app operated with the keyboard alone. A site page's
-second theme is checked on the rules a theme can change (THEME_RULES).
+second theme is checked on the rules a theme can change (THEME_RULES). Every site page also
+reflows to a phone's width with nothing to scroll sideways (success criterion 1.4.10, which axe
+does not test).
 
 axe-core (Deque's engine, the one in browsers' developer tools) comes from npm beside the
 widget renderer (`make test` installs it into build/site-js). A page fails on any violation
@@ -34,6 +36,7 @@ FAILING = ("serious", "critical")
 PAGES = ["index", "search", "genindex"] + sorted(
     p.stem for p in (ROOT / "notebooks").glob("*.ipynb")
 )
+PHONE = (390, 844)
 CONTROLS = "select, button, input, [role=slider], [role=tab]"
 HEADLINE = ".tinyinit-explorer .tinyinit-headline"
 
@@ -128,8 +131,23 @@ def site_page(browser, site_server, name: str, width: int, height: int):
     return context, page
 
 
+def scroll_width(page) -> int:
+    """The page's width as laid out now (after the next frame), which is more than the
+    window's when something makes the reader scroll sideways."""
+    return page.evaluate(
+        "() => new Promise(done => requestAnimationFrame(() => requestAnimationFrame(() =>"
+        " done(document.scrollingElement.scrollWidth))))"
+    )
+
+
+def test_every_page_of_the_site_is_checked(site_server):
+    assert sorted(f"{name}.html" for name in PAGES) == site_server.pages()
+
+
 @pytest.mark.parametrize("name", PAGES)
-def test_site_page_meets_wcag_21_aa_in_both_themes(site_server, browser, axe_source, name):
+def test_site_page_meets_wcag_21_aa_in_both_themes_and_reflows_to_a_phone(
+    site_server, browser, axe_source, name
+):
     context, page = site_page(browser, site_server, name, 1400, 1000)
     try:
         seen = {}
@@ -138,6 +156,9 @@ def test_site_page_meets_wcag_21_aa_in_both_themes(site_server, browser, axe_sou
             seen[theme] = run_axe(page, axe_source, THEME_RULES if theme != THEMES[0] else None)
             print(f"\naxe {name}, {theme}: {json.dumps(counts(seen[theme]))}")
         assert {t: failing(v) for t, v in seen.items() if failing(v)} == {}, name
+        # The same page, formulas typeset and widgets drawn, narrowed to a phone's width.
+        page.set_viewport_size({"width": PHONE[0], "height": PHONE[1]})
+        assert scroll_width(page) <= PHONE[0], f"{name} is wider than a {PHONE[0]} px phone"
     finally:
         context.close()
 
@@ -162,12 +183,28 @@ def test_a_themes_rules_catch_what_a_theme_can_break(site_server, browser, axe_s
         context.close()
 
 
+def test_the_reflow_check_sees_what_a_phone_would_scroll_sideways(site_server, browser):
+    # A line that cannot wrap, put in the text: the page, narrowed, is wider than the phone.
+    context, page = site_page(browser, site_server, "index", 1400, 1000)
+    try:
+        page.set_viewport_size({"width": PHONE[0], "height": PHONE[1]})
+        assert scroll_width(page) <= PHONE[0]
+        page.evaluate(
+            """() => document.querySelector('main p').insertAdjacentHTML('beforeend',
+                '<span style="white-space: nowrap">' + 'too wide '.repeat(60) + '</span>')"""
+        )
+        assert scroll_width(page) > PHONE[0]
+    finally:
+        context.close()
+
+
 @pytest.mark.parametrize("name", ["index", "03_signal_through_depth", "09_pitfalls_lab"])
 def test_site_page_on_a_phone_meets_wcag_21_aa_with_its_navigation_open(
     site_server, browser, axe_source, name
 ):
-    context, page = site_page(browser, site_server, name, 390, 844)
+    context, page = site_page(browser, site_server, name, *PHONE)
     try:
+        assert scroll_width(page) <= PHONE[0], f"{name} is wider than a {PHONE[0]} px phone"
         seen = {}
         for theme in THEMES:
             set_theme(page, theme)

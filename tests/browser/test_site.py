@@ -1,6 +1,7 @@
 """The course site in a real Chromium, at a phone's width (390x844) and a projector's (1280x720):
-the sidebar and contents buttons open their panels, no page is wider than the phone, one search
-box, search snippets in words rather than TeX, and a live explorer shown as its stored picture.
+the sidebar and contents buttons open their panels, one search box, search snippets in words
+rather than TeX, and a live explorer shown as its stored picture. That no page is wider than
+the phone is held with its accessibility (tests/browser/test_accessibility.py: WCAG's reflow).
 """
 
 from __future__ import annotations
@@ -116,24 +117,6 @@ def open_both_panels(page, narrow: bool) -> None:
     else:  # beside the text on a wide screen, no button needed
         assert contents.count() == 0
         assert visible_links(page, "#pst-secondary-sidebar") >= 3
-
-
-def test_no_page_is_wider_than_a_phone(site_server, browser):
-    context = browser.new_context(viewport={"width": PHONE[0], "height": PHONE[1]})
-    page = context.new_page()
-    try:
-        wide = {}
-        for name in site_server.pages():
-            page.goto(f"{site_server.url}/{name}", wait_until="load")
-            if page.locator("script[type='application/vnd.jupyter.widget-state+json']").count():
-                page.locator(".jupyter-widgets").first.wait_for(timeout=30_000)
-                page.wait_for_timeout(500)
-            width = page.evaluate("() => document.scrollingElement.scrollWidth")
-            if width > PHONE[0]:
-                wide[name] = width
-        assert wide == {}, f"pages wider than {PHONE[0]} px: {wide}"
-    finally:
-        context.close()
 
 
 @pytest.mark.parametrize("size", [PHONE, DESKTOP], ids=["390x844", "1280x720"])
