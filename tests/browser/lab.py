@@ -390,8 +390,10 @@ MATHJAX_DONE = """async timeout => {
     };
     const mathjax = () => window.MathJax;
     if (!mathjax()) return;
-    if (mathjax().startup && mathjax().startup.ready) {  // MathJax 3, or its configuration
-        await until(() => mathjax().version && mathjax().startup.promise, "start");
+    const three = () => String(mathjax().version).startsWith("3.");
+    // MathJax 3, or its configuration (which has a startup section) before it has loaded
+    if (three() || (!mathjax().version && mathjax().startup)) {
+        await until(() => three() && mathjax().startup && mathjax().startup.promise, "start");
         let promise;
         do {
             promise = mathjax().startup.promise;

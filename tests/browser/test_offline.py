@@ -112,13 +112,17 @@ def test_site_index_typesets_formulas_offline(site_server, browser):
 
 def test_a_widgets_formula_is_typeset_when_the_widget_renderer_asks(site_server, browser):
     # The widget renderer asks MathJax 2's way, MathJax.Hub.Queue(["Typeset", MathJax.Hub,
-    # element]), as it draws a widget, before the widget is in the page, and before MathJax
-    # has loaded (it is deferred) or after: MathJax 3 typesets the element either way.
+    # element]), as it draws a widget, before the widget is in the page: before MathJax has
+    # loaded (it is deferred), once it has put its own object in window.MathJax but is not
+    # ready (it waits for ui/safe.js, held back here), or after. MathJax 3 typesets each.
     context = browser.new_context()
     page = context.new_page()
     mathjax = re.compile(r"/_static/mathjax/tex-svg-full\.js(\?.*)?$")
+    safe = re.compile(r"/_static/mathjax/ui/safe\.js(\?.*)?$")
+    held = []
     try:
         page.route(mathjax, lambda route: route.abort())  # held back: the config alone
+        page.route(safe, lambda route: held.append(route))
         page.goto(f"{site_server.url}/index.html", wait_until="load")
         ask = """text => {
             const widget = document.createElement('div');
@@ -131,15 +135,25 @@ def test_a_widgets_formula_is_typeset_when_the_widget_renderer_asks(site_server,
         assert typeset_count(page) == 0
         page.unroute(mathjax)
         page.add_script_tag(url="_static/mathjax/tex-svg-full.js")
+        page.wait_for_function("() => MathJax.version && MathJax.startup", timeout=30_000)
+        for _ in range(100):  # MathJax has started and asks for ui/safe.js, held back
+            if held:
+                break
+            page.wait_for_timeout(100)
+        assert len(held) == 1 and page.evaluate("() => typeof MathJax.typesetPromise") != "function"
+        page.evaluate(ask, "between: $e^{i\\pi}$")
+        assert typeset_count(page) == 0
+        held[0].continue_()
         wait_for_mathjax(page, timeout=60)
+        assert page.evaluate("() => MathJax.startup.document.options.safeOptions") is not None
         page.evaluate(ask, "after: $\\sqrt{2}$")
         wait_for_mathjax(page, timeout=60)
         # Put in the page only now: what MathJax typeset of the page itself did not reach them.
         page.evaluate("() => window.asked.forEach(w => w.classList.add('asked')"
                       " || document.querySelector('main').append(w))")  # fmt: skip
         asked = page.locator(".asked")
-        assert asked.count() == 2 and typeset_count(page) > 2
-        for k in range(2):
+        assert asked.count() == 3 and typeset_count(page) > 3
+        for k in range(3):
             assert asked.nth(k).locator("mjx-container").count() == 1, asked.nth(k).inner_html()
             assert "$" not in asked.nth(k).inner_text()
     finally:
