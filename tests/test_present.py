@@ -562,6 +562,27 @@ def test_every_text_of_every_step_lies_inside_its_figure(width, height, top):
         assert figure_inside(figure), (name, k)
 
 
+def test_an_explorer_is_drawn_for_a_look_once(monkeypatch):
+    # Each explorer lays itself out for the first look as it is made; the app, made with the
+    # same look, and a page that asks for the look it has, draw nothing again.
+    from matplotlib.figure import Figure
+
+    from tinyinit.present.look import FIRST_LOOK
+
+    draws = []
+    draw = Figure.draw
+    monkeypatch.setattr(Figure, "draw", lambda self, r: draws.append(self) or draw(self, r))
+    app = Presentation(warm=False)
+    assert app.look == FIRST_LOOK and all(app.explorer(a).look == FIRST_LOOK for a in APPS)
+    figures = {id(f) for f in draws}
+    made = len(draws)
+    for name in APPS:
+        app.explorer(name).fit(FIRST_LOOK)
+    assert len(draws) == made
+    app.fit(Look.for_page(1920, 1080, 200))
+    assert len(draws) > made and {id(f) for f in draws[made:]} <= figures
+
+
 def test_the_rule_is_in_the_app_as_large_as_the_caption(app):
     assert app.rule in app.app.children and app.rule.value == RULE
     css = app.style.value

@@ -20,7 +20,7 @@ from ..residual import ResidualStack, draw_residual_stack
 from .demonstrations import CHOOSE, PRESETS
 from .explorers import LargeDepthExplorer, LargeResidualExplorer, LargeTrainingExplorer
 from .keys import PresenterKeys
-from .look import BASE_VIEWPORT, Look
+from .look import FIRST_LOOK, Look
 from .share import check_share_url, share_view
 
 __all__ = [
@@ -151,7 +151,7 @@ class Presentation:
         )
         self.app.add_class("tinyinit-present")
         self.look: Look | None = None
-        self.fit(Look.for_page(*BASE_VIEWPORT, top=150))
+        self.fit(FIRST_LOOK)
         self.preset.observe(self._on_preset, names="value")
         self.step.observe(self._on_step, names="value")
         self.keys.on_msg(self._on_key)

@@ -28,7 +28,7 @@ from ..projector import (
     projector_style,
     style_figure,
 )
-from .look import BASE_VIEWPORT, Look, set_canvas_px, set_margins_px
+from .look import FIRST_LOOK, Look, set_canvas_px, set_margins_px
 
 __all__ = [
     "LabelledDepthPlot",
@@ -158,6 +158,7 @@ class LargeDepthExplorer(DepthExplorer):
     saying how far apart they end."""
 
     plot_class = LabelledDepthPlot
+    look: Look | None = None  # what `fit` last sized it for
 
     def __init__(self, **settings):
         self.headline = widgets.HTML(
@@ -166,11 +167,14 @@ class LargeDepthExplorer(DepthExplorer):
         live(self.headline).add_class("tinyinit-headline")
         super().__init__(**settings)
         self.plot.decades.set_color("0.7")  # the decade lines, still visible when projected
-        self.fit(Look.for_page(*BASE_VIEWPORT, top=150))
+        self.fit(FIRST_LOOK)
 
     def fit(self, look: Look) -> None:
-        """Size the canvas and its fonts to `look`, then redraw the whole figure."""
-        instance("look", look, Look, "a Look (Look.for_page)")
+        """Size the canvas and its fonts to `look`, then redraw the whole figure (nothing to
+        do for the look it has)."""
+        if instance("look", look, Look, "a Look (Look.for_page)") == self.look:
+            return
+        self.look = look
         set_canvas_px(self.figure, *look.canvas_px)
         # Room for the y tick labels and label, the x label and the note under it.
         s = look.scale
@@ -238,6 +242,8 @@ class LargeDepthExplorer(DepthExplorer):
 class LargeResidualExplorer(ResidualStreamExplorer):
     """The residual-stream explorer for a projector: headline, thick lines, large fonts."""
 
+    look: Look | None = None  # what `fit` last sized it for
+
     def __init__(self, stack, n_layers: int = 12, scaled: bool = True):
         self.headline = widgets.HTML(
             tooltip="The stream's variance after the last block, measured and in theory"
@@ -254,13 +260,15 @@ class LargeResidualExplorer(ResidualStreamExplorer):
         self.update()  # with the names, and without the legend: both said where the curves end
         # Room for the large marker at block 0, which would sit half outside on the spine.
         self.ax.set_xlim(-1, self.n_layers.max + 1)
-        self.fit(Look.for_page(*BASE_VIEWPORT, top=150))
+        self.fit(FIRST_LOOK)
 
     def fit(self, look: Look) -> None:
-        """Size the canvas and its fonts to `look`, then redraw."""
-        set_canvas_px(
-            self.figure, *instance("look", look, Look, "a Look (Look.for_page)").canvas_px
-        )
+        """Size the canvas and its fonts to `look`, then redraw (nothing to do for the look
+        it has)."""
+        if instance("look", look, Look, "a Look (Look.for_page)") == self.look:
+            return
+        self.look = look
+        set_canvas_px(self.figure, *look.canvas_px)
         s = look.scale
         set_margins_px(self.figure, left=100 * s, right=24 * s, top=14 * s, bottom=70 * s)
         style_figure(self.figure, look.figure_fonts)
@@ -347,17 +355,22 @@ class LargeTrainingExplorer(TrainingExplorer):
     # steps before it, trained on to it without drawing if they had not got there, so the
     # class compares like with like. Play goes on from there.
     DEMONSTRATION_STEPS = 300
+    look: Look | None = None  # what `fit` last sized it for
 
     def __init__(self, **settings):
         self.headline = widgets.HTML(tooltip="The test accuracy of the run, and its step")
         self.headline.add_class("tinyinit-headline")  # not a live region: it changes each frame
         super().__init__(**settings)
         self.normalization.description = "norm"  # "normalization" runs past the column's labels
-        self.fit(Look.for_page(*BASE_VIEWPORT, top=150))
+        self.fit(FIRST_LOOK)
 
     def fit(self, look: Look) -> None:
-        """Share the plot's area between the two figures, size their fonts, redraw both."""
-        width, height = instance("look", look, Look, "a Look (Look.for_page)").canvas_px
+        """Share the plot's area between the two figures, size their fonts, redraw both
+        (nothing to do for the look it has)."""
+        if instance("look", look, Look, "a Look (Look.for_page)") == self.look:
+            return
+        self.look = look
+        width, height = look.canvas_px
         s = look.scale
         self.panel_font_px = round(0.7 * look.font_px)
         words = round(3 * 1.3 * self.panel_font_px) + 4  # the panels' words: 3 lines at most

@@ -20,6 +20,7 @@ from ..projector import scaled_fonts
 
 __all__ = [
     "BASE_VIEWPORT",
+    "FIRST_LOOK",
     "FONT_PX",
     "HEADLINE_EM",
     "LEGEND_EM",
@@ -123,6 +124,11 @@ class Look:
         """The app's style sheet, every rule under .tinyinit-present (nothing else on the page):
         projector.css with this look's sizes."""
         return PROJECTOR_CSS.substitute(self.sizes())
+
+
+# How the app is laid out before its page has said how large it is: the base projector,
+# with the menu, caption and tab bar above the plot.
+FIRST_LOOK = Look.for_page(*BASE_VIEWPORT, top=150)
 
 
 def set_canvas_px(figure, width: int, height: int) -> None:
