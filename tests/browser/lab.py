@@ -437,6 +437,20 @@ def kernel_status(page) -> str:
     return indicator.get_attribute("data-status") or ""
 
 
+def assert_kernel_comes_back_idle(page, *, timeout: float = 30.0) -> None:
+    """Assert the kernel ends idle, neither stuck busy nor gone.
+
+    The last redraw of a widget reaches the page while the kernel is still
+    finishing the message that caused it, so the status is read until it
+    settles, not once.
+    """
+    deadline = time.monotonic() + timeout
+    while (status := kernel_status(page)) != "idle":
+        if time.monotonic() > deadline:
+            raise AssertionError(f"kernel still {status!r} after {timeout:.0f} s")
+        time.sleep(0.2)
+
+
 def wait_for_kernel_idle(page, *, timeout: float = 60.0) -> None:
     """Wait until the open notebook shows a connected, idle kernel.
 

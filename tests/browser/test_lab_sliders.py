@@ -11,7 +11,7 @@ import pytest
 from playwright.sync_api import expect
 
 from .lab import (
-    kernel_status,
+    assert_kernel_comes_back_idle,
     mpl_canvas,
     notebook_errors,
     open_notebook,
@@ -59,6 +59,26 @@ def test_slider_and_toggle_redraw_the_plot(notebook, page, console, lab_server):
     changes(lambda: press_on_slider(page, slider, "ArrowLeft" if at_max else "ArrowRight"))
     changes(lambda: app.locator(f".{toggle}").first.click())
 
+    assert_kernel_comes_back_idle(page)
     problems = notebook_errors(page) + console.messages
     assert not problems, "\n".join(problems)
-    assert kernel_status(page) == "idle"
+
+
+def test_a_kernel_that_stays_busy_fails_and_one_that_settles_passes():
+    class Toolbar:  # the execution indicator of a page, read through the same locator calls
+        def __init__(self, statuses):
+            self.statuses = iter(statuses)
+
+        def locator(self, selector):
+            return self
+
+        @property
+        def first(self):
+            return self
+
+        def get_attribute(self, name):
+            return next(self.statuses)
+
+    assert_kernel_comes_back_idle(Toolbar(["busy", "busy", "idle"]), timeout=5)
+    with pytest.raises(AssertionError, match="kernel still 'busy' after 0 s"):
+        assert_kernel_comes_back_idle(Toolbar(iter(lambda: "busy", None)), timeout=0.3)

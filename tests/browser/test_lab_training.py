@@ -17,7 +17,7 @@ from playwright.sync_api import expect
 
 from .lab import (
     ConsoleLog,
-    kernel_status,
+    assert_kernel_comes_back_idle,
     mpl_canvas,
     notebook_errors,
     open_notebook,
@@ -121,9 +121,9 @@ def test_notebook_11s_explorer_trains_live_and_answers_every_control(page, conso
     expect(caption).to_contain_text(f"pin 1: step {stepped}:")
     assert faded_pin_pixels(wait_for_stable_screenshot(canvas)) > 100, "no pinned run drawn"
 
+    assert_kernel_comes_back_idle(page)
     errors = notebook_errors(page) + console.messages
     assert not errors, "\n".join(errors)
-    assert kernel_status(page) == "idle"
 
 
 # --- Notebook 7 ------------------------------------------------------------------------------
