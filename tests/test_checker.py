@@ -445,10 +445,11 @@ def test_ok_only_when_every_selected_test_passed():
 
 def test_the_torch_table_the_catalog_reads_ships_with_the_package():
     config = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"]
-    patterns = config["package-data"]["tinyinit"]
     data = ROOT / "tinyinit" / "data" / "init_torch.json"
     assert data.is_file()
-    assert any(fnmatch("data/init_torch.json", pattern) for pattern in patterns)
+    package = ".".join(data.parent.relative_to(ROOT).parts)  # tinyinit.data
+    assert package in config["packages"]
+    assert any(fnmatch(data.name, pattern) for pattern in config["package-data"][package])
 
 
 # --- arguments -------------------------------------------------------------------------------
