@@ -319,3 +319,21 @@ def test_inside_check_the_message_is_named_after_the_exercise():
     with pytest.raises(NotYet, match=r"^Exercise 9: not yet: `v_named` = 1\. Hint: Var\(x\)"):
         with Check("Exercise 9"):
             check_value("v_named", 1.0, 2.0, tol=0.1, wrong=MISTAKES)
+
+
+def test_an_exercise_refuses_an_answer_that_is_no_number_before_it_computes_the_right_one(
+    monkeypatch,
+):
+    import tinyinit.mup
+    from tinyinit import PCG32
+    from tinyinit.exercises import zero_output_layer
+
+    x, t = tinyinit.mup.make_regression(PCG32(0, stream=1), 64, 16, 4)
+
+    def no_training(*args, **kwargs):
+        raise AssertionError("trained before looking at answer_3")
+
+    monkeypatch.setattr(tinyinit.mup, "train_regression", no_training)
+    for value in ("1.12", None, True, [1.12]):
+        with pytest.raises(NotYet, match=r"`answer_3` must be a number"):
+            zero_output_layer([0.1931, 0.1723, 0.183], value, x, t)

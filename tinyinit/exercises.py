@@ -197,6 +197,8 @@ def zero_output_layer(after_one_step, answer_3, x_task, t_task) -> None:
         "after_one_step holds rms(y) after one step for the widths 64, 256 and 1024 "
         "(a zero output layer gives y = 0 before the step, not after it)",
     )
+    # before the eight training runs below, which a ratio that is no number would wait for
+    check(is_number(answer_3), f"`answer_3` must be a number, got {answer_3!r}")
     runs = (
         "weights = init_mlp(16, width, 4, 'mup', PCG32(0), n_layers=3); weights[-1] = 0; "
         "train_regression(..., 'adam', 1)"
