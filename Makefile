@@ -75,6 +75,7 @@ PIN_BLAS := OPENBLAS_CORETYPE=Haswell OPENBLAS_NUM_THREADS=1 OMP_NUM_THREADS=1 \
 TEST_WORKERS ?= 3
 test: $(VENV)/.test $(SITE_JS) $(MATHJAX_JS) $(AXE_JS)
 	$(VENV)/bin/ruff check .
+	$(VENV)/bin/ruff format --check .
 	$(PIN_BLAS) \
 	$(PY) -m pytest tests tinyinit README.md notebooks --doctest-modules --doctest-glob=README.md $(NBVAL) \
 		-n $(TEST_WORKERS) --dist loadfile --durations=25
@@ -181,7 +182,7 @@ bench-classroom: $(VENV)/.classroom $(CHP)
 
 lint: $(VENV)/.test
 	$(VENV)/bin/ruff check .
-	$(VENV)/bin/ruff format --check tinyinit tests benchmarks scripts
+	$(VENV)/bin/ruff format --check .
 
 clean:
 	rm -rf $(VENV) .pytest_cache .hypothesis .ruff_cache mutants
