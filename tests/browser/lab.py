@@ -440,9 +440,8 @@ def kernel_status(page) -> str:
 def assert_kernel_comes_back_idle(page, *, timeout: float = 30.0) -> None:
     """Assert the kernel ends idle, neither stuck busy nor gone.
 
-    The last redraw of a widget reaches the page while the kernel is still
-    finishing the message that caused it, so the status is read until it
-    settles, not once.
+    The last redraw of a widget can reach the page before the kernel has gone
+    back to idle, so the status is read until it settles, not once.
     """
     deadline = time.monotonic() + timeout
     while (status := kernel_status(page)) != "idle":
