@@ -596,8 +596,12 @@ def test_a_file_that_reaches_outside_its_functions_is_not_run(tmp_path, line, us
     assert report.problem.splitlines()[0] == f"my_init.py:{line_of(path, line)} uses {used}"
 
 
-def test_the_student_process_cannot_write_files(tmp_path, monkeypatch):
-    """Even past the screen (here switched off), no file is written: the size limit is 0."""
+@pytest.mark.parametrize("isolated", [False, True], ids=["plain process", "sandbox"])
+def test_the_student_process_cannot_write_files(tmp_path, monkeypatch, request, isolated):
+    """Even past the screen (here switched off), no file is written: in the sandbox the file
+    system is read-only; in a plain process the size limit of a file is 0."""
+    if isolated:
+        request.getfixturevalue("sandbox")
     monkeypatch.setattr(checker, "screen", lambda source, file: Screening())
     target = tmp_path / "verdict.txt"
     path = write(
@@ -605,8 +609,8 @@ def test_the_student_process_cannot_write_files(tmp_path, monkeypatch):
         CARD_ONLY.read_text()
         + f"\nwith open({str(target)!r}, 'w') as f:\n    n = f.write('11 of 11 tests passed')\n",
     )
-    report = check_init(path, tests=FAST)
-    assert "File too large" in report.problem
+    report = check_init(path, tests=FAST, sandbox=isolated)
+    assert ("Read-only file system" if isolated else "File too large") in report.problem
     assert not target.exists() or target.read_text() == ""
 
 

@@ -193,15 +193,16 @@ def encode(value, depth: int = 0) -> dict:
         return {"t": "none"}
     if isinstance(value, bool):
         return {"t": "bool", "v": value}
-    if type(value) is int:
-        text = str(value) if abs(value) < 10**MAX_INT_DIGITS else None
+    # A subclass (a namedtuple, an IntEnum) travels as the plain value it holds.
+    if isinstance(value, int):
+        text = str(int(value)) if abs(value) < 10**MAX_INT_DIGITS else None
         return {"t": "int", "v": text} if text else _foreign(value)
-    if type(value) is float:
-        return {"t": "float", "v": value.hex()}
-    if type(value) is str:
-        return {"t": "str", "v": shorten(value)}
-    if type(value) in (tuple, list) and depth < MAX_DEPTH and len(value) <= MAX_ITEMS:
-        kind = "tuple" if type(value) is tuple else "list"
+    if isinstance(value, float):
+        return {"t": "float", "v": float(value).hex()}
+    if isinstance(value, str):
+        return {"t": "str", "v": shorten(str(value))}
+    if isinstance(value, tuple | list) and depth < MAX_DEPTH and len(value) <= MAX_ITEMS:
+        kind = "tuple" if isinstance(value, tuple) else "list"
         return {"t": kind, "v": [encode(v, depth + 1) for v in value]}
     if isinstance(value, np.ndarray) and value.dtype.str in DTYPES:
         if value.nbytes > MAX_ARRAY_BYTES:
@@ -270,8 +271,8 @@ def _dtype(obj: dict) -> np.dtype:
 def _array(obj: dict) -> np.ndarray:
     dtype = _dtype(obj)
     shape = _field(obj, "shape", list)
-    if len(shape) > 32 or not all(type(d) is int and d >= 0 for d in shape):
-        raise WireError("shape is not a list of sizes")
+    if len(shape) > 32 or not all(type(d) is int and 0 <= d <= MAX_ARRAY_BYTES for d in shape):
+        raise WireError("shape is not a list of sizes the checker reads")
     count = math.prod(shape)
     if count * dtype.itemsize > MAX_ARRAY_BYTES:
         raise WireError("the array is larger than the checker reads")
@@ -313,7 +314,7 @@ def decode(obj, depth: int = 0):
     if kind == "float":
         try:
             return float.fromhex(_field(obj, "v", str)[:40])
-        except ValueError:
+        except (ValueError, OverflowError):  # 0x1p+99999 is too large for a float
             raise WireError("not a float in hex") from None
     if kind == "str":
         return shorten(_field(obj, "v", str), 2 * MAX_TEXT)
@@ -452,16 +453,19 @@ def _install_tinyinit(package_dir: str, public: dict[str, list[str]]) -> None:
     package.__dict__.update(own)
 
 
-def _limit_writes() -> None:
-    """No file can be written from here on: the size limit of a written file is 0 bytes."""
+def _set_limits(limits: dict[str, int]) -> None:
+    """The limits the checker asks for (`tinyinit.sandbox.LIMITS`, inside the sandbox), each
+    hard as well as soft; without a sandbox, only this: no file can be written from here on
+    (the size limit of a written file is 0 bytes)."""
     try:
         import resource
         import signal
     except ImportError:  # Windows has neither
         return
     signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # a write fails (EFBIG), the process lives
-    with contextlib.suppress(ValueError, OSError):
-        resource.setrlimit(resource.RLIMIT_FSIZE, (0, 0))
+    for name, value in (limits or {"RLIMIT_FSIZE": 0}).items():
+        with contextlib.suppress(ValueError, OSError, AttributeError):
+            resource.setrlimit(getattr(resource, name), (value, value))
 
 
 def _where(error: BaseException, path: str) -> tuple[str, str]:
@@ -545,6 +549,7 @@ def serve(argv: list[str]) -> None:
     >>> folder.cleanup()
     """
     package_dir, path, public, startup = argv[0], argv[1], json.loads(argv[2]), float(argv[3])
+    limits = json.loads(argv[4]) if len(argv) > 4 else {}
     # The answers go on a copy of standard output; what the student's code writes to file
     # descriptor 1 goes to standard error, with faulthandler's word on where it was stuck.
     answers = os.fdopen(os.dup(1), "w", encoding="utf-8")
@@ -557,7 +562,7 @@ def serve(argv: list[str]) -> None:
 
     sys.dont_write_bytecode = True
     _install_tinyinit(package_dir, public)
-    _limit_writes()
+    _set_limits(limits)
     send({"started": True})
     sys.path.insert(0, os.path.dirname(path))  # so that the file can import its neighbours
     printed = _Printed()

@@ -48,16 +48,19 @@ import ast
 import collections
 import contextlib
 import html
+import importlib.util
 import io
 import json
 import os
 import queue
 import re
 import secrets
+import signal
 import subprocess
 import sys
 import threading
 import time
+import tokenize
 from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
 from numbers import Real
@@ -67,10 +70,18 @@ import numpy as np
 
 from . import answering
 from .answering import FUNCTIONS, OWN_MODULES, OWN_NAMES, Foreign, WireError, decode, encode
-from .catalog import ADVICE, NAMES, TESTS, CatalogTest, WrongReturn, call_text
+from .catalog import ADVICE, NAMES, TESTS, CatalogTest, WrongReturn, call_text, torch_golden
 from .checks import KindError, instance, number, shown
 from .pcg32 import PCG32
 from .pitfalls import ARRAY_FUNCTIONS, CARD_PITFALLS, PITFALLS, check_initializer
+from .sandbox import (
+    LIMITS,
+    Sandbox,
+    SandboxUnavailable,
+    Unavailable,
+    find_sandbox,
+    python_command,
+)
 
 __all__ = ["NotPassed", "NotWrittenYet", "Report", "Result", "check_init", "screen"]
 
@@ -337,27 +348,38 @@ class _Process:
 
     LINE_LIMIT = 2 * answering.MAX_ARRAY_BYTES  # base64 of the largest array, and some
 
-    def __init__(self, file: Path, timeout: float):
+    def __init__(self, file: Path, timeout: float, sandbox: Sandbox | None):
         self.file = file
-        package_dir = str(Path(answering.__file__).resolve().parent)
-        argv = [package_dir, str(file.resolve()), json.dumps(_public_names()), repr(timeout)]
+        package_dir = Path(answering.__file__).resolve().parent
+        limits = LIMITS.for_process(timeout) if sandbox else {}
+        argv = [str(package_dir), str(file.resolve()), json.dumps(_public_names()),
+                repr(timeout), json.dumps(limits)]  # fmt: skip
         env = {k: v for k, v in os.environ.items() if k.startswith(_KEPT_ENVIRONMENT)}
         env.update(OPENBLAS_NUM_THREADS="1", OMP_NUM_THREADS="1", MKL_NUM_THREADS="1")
+        python = python_command() if sandbox else sys.executable
+        command = [python, "-I", "-S", "-c", _BOOTSTRAP, _numpy_folder(), *argv]
+        if sandbox:
+            command = sandbox.command(
+                command, student_file=file, package_dir=package_dir, environment=env
+            )
         self.process = subprocess.Popen(
-            [sys.executable, "-I", "-S", "-c", _BOOTSTRAP, _numpy_folder(), *argv],
+            command,
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
             cwd=str(file.parent),
             env=env,
+            start_new_session=True,  # its own process group: stopped whole, spared a Ctrl-C
         )
         self.answers: queue.Queue = queue.Queue()
         self.trace = _Bounded(64_000, keep="last")  # what the student's code writes, and dumps
         self.ended = False
-        threading.Thread(
-            target=self._read_answers, args=(self.process.stdout,), daemon=True
-        ).start()
-        threading.Thread(target=self._drain, args=(self.process.stderr,), daemon=True).start()
+        self.readers = [
+            threading.Thread(target=self._read_answers, args=(self.process.stdout,), daemon=True),
+            threading.Thread(target=self._drain, args=(self.process.stderr,), daemon=True),
+        ]
+        for reader in self.readers:
+            reader.start()
 
     def _read_answers(self, pipe) -> None:
         line = bytearray()
@@ -405,7 +427,7 @@ class _Process:
             if not isinstance(message, dict):
                 raise WireError("not a JSON object")
             return message
-        except (ValueError, WireError) as error:
+        except (ValueError, WireError, RecursionError) as error:
             self.stop()
             raise ProcessFault(
                 function,
@@ -458,6 +480,11 @@ class _Process:
         return f"{self.file.name}:{lineno} in {function}", _source_line(self.file, lineno)
 
     def stop(self) -> None:
+        """Kill the process and its group (in the sandbox: all it started, with its
+        namespace). A process that left the group outside a sandbox may live on: `close`
+        does not wait for it."""
+        with contextlib.suppress(OSError):
+            os.killpg(self.process.pid, signal.SIGKILL)
         if self.process.poll() is None:
             self.process.kill()
         self.process.wait()
@@ -465,9 +492,16 @@ class _Process:
 
     def close(self) -> None:
         self.stop()
-        for stream in (self.process.stdin, self.process.stdout, self.process.stderr):
-            with contextlib.suppress(OSError):
-                stream.close()
+        with contextlib.suppress(OSError):
+            self.process.stdin.close()
+        # A pipe is closed only once its reader has seen its end: closing it under a reader
+        # waits for that read, which a process the student's code left running (outside a
+        # sandbox) can hold open for ever. The reader is a daemon; it ends with that process.
+        for reader, stream in zip(self.readers, (self.process.stdout, self.process.stderr)):
+            reader.join(timeout=0.5)
+            if not reader.is_alive():
+                with contextlib.suppress(OSError):
+                    stream.close()
 
 
 def _read_or_end(pipe) -> bytes:
@@ -552,8 +586,11 @@ class StudentModule:
     called again). Each call has the time left to the current test (`begin`).
     """
 
-    def __init__(self, file: Path, timeout: float, screening: Screening):
+    def __init__(
+        self, file: Path, timeout: float, screening: Screening, sandbox: Sandbox | None = None
+    ):
         self.file, self.timeout, self.screening = file.resolve(), timeout, screening
+        self.sandbox = sandbox
         self.process: _Process | None = None
         self.functions: dict[str, str] = {}  # name -> YOURS, MISSING, BORROWED (the process's)
         self.problem: str | None = None  # the file could not be imported
@@ -568,7 +605,7 @@ class StudentModule:
             return self.process
         if self.process is not None:
             self.process.close()
-        self.process = process = _Process(self.file, self.timeout)
+        self.process = process = _Process(self.file, self.timeout, self.sandbox)
         try:
             started = process.receive(STARTUP, "import")
             if started.get("started") is not True:
@@ -584,7 +621,12 @@ class StudentModule:
             self.problem = f"importing it: {fault}" + _printed_line(fault.printed)
             raise
         if "problem" in ready:
-            raised = _checked_raised(ready.get("problem"))
+            try:
+                raised = _checked_raised(ready.get("problem"))
+            except WireError as error:  # a forged line, not the process's own report
+                process.stop()
+                self.problem = f"your code sent an answer the checker did not ask for ({error})"
+                raise ProcessFault("import", self.problem) from None
             self.problem = _import_problem(raised, self.file)
             raise ProcessFault("import", self.problem)
         statuses = ready.get("functions")
@@ -666,7 +708,7 @@ class StudentModule:
                 raised = _checked_raised(answer["raised"])
             else:
                 return decode(answer.get("value"))
-        except (WireError, TypeError, KeyError) as error:
+        except (WireError, TypeError, KeyError, ValueError, OverflowError) as error:
             self.process.stop()
             raise ProcessFault(
                 name, f"the answer to {shown} was not readable ({shorten(str(error), 80)})"
@@ -803,8 +845,8 @@ def _printed_line(printed: str) -> str:
 
 def _source_line(file: Path, lineno: int) -> str:
     try:
-        return file.read_text(encoding="utf-8").splitlines()[lineno - 1].strip()
-    except (OSError, IndexError, UnicodeDecodeError):
+        return _read(file).splitlines()[lineno - 1].strip()
+    except (OSError, IndexError):  # UnreadableFile among them
         return ""
 
 
@@ -1033,6 +1075,8 @@ class Report:
     problem: str | None = None
     functions: dict = field(default_factory=dict, compare=False)
     seconds: float = field(default=0.0, compare=False)
+    # Why the file did not run in the sandbox ("" when it did, or never ran).
+    not_isolated: str = field(default="", compare=False)
 
     @property
     def ok(self) -> bool:
@@ -1156,14 +1200,31 @@ def student_file(path) -> Path:
 
 
 def _read(file: Path) -> str:
+    """The file's text as Python reads it: in the encoding its coding line names (UTF-8
+    without one), a byte-order mark dropped, any line end read as a newline."""
     try:
-        return file.read_text(encoding="utf-8")
-    except UnicodeDecodeError as error:
+        data = file.read_bytes()
+    except OSError as error:
+        raise UnreadableFile(f"path {str(file)!r} cannot be read: {error.strerror}") from None
+    try:
+        encoding, _ = tokenize.detect_encoding(io.BytesIO(data).readline)
+        return importlib.util.decode_source(data)
+    except SyntaxError as error:  # a coding line naming no codec Python has, or a BOM beside one
+        if not error.msg.startswith("invalid or missing encoding"):
+            raise UnreadableFile(f"path {str(file)!r}: {error.msg}") from None
+        encoding = "utf-8"  # no coding line, and the first lines are not UTF-8
+        try:
+            data.decode(encoding)
+        except UnicodeDecodeError as undecodable:
+            error = undecodable
         raise UnreadableFile(
             f"path {str(file)!r} is not text in UTF-8 (byte {error.start}): save it as UTF-8"
         ) from None
-    except OSError as error:
-        raise UnreadableFile(f"path {str(file)!r} cannot be read: {error.strerror}") from None
+    except UnicodeDecodeError as error:
+        raise UnreadableFile(
+            f"path {str(file)!r} is not text in {encoding.removesuffix('-sig').upper()} "
+            f"(byte {error.start}): save it as UTF-8"
+        ) from None
 
 
 def selected_tests(tests) -> tuple[str, ...]:
@@ -1185,13 +1246,19 @@ def checked_timeout(timeout) -> float:
     return number("timeout", timeout, above=0, maximum=MAX_TIMEOUT)
 
 
-def check_init(path="my_init.py", tests=None, timeout: float = DEFAULT_TIMEOUT) -> Report:
+def check_init(
+    path="my_init.py", tests=None, timeout: float = DEFAULT_TIMEOUT, sandbox: bool | None = None
+) -> Report:
     """Run the card's tests on the functions of your file; a Report says how each went.
 
     path is the file holding the card's seven functions; tests a list of test names
     (None: all eleven, always in the card's order); timeout the seconds one test (or the
     import of the file) may take before it is stopped. Your file runs in a process of its
     own that only answers calls; the tests and the verdict run here.
+
+    sandbox: True runs that process in the sandbox (`tinyinit.sandbox`) or raises
+    SandboxUnavailable; False runs it as a plain process; None (the default) uses the
+    sandbox where one can be made, and requires it under a grader (`grading()`).
 
     >>> import pathlib, tempfile
     >>> path = pathlib.Path(tempfile.mkdtemp()) / "my_init.py"
@@ -1203,16 +1270,49 @@ def check_init(path="my_init.py", tests=None, timeout: float = DEFAULT_TIMEOUT) 
     file = student_file(path)
     names = selected_tests(tests)
     limit = checked_timeout(timeout)
+    wall = chosen_sandbox(sandbox)
+    torch_golden()  # what the tests judge by is read before the student's code runs
     start = time.perf_counter()
     screening = screen(_read(file), file)
     if screening.problem is not None:
         return Report(str(path), (), screening.problem, {}, time.perf_counter() - start)
-    student = StudentModule(file, limit, screening)
+    student = StudentModule(file, limit, screening, wall or None)
+    not_isolated = "" if wall else wall.reason
     try:
         functions = student.inventory()
         if student.problem is not None:
-            return Report(str(path), (), student.problem, {}, time.perf_counter() - start)
+            seconds = time.perf_counter() - start
+            return Report(str(path), (), student.problem, {}, seconds, not_isolated)
         results = [run_test(TESTS[name], student, limit) for name in names]
     finally:
         student.close()
-    return Report(str(path), tuple(results), None, functions, time.perf_counter() - start)
+    seconds = time.perf_counter() - start
+    return Report(str(path), tuple(results), None, functions, seconds, not_isolated)
+
+
+# Set by whatever grades (a grading job, CI): every check must then run in the sandbox.
+REQUIRE_SANDBOX_VARIABLE = "TINYINIT_REQUIRE_SANDBOX"
+
+
+def grading() -> bool:
+    """Whether this process grades: nbgrader's autograde (which sets NBGRADER_EXECUTION in
+    the kernels it runs) or a grader that set TINYINIT_REQUIRE_SANDBOX=1."""
+    required = os.environ.get(REQUIRE_SANDBOX_VARIABLE, "").strip().lower()
+    return os.environ.get("NBGRADER_EXECUTION") == "autograde" or required not in (
+        "",
+        "0",
+        "no",
+        "false",
+    )
+
+
+def chosen_sandbox(sandbox: bool | None):
+    """The Sandbox to run the student's process in, or an Unavailable saying why it runs as a
+    plain process; SandboxUnavailable where the sandbox is required and cannot be made."""
+    instance("sandbox", sandbox, (bool, type(None)), "True, False or None")
+    if sandbox is False:
+        return Unavailable("the check was asked to run without its sandbox")
+    found = find_sandbox()
+    if not found and (sandbox or grading()):
+        raise SandboxUnavailable(f"this check must run in a sandbox, and {found.reason}")
+    return found

@@ -17,9 +17,13 @@ alternative (an SVG as its <title> and <desc>).
 from __future__ import annotations
 
 import argparse
+import contextlib
 import math
 import re
+import signal
 import sys
+import textwrap
+import threading
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, TextIO
@@ -497,7 +501,8 @@ def build_parser() -> argparse.ArgumentParser:
 
 def add_check_command(commands) -> None:
     from .catalog import NAMES
-    from .checker import DEFAULT_TIMEOUT, MAX_TIMEOUT
+    from .checker import DEFAULT_TIMEOUT, MAX_TIMEOUT, REQUIRE_SANDBOX_VARIABLE
+    from .sandbox import LIMITS
 
     check = commands.add_parser(
         "check",
@@ -506,8 +511,14 @@ def add_check_command(commands) -> None:
         "functions of your file. Each test prints passed, failed (what it measured, a hint,\n"
         "the card's pitfall), not written yet, error (your line) or timed out. Your file runs\n"
         "in a process of its own that only answers calls; the tests and the verdict run here.\n"
+        "On Linux with bubblewrap, that process runs in a sandbox: its own user, process,\n"
+        "network and IPC namespaces, a read-only file system showing only Python, numpy,\n"
+        "tinyinit's generator and your file (a scratch folder is all it can write), and limits:\n"
+        f"{_wrapped(LIMITS.text())}.\n"
+        "Elsewhere it runs as a plain process, and says so: fine for practice, not a grade.\n"
         "Exit status: 0 when every test run passed, 1 when one did not, 2 when the file\n"
-        "cannot be read (missing, a folder, not UTF-8) or an option is wrong.",
+        "cannot be read (missing, a folder, not UTF-8), an option is wrong, no sandbox can be\n"
+        "made where one is required, or the check was stopped (Ctrl+C, SIGTERM).",
         epilog="examples:\n"
         "  python -m tinyinit check my_init.py\n"
         "  python -m tinyinit check my_init.py --test test_fans_and_gains_match_torch\n"
@@ -531,6 +542,12 @@ def add_check_command(commands) -> None:
         type=_test_name,
         metavar="NAME",
         help="run only this test of the card (repeatable; default: all eleven)",
+    )
+    check.add_argument(
+        "--require-sandbox",
+        action="store_true",
+        help="refuse (exit 2) where the sandbox cannot be made, as a grade must; "
+        f"also when {REQUIRE_SANDBOX_VARIABLE}=1 or under nbgrader's autograde",
     )
     check.add_argument(
         "--timeout",
@@ -570,16 +587,59 @@ def _max_timeout() -> float:
 
 def check_command(args, parser, stderr: TextIO) -> int:
     from .checker import UnreadableFile, check_init
+    from .sandbox import SandboxUnavailable, protect_this_process
 
+    protect_this_process()
     try:
-        report = check_init(args.path, tests=args.tests, timeout=args.timeout)
-    except UnreadableFile as error:
+        with stopped_by_signals():
+            report = check_init(
+                args.path,
+                tests=args.tests,
+                timeout=args.timeout,
+                sandbox=True if args.require_sandbox else None,
+            )
+    except (UnreadableFile, SandboxUnavailable) as error:
         stderr.write(f"{parser.prog}: error: {error}\n")
+        return 2
+    except Stopped as stop:
+        stderr.write(f"{parser.prog}: stopped by {stop}: no verdict\n")
         return 2
     text = str(report) + "\n"
     encoding = getattr(sys.stdout, "encoding", None) or "utf-8"
     sys.stdout.write(text.encode(encoding, "replace").decode(encoding))  # a console without ✓
+    if report.not_isolated:
+        stderr.write(
+            f"{parser.prog}: this run is not isolated ({report.not_isolated}): fine for "
+            "practice; a grade needs the sandbox\n"
+        )
     return 0 if report.ok else 1
+
+
+class Stopped(BaseException):
+    """Ctrl+C or SIGTERM during a check: the check ends, its student's process with it."""
+
+
+@contextlib.contextmanager
+def stopped_by_signals():
+    """Within it, SIGINT and SIGTERM raise Stopped (named by the signal), so that the check's
+    clean-up runs (its student's process is killed) and the command says one line."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def stop(number, frame):
+        raise Stopped(signal.Signals(number).name)
+
+    kept = {s: signal.signal(s, stop) for s in (signal.SIGINT, signal.SIGTERM)}
+    try:
+        yield
+    finally:
+        for s, handler in kept.items():
+            signal.signal(s, handler)
+
+
+def _wrapped(text: str) -> str:
+    return textwrap.fill(text, 88)
 
 
 def _share_url(text: str) -> str:
