@@ -52,7 +52,9 @@ lab: $(VENV)/.lab
 	cd notebooks && $(JUPYTER_LAB)
 
 # Everything: lint, unit and property tests, doctests, strict nbval on every
-# notebook, and the browser tests (skipped, with a note, where Chromium is absent).
+# notebook, and the browser tests (skipped, with a note, where Chromium is absent). The
+# checker's sandbox tests need bubblewrap (skipped, with a note, where it is absent). On
+# Debian, once: apt-get install -y chromium bubblewrap (as .ci/run does).
 # TEST_WORKERS processes share the files (pytest-xdist): a file's tests stay together in one,
 # in order (a notebook's cells, a module's fixtures). TEST_WORKERS=0 runs them in this one.
 # Three on two cores: a browser test spends much of its time waiting (for a page, a server, a
@@ -147,6 +149,7 @@ check: $(VENV)/.core
 
 bench: $(VENV)/.test
 	$(PY) benchmarks/bench_init.py
+	$(PY) benchmarks/bench_check.py
 
 # Do the tests fail when the code is wrong? mutmut changes init, pcg32, distributions
 # and propagation one operator or constant at a time (configuration: [tool.mutmut] in

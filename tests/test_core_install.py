@@ -119,13 +119,26 @@ def test_the_figure_command_draws_in_the_core_install(core, tmp_path):
     assert out.read_bytes()[:8] == PNG
 
 
-def test_the_check_command_runs_in_the_core_install(core, tmp_path):
-    # The catalog's torch table is package data: this test reads it.
+def test_the_check_command_runs_in_the_core_install(core, tmp_path, sandbox):
+    # The catalog's torch table is package data: this test reads it. The sandbox shows the
+    # student's process the installed generator's files, as it does an editable install's.
     shutil.copy2(ROOT / "notebooks" / "my_init.py", tmp_path / "my_init.py")
     test = "test_fans_and_gains_match_torch"
-    run = _run(core, "-m", "tinyinit", "check", str(tmp_path / "my_init.py"), "--test", test)
+    file = str(tmp_path / "my_init.py")
+    run = _run(core, "-m", "tinyinit", "check", file, "--test", test, "--require-sandbox")
     assert run.returncode == 0, run.stdout + run.stderr
     assert f"passed           {test}" in run.stdout
+    package = Path(_run(core, "-c", "import tinyinit; print(tinyinit.__file__)").stdout).parent
+    target = package / "checker.py"
+    before = target.read_bytes()
+    (tmp_path / "my_init.py").write_text(
+        "import tinyinit.parallel as p\n"
+        "o = getattr(p, 'o' + 's')\n"
+        f"o.write(o.open({str(target)!r}, o.O_WRONLY | o.O_TRUNC), b'ok = True')\n"
+    )
+    run = _run(core, "-m", "tinyinit", "check", file, "--test", test, "--require-sandbox")
+    assert run.returncode == 1 and "No such file or directory" in run.stdout, run.stdout  # unseen
+    assert target.read_bytes() == before
 
 
 def test_the_widgets_name_their_extra_in_the_core_install(core):
