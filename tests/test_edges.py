@@ -178,7 +178,14 @@ def test_beyond_float32_a_weight_is_inf_without_a_warning_whichever_initializer(
     assert np.isinf(ti.xavier_normal((4, 3), 1e300, PCG32(0))).all()
     assert np.isinf(ti.uniform_init((3,), 0.0, 1e39, PCG32(0))[1:]).all()
     assert np.isinf(ti.orthogonal_init((3, 3), 1e300, PCG32(0))).any()
-    assert ti.calculate_gain("leaky_relu", 1e200) == 0.0  # sqrt(2 / (1 + inf))
+
+
+@pytest.mark.usefixtures("warnings_are_errors")
+def test_a_slope_whose_square_is_past_float_range_has_its_gain_without_a_warning():
+    # sqrt(2 / (1 + a**2)) is sqrt(2) / |a| to the last bit here: not sqrt(2 / inf) = 0
+    assert ti.calculate_gain("leaky_relu", 1e200) == math.sqrt(2.0) / 1e200
+    a32 = np.float32(-1e20)  # past float32's range when squared in float32
+    assert ti.calculate_gain("leaky_relu", a32) == math.sqrt(2.0) / -float(a32)
 
 
 def test_layer_weights_are_the_spec_formula_in_float64_with_the_default_std():

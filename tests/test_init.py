@@ -16,6 +16,8 @@ recorded fixture.
 from __future__ import annotations
 
 import math
+import sys
+from decimal import Decimal, localcontext
 
 import numpy as np
 import reference_pcg32 as ref
@@ -192,6 +194,38 @@ def test_the_scale_helpers_refuse_each_bound_in_their_own_words():
             ),
         ]
     )
+
+
+def exactly(function, *args) -> Decimal:
+    """function(*args) in 80 decimal digits, each argument (a float or an integer, Python's or
+    numpy's) taken at its exact value."""
+    with localcontext(prec=80):
+        exact = (Decimal(int(a) if isinstance(a, (int, np.integer)) else float(a)) for a in args)
+        return +function(*exact)
+
+
+def within_ulps(got: float, exact: Decimal, ulps: int) -> bool:
+    """Whether got is within `ulps` units in the last place of exact, subnormals included."""
+    return abs(Decimal(got) - exact) <= ulps * Decimal(math.ulp(float(exact)))
+
+
+def test_the_leaky_relu_gain_is_exact_for_every_slope_a_float_can_hold():
+    # sqrt(2 / (1 + a**2)) recomputed in exact decimals: a slope whose square is past float
+    # range gives its gain, not 0, and a numpy integer's square does not wrap around.
+    def gain(a):
+        return (2 / (1 + a * a)).sqrt()
+
+    slopes = [1e-300, 0.01, 0.2, math.sqrt(5.0), -10.0, 1e8, 1e100, 1e153, 9e153, 1e154]
+    slopes += [1.5e154, 1e155, -1e200, 1e300, -sys.float_info.max, 10**300]
+    slopes += [np.float32(1e20), np.float32(-3e38), np.float16(300), np.float16(65504)]
+    slopes += [np.int8(20), np.int64(-(2**40))]
+    for a in slopes:
+        assert within_ulps(impl.calculate_gain("leaky_relu", a), exactly(gain, a), 2), a
+    # where the square is in range, torch's formula to the bit, a float32 in float32
+    for a in [0.0, 0.01, -0.2, math.sqrt(5.0), 10.0, 1e8, 1e150]:
+        assert impl.calculate_gain("leaky_relu", a) == math.sqrt(2.0 / (1 + a * a)), a
+    a32 = np.float32(0.2)
+    assert impl.calculate_gain("leaky_relu", a32) == math.sqrt(2.0 / (1 + a32 * a32))
 
 
 def test_torch_default_bias_is_uniform_within_one_over_root_fan_in_from_a_fan_of_1():

@@ -21,6 +21,7 @@ package needs a Xavier or Kaiming std asks them.
 from __future__ import annotations
 
 import math
+import sys
 
 import numpy as np
 
@@ -133,8 +134,34 @@ def calculate_gain(nonlinearity: str, param: float | None = None) -> float:
     if one_of("nonlinearity", nonlinearity, NONLINEARITIES) != "leaky_relu":
         return GAINS[nonlinearity]
     slope = LEAKY_RELU_SLOPE if param is None else param
-    number("param (the leaky_relu negative slope)", slope)  # kept as given: a float32 stays one
-    return math.sqrt(2.0 / (1 + slope * slope))  # a slope beyond 1e154: inf, so gain 0
+    number("param (the leaky_relu negative slope)", slope)
+    return _leaky_relu_gain(slope)
+
+
+def _leaky_relu_gain(slope) -> float:
+    """sqrt(2 / (1 + slope**2)) for any finite slope, torch's formula to the bit where it can.
+
+    torch computes math.sqrt(2.0 / (1 + slope ** 2)): so does this, with a numpy float kept as
+    given (a float32 slope is squared in float32, as in torch) and any other number as a float
+    (a numpy integer's square wraps around, a Python int's can be past float range). Where
+    that formula leaves its float's range, past |slope| = 9.5e153 in float64 (1.3e19 in
+    float32), the square is inf or 2 / (1 + slope**2) below the smallest normal float, and the
+    formula would give 0 or lose digits; the gain is then sqrt(2) / hypot(1, slope), which
+    overflows nowhere, in float64.
+
+    >>> _leaky_relu_gain(0.2) == math.sqrt(2.0 / (1 + 0.2 * 0.2)), _leaky_relu_gain(-1e200)
+    (True, 1.4142135623730953e-200)
+    """
+    if isinstance(slope, np.floating):
+        with np.errstate(over="ignore", under="ignore"):  # its square past its range: below
+            ratio = 2.0 / (1 + slope * slope)
+        smallest = max(np.finfo(ratio).smallest_normal, sys.float_info.min)
+    else:
+        slope = float(slope)
+        ratio, smallest = 2.0 / (1 + slope * slope), sys.float_info.min
+    if ratio >= smallest:
+        return math.sqrt(ratio)
+    return math.sqrt(2.0) / math.hypot(1.0, float(slope))
 
 
 # --- scales: each formula once --------------------------------------------------------
