@@ -67,6 +67,12 @@ def test_integer_accepts_python_and_numpy_integers_at_the_minimum():
         (0, {"above": 0}, ValueError, "x must be a finite real number > 0, got 0"),
         (-1.0, {"above": -1.0}, ValueError, "x must be a finite real number > -1.0, got -1.0"),
         (2.5, {"maximum": 2}, ValueError, "x must be a finite real number <= 2, got 2.5"),
+        (
+            -(10**400),  # past float range: float() of it raises OverflowError
+            {"minimum": 0},
+            ValueError,
+            "x must be a finite real number >= 0, one a float can hold, got -1" + "0" * 74 + " ...",
+        ),
     ],
 )
 def test_number_refuses_a_wrong_kind_as_type_and_a_wrong_value_as_value(

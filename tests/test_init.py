@@ -228,6 +228,41 @@ def test_the_leaky_relu_gain_is_exact_for_every_slope_a_float_can_hold():
     assert impl.calculate_gain("leaky_relu", a32) == math.sqrt(2.0 / (1 + a32 * a32))
 
 
+def test_the_scales_take_fans_and_depths_of_any_size_and_refuse_a_gain_no_float_holds():
+    # Past 2**1024 an int is past float range, where math.sqrt(n) and 2.0 / n raise
+    # OverflowError: the scales are computed all the same, checked against exact decimals
+    # (one beyond the smallest float is 0, as 1e-400 is), and to the bit as before in range.
+    def kaiming(n, gain):
+        return gain / n.sqrt()
+
+    def xavier(n, gain, c=2):
+        return gain * (c / (n + 1)).sqrt()
+
+    def residual(n, std):
+        return std / (2 * n).sqrt()
+
+    for n in [2**1023 - 1, 2**1023, 2**1024, 2**1100, 3**2000, 10**400, 2**5000]:
+        for x in [1.0, 0.02, 1e300]:
+            assert within_ulps(impl.kaiming_std(n, x), exactly(kaiming, n, x), 2), n
+            assert within_ulps(impl.xavier_std(n, 1, x), exactly(xavier, n, x), 2), n
+            assert within_ulps(impl.xavier_bound(1, n, x), exactly(xavier, n, x, 6), 2), n
+            assert within_ulps(impl.scaled_residual_std(x, n), exactly(residual, n, x), 2), n
+    for n in [1, 3, 12, 2**53 + 1, 2**1000]:
+        assert impl.kaiming_std(n, 1.4) == 1.4 / math.sqrt(n)
+        assert impl.xavier_std(n, 1, 1.4) == 1.4 * math.sqrt(2.0 / (n + 1))
+        assert impl.xavier_bound(1, n, 1.4) == 1.4 * math.sqrt(6.0 / (n + 1))
+        assert impl.scaled_residual_std(1.4, n) == 1.4 / math.sqrt(2 * n)
+    assert impl.kaiming_std(2**1100, 1.0) == impl.scaled_residual_std(1.0, 2**1099) == 2.0**-550
+    assert np.array_equal(
+        impl.torch_default_bias((5,), 2**1100, PCG32(3)),
+        impl.uniform_init((5,), -(2.0**-550), 2.0**-550, PCG32(3)),
+    )
+    from refusals import assert_refused
+
+    past = "gain must be a finite real number >= 0, one a float can hold, got 1" + "0" * 75 + " ..."
+    assert_refused([(lambda: impl.kaiming_std(3, 10**400), ValueError, past)])
+
+
 def test_torch_default_bias_is_uniform_within_one_over_root_fan_in_from_a_fan_of_1():
     # torch's rule: bound 1/sqrt(fan_in), and 0 (a bias of zeros, drawn all the same) for a fan
     # of 0. A fan of 1 is the first with a bound, 1.

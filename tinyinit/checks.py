@@ -24,7 +24,8 @@ For an argument called `name` given the value v:
 * `number(name, v)`: "name must be a finite real number, got v";
   with minimum=m, "... >= m"; with above=m, "... > m"; with maximum=M, "... <= M";
   with minimum and maximum, "... from m to M".
-  A bool, a string and None are of the wrong kind; NaN and the infinities out of range.
+  A bool, a string and None are of the wrong kind; NaN and the infinities out of range, and
+  an integer past float range (10**400: "..., one a float can hold").
 * `one_of(name, v, choices)`: "name must be one of a, b, c, got v", listing every choice
   in its order.
 * `flag(name, v)`: "name must be True or False, got v".
@@ -197,13 +198,18 @@ def number(
     """
     if not is_number(value):
         raise _refuse(KindError, name, _number_words(minimum, above, maximum, finite), value)
-    if (
-        math.isnan(value)
-        or (finite and math.isinf(value))
-        or (minimum is not None and value < minimum)
-        or (above is not None and value <= above)
-        or (maximum is not None and value > maximum)
-    ):
+    try:
+        refused = (
+            math.isnan(value)
+            or (finite and math.isinf(value))
+            or (minimum is not None and value < minimum)
+            or (above is not None and value <= above)
+            or (maximum is not None and value > maximum)
+        )
+    except OverflowError:  # an integer (or a Fraction) past float range: no float holds it
+        accepted = _number_words(minimum, above, maximum, finite) + ", one a float can hold"
+        raise _refuse(ValueError, name, accepted, value) from None
+    if refused:
         raise _refuse(ValueError, name, _number_words(minimum, above, maximum, finite), value)
     return float(value)
 

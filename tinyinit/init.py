@@ -177,7 +177,7 @@ def xavier_std(fan_in: int, fan_out: int, gain: float = 1.0) -> float:
     0.5345224838248488
     """
     fan_in, fan_out, gain = _fans_and_gain(fan_in, fan_out, gain)
-    return gain * math.sqrt(2.0 / (fan_in + fan_out))
+    return _times_root(gain, 2.0, fan_in + fan_out)
 
 
 def xavier_bound(fan_in: int, fan_out: int, gain: float = 1.0) -> float:
@@ -190,7 +190,7 @@ def xavier_bound(fan_in: int, fan_out: int, gain: float = 1.0) -> float:
     0.9258200997725514
     """
     fan_in, fan_out, gain = _fans_and_gain(fan_in, fan_out, gain)
-    return gain * math.sqrt(6.0 / (fan_in + fan_out))
+    return _times_root(gain, 6.0, fan_in + fan_out)
 
 
 def _fans_and_gain(fan_in, fan_out, gain) -> tuple[int, int, float]:
@@ -205,7 +205,41 @@ def kaiming_std(fan: int, gain: float) -> float:
     0.8164965809277261
     """
     fan, gain = integer("fan", fan, minimum=1), number("gain", gain, minimum=0)
-    return gain / math.sqrt(fan)
+    return _over_root(gain, fan)
+
+
+# An int of more bits than this may be past float range, where math.sqrt(n) and c / n raise
+# OverflowError: its root is taken as that of n >> 2k, of ROOT_BITS bits, times 2**k.
+FLOAT_BITS = 1023
+ROOT_BITS = 1000
+
+
+def _over_root(x: float, n: int) -> float:
+    """x / sqrt(n) for an int n >= 1 of any size: x / math.sqrt(n), to the bit, while n is a
+    float's size; beyond, x / sqrt(n >> 2k) / 2**k, as exact as a float is (n >> 2k has 1000
+    bits, and what is shifted out weighs less than 2**-999 of it). A result below the
+    smallest float is 0, as 1e-400 is.
+
+    >>> _over_root(1.0, 4), _over_root(1.0, 2**1100) == 2.0**-550
+    (0.5, True)
+    """
+    if n.bit_length() <= FLOAT_BITS:
+        return x / math.sqrt(n)
+    k = (n.bit_length() - ROOT_BITS) // 2
+    return math.ldexp(x / math.sqrt(n >> 2 * k), -k)
+
+
+def _times_root(x: float, c: float, n: int) -> float:
+    """x * sqrt(c / n) for an int n >= 1 of any size, as _over_root: to the bit while n is a
+    float's size.
+
+    >>> _times_root(1.0, 2.0, 8), _times_root(1.0, 2.0, 2**1101) == 2.0**-550
+    (0.5, True)
+    """
+    if n.bit_length() <= FLOAT_BITS:
+        return x * math.sqrt(c / n)
+    k = (n.bit_length() - ROOT_BITS) // 2
+    return math.ldexp(x * math.sqrt(c / (n >> 2 * k)), -k)
 
 
 def uniform_bound(std: float) -> float:
@@ -313,7 +347,7 @@ def scaled_residual_std(base_std: float, n_layers: int) -> float:
     """
     base_std = number("base_std", base_std, minimum=0)
     n_layers = integer("n_layers", n_layers, minimum=1)
-    return base_std / math.sqrt(2 * n_layers)
+    return _over_root(base_std, 2 * n_layers)
 
 
 # --- the rest of torch.nn.init ------------------------------------------------------------
@@ -368,7 +402,7 @@ def torch_default_bias(shape, fan_in: int, rng) -> np.ndarray:
     (np.float32(-0.25367352), True)
     """
     fan_in = integer("fan_in", fan_in, minimum=0)
-    bound = 1.0 / math.sqrt(fan_in) if fan_in > 0 else 0.0  # torch's rule, fan_in 0 included
+    bound = _over_root(1.0, fan_in) if fan_in > 0 else 0.0  # torch's rule, fan_in 0 included
     return uniform_init(shape, -bound, bound, rng)
 
 
