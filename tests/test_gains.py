@@ -116,6 +116,22 @@ def test_every_activation_has_a_finite_gain():
         assert 0.5 < single_layer_gain(name) < 2.0, name
 
 
+def test_a_phi_that_is_zero_everywhere_has_no_gain_and_is_refused_by_name():
+    # E[phi(z)**2] = 0: no gain scales its output to a unit one (not a division by zero)
+    for call, law in [
+        (lambda phi: single_layer_gain(phi), "N(0, 1)"),
+        (lambda phi: gain_for_fixed_point(phi, 2.0), "N(0, q_star)"),
+    ]:
+        for phi in [np.zeros_like, lambda z: 0.0 * z]:
+            with pytest.raises(ValueError) as refusal:
+                call(phi)
+            assert str(refusal.value).startswith(
+                f"phi must be an activation with E[phi(z)**2] > 0 for z ~ {law} (no gain "
+                "scales a zero output to a unit one), got <function "
+            )
+    assert single_layer_gain(lambda z: z * (z > 3)) > 1  # nonzero on a tail only: a gain
+
+
 def test_relu_fixed_point_is_marginal():
     assert fixed_point("relu", math.sqrt(2), q0=3.0) == 3.0
     assert fixed_point("relu", 1.0) == 0.0

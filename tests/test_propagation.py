@@ -525,6 +525,10 @@ def test_the_recursions_refuse_their_arrays_in_their_own_words():
     two_d = "must be a real array of 2 dimensions, got an array of shape (2,) and dtype float64"
     slopes_are = "slopes must be a list of arrays, phi'(z_l) for each layer, got"
     square = "weights must be square matrices of one size, got shapes"
+    non_empty = (
+        "must be a real array of 2 dimensions with at least one row (a unit) and one column "
+        "(a sample), got an array of shape"
+    )
     refused = [
         (lambda: prop.per_sample_weight_square(np.ones(2), col), ValueError, f"delta {two_d}"),
         (lambda: prop.per_sample_weight_square(col, np.ones(2)), ValueError, f"h {two_d}"),
@@ -532,6 +536,22 @@ def test_the_recursions_refuse_their_arrays_in_their_own_words():
             lambda: prop.per_sample_weight_square(col, np.ones((3, 2))),
             ValueError,
             "h must have as many columns (samples) as delta, 1, got an array of shape (3, 2)",
+        ),
+        # an empty array has no mean square: not a division by zero
+        (
+            lambda: prop.per_sample_weight_square(np.ones((0, 1)), col),
+            ValueError,
+            f"delta {non_empty} (0, 1) and dtype float64",
+        ),
+        (
+            lambda: prop.per_sample_weight_square(np.ones((2, 0)), np.ones((2, 0))),
+            ValueError,
+            f"delta {non_empty} (2, 0) and dtype float64",
+        ),
+        (
+            lambda: prop.per_sample_weight_square(col, np.ones((0, 1))),
+            ValueError,
+            f"h {non_empty} (0, 1) and dtype float64",
         ),
         (
             lambda: prop.forward_values(eye, "relu", col),  # one matrix is not a list of them

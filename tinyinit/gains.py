@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import math
 
-from .checks import number
+from .checks import number, shown
 from .gaussian import Phi, activation_mean_square
 
 __all__ = [
@@ -40,19 +40,37 @@ __all__ = [
 def single_layer_gain(phi: Phi, *, param: float | None = None) -> float:
     """gain = 1 / sqrt(E[phi(z)**2]), z ~ N(0, 1): one layer keeps a unit signal unit-sized.
 
+    A phi that is 0 almost everywhere (E[phi(z)**2] = 0) has no such gain: ValueError.
+
     >>> round(single_layer_gain("leaky_relu", param=0.2), 12)   # sqrt(2 / (1 + 0.2**2))
     1.386750490563
+    >>> single_layer_gain(lambda z: 0 * z)
+    Traceback (most recent call last):
+    ...
+    ValueError: phi must be an activation with E[phi(z)**2] > 0 for z ~ N(0, 1) (...), got <fu...>
     """
-    return 1.0 / math.sqrt(activation_mean_square(phi, 1.0, param=param))
+    return 1.0 / math.sqrt(_mean_square(phi, 1.0, param, "N(0, 1)"))
 
 
 def gain_for_fixed_point(phi: Phi, q_star: float = 1.0, *, param: float | None = None) -> float:
     """The gain whose deep stack settles at q_star: sqrt(q_star / E[phi(z)**2]), z ~ N(0, q_star).
 
-    For q_star = 1 this is the single-layer gain.
+    For q_star = 1 this is the single-layer gain. A phi that is 0 almost everywhere
+    (E[phi(z)**2] = 0) settles nowhere but at 0: ValueError.
 
     >>> round(gain_for_fixed_point("tanh", 1.0), 4) == round(single_layer_gain("tanh"), 4)
     True
     """
     q_star = number("q_star", q_star, above=0)
-    return math.sqrt(q_star / activation_mean_square(phi, q_star, param=param))
+    return math.sqrt(q_star / _mean_square(phi, q_star, param, "N(0, q_star)"))
+
+
+def _mean_square(phi: Phi, q: float, param: float | None, normal: str) -> float:
+    """E[phi(z)**2], z ~ N(0, q), refused where it is 0: no gain makes phi's output unit-sized."""
+    mean_square = activation_mean_square(phi, q, param=param)
+    if mean_square == 0:
+        raise ValueError(
+            f"phi must be an activation with E[phi(z)**2] > 0 for z ~ {normal} (no gain scales "
+            f"a zero output to a unit one), got {shown(phi)}"
+        )
+    return mean_square

@@ -47,7 +47,7 @@ from collections.abc import Callable, Sequence
 import numpy as np
 
 from .activations import as_activation
-from .checks import instance, integer, number, one_of, real_array
+from .checks import instance, integer, number, one_of, real_array, shown
 from .depth_result import DIRECTIONS, DepthResult, SeedPass, _read_only, experiment
 from .gaussian import Phi, mean_field_backward, mean_field_forward, slope_mean_square
 from .pcg32 import PCG32
@@ -72,11 +72,18 @@ def per_sample_weight_square(delta: np.ndarray, h: np.ndarray) -> float:
 
     delta (n_out, batch), h (n_in, batch). For sample b the entries are delta_i h_j, so
     their mean square is mean(delta_b**2) * mean(h_b**2): no (n_out, n_in) matrix is formed.
+    An empty array (no units, or no samples) has no mean: ValueError, as for `mean_square`.
 
     >>> per_sample_weight_square(np.array([[2.0], [0.0]]), np.array([[1.0], [1.0]]))
     2.0
     """
     delta, h = real_array("delta", delta, ndim=2), real_array("h", h, ndim=2)
+    for name, array in (("delta", delta), ("h", h)):
+        if not array.size:
+            raise ValueError(
+                f"{name} must be a real array of 2 dimensions with at least one row (a unit) "
+                f"and one column (a sample), got {shown(array)}"
+            )
     if delta.shape[1] != h.shape[1]:
         raise ValueError(
             f"h must have as many columns (samples) as delta, {delta.shape[1]}, "
