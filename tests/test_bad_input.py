@@ -18,10 +18,13 @@ from tinyinit import (
     fans,
     kaiming_normal,
     normal_init,
+    orthogonal_init,
     scaled_residual_std,
     xavier_normal,
     xavier_uniform,
+    zeros_init,
 )
+from tinyinit.checks import MAX_ELEMENTS
 from tinyinit.init import NONLINEARITIES
 
 # Each case: (call taking rng, the words every message must contain).
@@ -58,6 +61,16 @@ for shape in [(-1, 3), (4, -3), (4, 3, -1), (-7,), (2.5, 3), None]:  # normal_in
     calls["normal_init"] = lambda rng, shape=shape: normal_init(shape, 0.02, rng)
     for fn, call in calls.items():
         case(f"{fn}{shape}", call, "shape", repr(shape), "non-negative integers")
+
+# more elements (or a dimension larger) than MAX_ELEMENTS: refused before numpy's MemoryError
+for shape, elements in [((2**31, 2), 2**32), ((2**40, 2**40), 2**80), ((0, 2**40), 0)]:
+    calls = every_initializer_with_shape(shape)
+    calls["normal_init"] = lambda rng, shape=shape: normal_init(shape, 0.02, rng)
+    calls["orthogonal_init"] = lambda rng, shape=shape: orthogonal_init(shape, 1.0, rng)
+    calls["zeros_init"] = lambda rng, shape=shape: zeros_init(shape)
+    for fn, call in calls.items():
+        words = ("shape", repr(shape), f"of {elements} elements", f"at most {MAX_ELEMENTS}")
+        case(f"{fn}{shape}", call, *words)
 
 # --- gains and standard deviations: finite reals >= 0 ---------------------------------
 

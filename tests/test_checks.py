@@ -217,6 +217,18 @@ def test_a_wrong_kind_is_a_type_error_that_code_written_for_torch_still_catches(
         (lambda: shape("shape", "3"), "shape must be a tuple of non-negative integers, got '3'"),
         (lambda: shape("shape", [2.0]), "shape must be a tuple of non-negative integers, got "
                                           "[2.0]"),
+        (lambda: shape("shape", (2**16, 2**15 + 1)), "shape must be a tuple of non-negative "
+                                                     "integers, each and their product at most "
+                                                     "2147483648 (2**31), got (65536, 32769), of "
+                                                     "2147549184 elements"),
+        (lambda: shape("shape", (0, 2**31 + 1)), "shape must be a tuple of non-negative "
+                                                 "integers, each and their product at most "
+                                                 "2147483648 (2**31), got (0, 2147483649), of 0 "
+                                                 "elements"),
+        (lambda: shape("shape", (2**20000,) * 2), "shape must be a tuple of non-negative "  # no
+                                                  "integers, each and their product at most "  # str
+                                                  "2147483648 (2**31), got a tuple, of more than "
+                                                  "2**40000 elements"),
         (lambda: number("q", -1.0, minimum=0, finite=False),
          "q must be a real number >= 0, inf allowed, got -1.0"),
         (lambda: number("q", math.nan, above=0, maximum=1),
@@ -238,6 +250,7 @@ def test_the_checks_give_back_the_value_they_accept_in_its_plain_form():
     assert (
         shape("shape", np.array([2, 3])) == (2, 3) and type(shape("shape", [np.int64(2)])[0]) is int
     )
+    assert shape("shape", (2**16, 2**15)) == (2**16, 2**15) and shape("s", (0, 2**31)) == (0, 2**31)
     kept = np.ones(2, np.float32)
     assert (
         real_array("x", kept, float64=False) is kept and real_array("x", kept).dtype == np.float64

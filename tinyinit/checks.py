@@ -35,7 +35,8 @@ For an argument called `name` given the value v:
 * `real_array(name, v, ndim=...)`: "name must be <a real array ...>, got <its shape>".
 * `integers(name, v)`: "name must be a sequence of integers, got v".
 * `float_dtype(name, v)`: "name must be a float dtype (np.float64, np.float32), got v".
-* `shape(name, v)`: "name must be a tuple of non-negative integers, got v".
+* `shape(name, v)`: "name must be a tuple of non-negative integers, got v"; past
+  MAX_ELEMENTS, "..., each and their product at most M (2**31), got v, of n elements".
 
 v is shown with repr(), so a string reads 'relu' and a float 1.0; an array by its shape and
 dtype, and a long repr cut short.
@@ -61,6 +62,7 @@ import numpy as np
 
 __all__ = [
     "KindError",
+    "MAX_ELEMENTS",
     "flag",
     "float_dtype",
     "function",
@@ -79,6 +81,12 @@ __all__ = [
 
 # A repr longer than this is cut, so that a message stays one readable line.
 SHOWN_CHARACTERS = 80
+
+# The most elements an array shape may have, and the most in any one dimension (numpy refuses
+# an empty array with a huge dimension too): 8 GiB of float32 weights, drawn from 16 GiB of
+# float64 normals. Beyond, numpy raises MemoryError on most machines, and past 2**63 it
+# cannot even describe the array; a shape is refused here instead, before anything is drawn.
+MAX_ELEMENTS = 2**31
 
 
 def shown(value) -> str:
@@ -357,7 +365,8 @@ def real_array(
 
 
 def shape(name: str, value) -> tuple[int, ...]:
-    """value as an array shape: an integer, or a tuple, list or 1-D array of them, all >= 0.
+    """value as an array shape: an integer, or a tuple, list or 1-D array of them, all >= 0,
+    each and their product (the number of elements) at most MAX_ELEMENTS.
 
     >>> shape("shape", 3), shape("shape", [4, np.int64(3)])
     ((3,), (4, 3))
@@ -365,7 +374,11 @@ def shape(name: str, value) -> tuple[int, ...]:
     Traceback (most recent call last):
     ...
     ValueError: shape must be a tuple of non-negative integers, got (4, -3)
-    """
+    >>> shape("shape", (2**31, 2))
+    Traceback (most recent call last):
+    ...
+    ValueError: shape must be a tuple of non-negative integers, each and their product at most 2147483648 (2**31), got (2147483648, 2), of 4294967296 elements
+    """  # noqa: E501
     accepted = "a tuple of non-negative integers"
     if is_integer(value):
         dims = (value,)
@@ -379,7 +392,16 @@ def shape(name: str, value) -> tuple[int, ...]:
         raise _refuse(KindError, name, accepted, value)
     if any(d < 0 for d in dims):
         raise _refuse(ValueError, name, accepted, value)
-    return tuple(operator.index(d) for d in dims)
+    dims = tuple(operator.index(d) for d in dims)
+    size = math.prod(dims)
+    if size > MAX_ELEMENTS or max(dims, default=0) > MAX_ELEMENTS:
+        # an int of thousands of digits has no str(): it is said by its power of 2
+        count = str(size) if size.bit_length() <= 256 else f"more than 2**{size.bit_length() - 1}"
+        raise ValueError(
+            f"{name} must be {accepted}, each and their product at most {MAX_ELEMENTS} "
+            f"(2**{MAX_ELEMENTS.bit_length() - 1}), got {shown(dims)}, of {count} elements"
+        )
+    return dims
 
 
 def integers(name: str, value, *, minimum: int | None = None) -> tuple[int, ...]:
