@@ -298,6 +298,16 @@ def test_every_refusal_of_the_draws_is_worded_to_the_letter_and_each_range_taken
                 ValueError,
                 "bounds must be a finite real number, got nan",
             ),
+            (  # [2, 1] holds nothing: every value would come out NaN
+                lambda: scaled_normal_float32(PCG32(0), 2, 1.0, bounds=(2.0, 1.0)),
+                ValueError,
+                "bounds must be None or (a, b) with a < b, the cutoffs of [a, b], got (2.0, 1.0)",
+            ),
+            (
+                lambda: scaled_normal_float32(PCG32(0), 2, 1.0, bounds=[0.5, 0.5]),
+                ValueError,
+                "bounds must be None or (a, b) with a < b, the cutoffs of [a, b], got [0.5, 0.5]",
+            ),
             (
                 lambda: scaled_uniform_float32(PCG32(0), 2, -1.0),
                 ValueError,
@@ -326,3 +336,6 @@ def test_every_refusal_of_the_draws_is_worded_to_the_letter_and_each_range_taken
     cut = scaled_normal_float32(PCG32(0), 1000, 1.0, bounds=(-0.5, 0.5))
     kept = cut[~np.isnan(cut)]
     assert 0 < len(kept) < 1000 and np.all(np.abs(kept) <= 0.5) and cut.dtype == np.float32
+    # bounds one float apart are taken (a std of 0 keeps every value at the mean, inside)
+    narrow = scaled_normal_float32(PCG32(0), 2, 0.0, 1.0, bounds=(1.0, math.nextafter(1.0, 2)))
+    assert np.array_equal(narrow, [1.0, 1.0])

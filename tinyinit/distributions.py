@@ -188,7 +188,7 @@ def scaled_normal_float32(
     """float32(normal(rng, n) * std + mean): a normal weight, computed in float64, cast once.
 
     A mean of 0 is not added (so that -0.0 stays -0.0, as in the spec). With
-    bounds (a, b), the mean is always added, and a value outside [a, b], as
+    bounds (a, b), a < b, the mean is always added, and a value outside [a, b], as
     tested in float64, comes out as NaN: the truncated normal's rejections. Beyond float32
     is inf, without a warning (the package's overflow).
 
@@ -202,7 +202,13 @@ def scaled_normal_float32(
         cutoffs = "None or (a, b), the cutoffs of [a, b]"
         if len(instance("bounds", bounds, (tuple, list), cutoffs)) != 2:
             raise ValueError(f"bounds must be {cutoffs}, got {shown(bounds)}")
-        bounds = (number("bounds", bounds[0]), number("bounds", bounds[1]))
+        a, b = number("bounds", bounds[0]), number("bounds", bounds[1])
+        if not a < b:  # [a, b] holds no value, or one: every draw would be NaN
+            raise ValueError(
+                f"bounds must be None or (a, b) with a < b, the cutoffs of [a, b], "
+                f"got {shown(bounds)}"
+            )
+        bounds = (a, b)
 
     def weights(u0, u1, out):
         for j, z in enumerate(_cos_and_sin_terms(u0, u1)):
