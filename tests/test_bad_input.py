@@ -172,6 +172,28 @@ for bad in [None, 42, NoUniform(), UniformNotCallable()]:
         )
 
 
+class UniformReturns:
+    """A generator whose uniform() returns one value that is no float in [0, 1)."""
+
+    def __init__(self, value):
+        self.value = value
+
+    def uniform(self):
+        return self.value
+
+    def __repr__(self):
+        return f"UniformReturns({self.value!r})"
+
+
+for bad in [UniformReturns(math.nan), UniformReturns(1.5), UniformReturns("0.5")]:
+    for fn, init in INITIALIZERS.items():
+        case(
+            f"{fn} rng={bad!r}",
+            lambda rng, init=init, bad=bad: init(bad),
+            *("rng", repr(bad), "floats in [0, 1)", f"uniform() returned {bad.value!r}"),
+        )
+
+
 @pytest.mark.parametrize("name", CASES)
 def test_bad_argument_is_an_error_that_says_what_and_why(name):
     call, words = CASES[name]

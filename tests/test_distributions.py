@@ -218,6 +218,56 @@ def test_a_uniform_only_generator_gives_the_same_arrays_and_advance(draw, n):
     assert fast.state == slow.scalar.state
 
 
+class Returning:
+    """A generator whose uniform() returns `values` in turn, the last one from then on."""
+
+    def __init__(self, *values):
+        self.values, self.calls = values, 0
+
+    def uniform(self):
+        self.calls += 1
+        return self.values[min(self.calls, len(self.values)) - 1]
+
+    def __repr__(self):
+        return f"Returning{self.values!r}"
+
+
+@pytest.mark.parametrize("draw", DRAWS.values(), ids=DRAWS.keys())
+def test_a_generator_whose_uniform_is_no_float_in_0_1_is_refused_with_what_it_returned(draw):
+    from refusals import assert_refused
+
+    from tinyinit.checks import KindError, shown
+
+    accepted = "rng must be a generator whose uniform() returns floats in [0, 1), such as "
+    accepted += "tinyinit.PCG32(seed), got {}, whose uniform() returned {}"
+    refused = [
+        (Returning(math.nan), ValueError, "nan"),
+        (Returning(0.5, math.inf), ValueError, "inf"),
+        (Returning(0.5, 0.25, 1.0), ValueError, "1.0"),
+        (Returning(-1e-300), ValueError, "-1e-300"),
+        (Returning("0.5"), KindError, "'0.5'"),  # float() would take it
+        (Returning(None), KindError, "None"),
+        (Returning(True), KindError, "True"),
+        (Returning(0), KindError, "0"),
+        (
+            Returning(0.5, "x"),
+            KindError,
+            "a value that is no float (could not convert string to float: 'x')",
+        ),
+    ]
+    assert_refused(
+        (lambda rng=rng: draw(rng, 7), kind, accepted.format(repr(rng), returned))
+        for rng, kind, returned in refused
+    )
+    # every block of a long draw is checked, not the first alone
+    late = Returning(*[0.5] * BLOCK, math.nan)
+    assert_refused(
+        [(lambda: draw(late, BLOCK + 2), ValueError, accepted.format(shown(late), "nan"))]
+    )
+    # the least and the largest uniform are taken
+    assert draw(Returning(0.0, math.nextafter(1.0, 0.0)), 2).shape == (2,)
+
+
 def test_box_muller_makes_its_own_array_of_two_values_per_pair():
     u = uniforms(PCG32(5), 6)
     made = box_muller(u[0::2], u[1::2])

@@ -17,12 +17,13 @@ implementation of the spec.
 
 from __future__ import annotations
 
+import itertools
 import math
 
 import numpy as np
 
 from . import libm
-from .checks import generator, instance, integer, number, real_array, shown
+from .checks import KindError, generator, instance, integer, number, real_array, shown
 from .parallel import run_all
 from .pcg32 import PCG32, TABLE_SIZE, uniforms_at
 
@@ -41,7 +42,40 @@ PAIRS_PER_BLOCK = TABLE_SIZE
 
 
 def _check_rng(rng) -> None:
+    """rng refused unless it has a uniform() method; what that returns is checked as it is
+    drawn (`_uniforms_of`), as nothing may be drawn before a call's arguments are all taken."""
     generator("rng", rng)
+
+
+def _uniforms_of(rng, size: int) -> np.ndarray:
+    """size >= 1 calls of rng.uniform() as float64, refused unless each is a float in [0, 1).
+
+    The kind of the first value is checked as returned (float() would take the str "0.5" or
+    a bool), and the range of all of them at once, by numpy: nanoseconds a value, against
+    the microsecond of a call to a Python uniform(). A later value float() cannot take at all
+    is refused in numpy's words.
+    """
+    draws = (rng.uniform() for _ in range(size))
+    first = next(draws)
+    accepted = "a generator whose uniform() returns floats in [0, 1), such as tinyinit.PCG32(seed)"
+    if not isinstance(first, (float, np.floating)):
+        raise KindError(
+            f"rng must be {accepted}, got {shown(rng)}, whose uniform() returned {shown(first)}"
+        )
+    try:
+        u = np.fromiter(itertools.chain((first,), draws), np.float64, size)
+    except (TypeError, ValueError) as error:  # a value that is no number, after a float
+        raise KindError(
+            f"rng must be {accepted}, got {shown(rng)}, whose uniform() returned a value that "
+            f"is no float ({error})"
+        ) from None
+    inside = (u >= 0) & (u < 1)  # False for NaN
+    if not inside.all():
+        value = float(u[np.argmin(inside)])
+        raise ValueError(
+            f"rng must be {accepted}, got {shown(rng)}, whose uniform() returned {shown(value)}"
+        )
+    return u
 
 
 def _draw(rng, n: int, transform, dtype=np.float64, every: int = 1) -> np.ndarray:
@@ -75,7 +109,7 @@ def _draw(rng, n: int, transform, dtype=np.float64, every: int = 1) -> np.ndarra
     else:
         for start in starts:
             size = min(block, n - start)
-            u = np.fromiter((rng.uniform() for _ in range(size)), np.float64, size)
+            u = _uniforms_of(rng, size)
             transform(*(u[j::every] for j in range(every)), out=out[start : start + size])
     return out
 
