@@ -13,7 +13,14 @@ import numpy as np
 import pytest
 
 from tinyinit.activations import ACTIVATIONS
-from tinyinit.cli import MAX_PIXELS, build_parser, depth_figure, mathtext_error, seeds_reported
+from tinyinit.cli import (
+    MAX_PIXELS,
+    build_parser,
+    depth_figure,
+    main,
+    mathtext_error,
+    seeds_reported,
+)
 from tinyinit.propagation import simulate
 from tinyinit.stack import INITIALIZERS
 
@@ -175,10 +182,37 @@ def test_bad_input_exits_2_naming_the_option_and_what_is_accepted(tmp_path, args
     run = run_figure(*args, cwd=tmp_path)
     assert run.returncode == 2, run.stderr
     assert "Traceback" not in run.stderr
+    assert run.stderr.count("\n") == 1, run.stderr  # one line: not the usage text
     last = run.stderr.strip().splitlines()[-1]
     assert last.startswith("python -m tinyinit figure: error:"), last
     assert option in last and accepted in last, last
     assert list(tmp_path.iterdir()) == []  # nothing half-written
+
+
+USAGE_ERRORS = [
+    (["figure", "--std", "-1"], "figure", "argument --std: must be a number >= 0; got '-1'"),
+    (["figure", "extra"], "figure", "unrecognized arguments: extra"),
+    (["figure", "--n-layers", "3", "--bogus", "1"], "figure", "unrecognized arguments: --bogus 1"),
+    (
+        ["present", "--port", "1"],
+        "present",
+        "argument --port: must be a whole number from 1024 to 65535; got '1'",
+    ),
+    (["present", "x"], "present", "unrecognized arguments: x"),
+    (["check", "my_init.py", "extra"], "check", "unrecognized arguments: extra"),
+    (["check", "--timeout"], "check", "argument --timeout: expected one argument"),
+]
+
+
+@pytest.mark.parametrize(
+    "argv, command, message", USAGE_ERRORS, ids=[" ".join(a) for a, *_ in USAGE_ERRORS]
+)
+def test_every_commands_usage_error_is_one_line_and_exit_2(argv, command, message, capsys):
+    # an argument too many too: argparse says that one in the top parser's usage text
+    with pytest.raises(SystemExit) as stop:
+        main(argv)
+    assert stop.value.code == 2
+    assert capsys.readouterr() == ("", f"python -m tinyinit {command}: error: {message}\n")
 
 
 def test_no_command_is_an_error_that_lists_figure():

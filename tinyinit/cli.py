@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import functools
 import math
 import re
 import signal
@@ -335,6 +336,7 @@ def build_parser() -> argparse.ArgumentParser:
         "--ylim 1e-2,10 -o tanh.png",
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
+    _one_line_errors(fig)
     fig.set_defaults(run=figure_command, subparser=fig)
     net = fig.add_argument_group("network")
     net.add_argument(
@@ -463,6 +465,7 @@ def build_parser() -> argparse.ArgumentParser:
         "explorers in large type, with a dropdown of the classic demonstrations. "
         "Stop it with Ctrl+C.",
     )
+    _one_line_errors(show)
     show.set_defaults(run=present_command, subparser=show)
     show.add_argument(
         "--port", type=_int_in(1024, 65535), default=8866, help="port (default: %(default)s)"
@@ -526,7 +529,7 @@ def add_check_command(commands) -> None:
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     # A wrong file or option is one line, not the usage text: the student reads one thing.
-    check.error = lambda message: check.exit(2, f"{check.prog}: error: {message}\n")
+    _one_line_errors(check)
     check.set_defaults(run=check_command, subparser=check)
     check.add_argument(
         "path",
@@ -695,6 +698,12 @@ def _fail(parser: argparse.ArgumentParser, message: str) -> None:
     parser.exit(2, f"{parser.prog}: error: {message}\n")
 
 
+def _one_line_errors(parser: argparse.ArgumentParser) -> None:
+    """Every error of a command's parser is one line and exit status 2 (`_fail`), not the usage
+    text followed by the error: whoever typed the command reads one thing, what was wrong."""
+    parser.error = functools.partial(_fail, parser)
+
+
 def check_figure_options(parser: argparse.ArgumentParser, args) -> str:
     """The checks no single option can make; the output's format. A parser error if one fails."""
     try:
@@ -829,5 +838,7 @@ def main(argv: list[str] | None = None, stderr: TextIO | None = None) -> int:
     >>> Path(out).read_text().count("<svg") >= 1
     True
     """
-    args = build_parser().parse_args(argv)
+    args, extras = build_parser().parse_known_args(argv)
+    if extras:  # argparse would say so in the usage text of the top parser: one line instead
+        args.subparser.error(f"unrecognized arguments: {' '.join(extras)}")
     return args.run(args, args.subparser, stderr or sys.stderr)
