@@ -56,6 +56,7 @@ import queue
 import re
 import secrets
 import signal
+import stat
 import subprocess
 import sys
 import threading
@@ -1185,17 +1186,42 @@ class UnreadableFile(OSError, ValueError):
 
 def student_file(path) -> Path:
     """The student's file as a Path; UnreadableFile (or ValueError for a wrong kind of
-    argument) saying what is wrong with it."""
-    file = Path(instance("path", path, (str, os.PathLike), "a file name such as 'my_init.py'"))
-    if not file.is_file():
-        where = "" if file.is_absolute() else f" in {Path.cwd()}"
-        what = "is a folder, not a file" if file.is_dir() else f"does not exist{where}"
+    argument) saying what is wrong with it: an empty path, one that does not exist, a folder,
+    something other than a regular file (a FIFO or a device, which a read would wait on or
+    never finish), a name not ending in .py."""
+    instance("path", path, (str, os.PathLike), "a file name such as 'my_init.py'")
+    text = os.fspath(path)
+    give = (
+        "give the Python file that holds your seven functions, e.g. 'my_init.py' next to the "
+        "notebooks"
+    )
+    if not text:  # Path("") is Path("."), the folder the command runs in
+        raise UnreadableFile(f"path is empty: {give}")
+    file = Path(text)
+    try:
+        mode = file.stat().st_mode
+    except ValueError:  # a null character, which no file system takes in a name
         raise UnreadableFile(
-            f"path {str(path)!r} {what}: give the Python file that holds your seven "
-            f"functions, e.g. 'my_init.py' next to the notebooks"
-        )
+            f"path {text!r} holds a null character, which no file name can: {give}"
+        ) from None
+    except (FileNotFoundError, NotADirectoryError):
+        where = "" if file.is_absolute() else f" in {Path.cwd()}"
+        raise UnreadableFile(f"path {text!r} does not exist{where}: {give}") from None
+    except OSError as error:  # a folder on the way that may not be entered, a name too long
+        raise UnreadableFile(f"path {text!r} cannot be read: {error.strerror or error}") from None
+    if stat.S_ISDIR(mode):
+        raise UnreadableFile(f"path {text!r} is a folder, not a file: {give}")
+    if not stat.S_ISREG(mode):
+        kinds = [
+            (stat.S_ISFIFO, "a FIFO"),
+            (stat.S_ISCHR, "a character device"),
+            (stat.S_ISBLK, "a block device"),
+            (stat.S_ISSOCK, "a socket"),
+        ]
+        kind = next((name for is_kind, name in kinds if is_kind(mode)), "a special file")
+        raise UnreadableFile(f"path {text!r} is not a regular file ({kind}): {give}")
     if file.suffix != ".py":
-        raise UnreadableFile(f"path must be a Python file ending in .py, got {str(path)!r}")
+        raise UnreadableFile(f"path must be a Python file ending in .py, got {text!r}")
     return file
 
 

@@ -72,7 +72,11 @@ MiB = 2**20
 @dataclass(frozen=True)
 class Limits:
     """What the student's process may use. A correct file uses far less of each: numpy and
-    the largest test's weights take about 200 MiB, the eleven tests a few seconds of CPU."""
+    the largest test's weights take about 200 MiB, the eleven tests a few seconds of CPU.
+
+    >>> LIMITS.cpu_seconds(30), LIMITS.for_process(30)["RLIMIT_NPROC"]
+    (420, 64)
+    """
 
     memory: int = 2048 * MiB  # address space, bytes
     cpu_base: int = 60  # seconds of CPU, plus cpu_per_timeout x the test's timeout
@@ -111,7 +115,14 @@ LIMITS = Limits()
 
 @dataclass(frozen=True)
 class Unavailable:
-    """No sandbox here, and why (one line, naming what to install where that is the cure)."""
+    """No sandbox here, and why (one line, naming what to install where that is the cure).
+
+    It is false, as a missing sandbox should read:
+
+    >>> missing = Unavailable("bubblewrap is not installed")
+    >>> bool(missing), missing.reason
+    (False, 'bubblewrap is not installed')
+    """
 
     reason: str
 
@@ -120,12 +131,25 @@ class Unavailable:
 
 
 class SandboxUnavailable(RuntimeError):
-    """A check that must run in the sandbox, on a machine where none can be made."""
+    """A check that must run in the sandbox, on a machine where none can be made.
+
+    >>> issubclass(SandboxUnavailable, RuntimeError)
+    True
+    """
 
 
 @dataclass(frozen=True)
 class Sandbox:
-    """bubblewrap, found and tried: `command` wraps the student's Python in it."""
+    """bubblewrap, found and tried: `command` wraps the student's Python in it.
+
+    >>> wall = Sandbox("/usr/bin/bwrap")
+    >>> argv = wall.command(["python3", "-c", "pass"], student_file=Path("/home/s/my_init.py"),
+    ...                     package_dir=Path("/opt/tinyinit"))
+    >>> argv[:2], argv[-4:]
+    (['/usr/bin/bwrap', '--unshare-all'], ['--', 'python3', '-c', 'pass'])
+    >>> "--die-with-parent" in argv, argv[argv.index("--chdir") + 1]
+    (True, '/home/s')
+    """
 
     bwrap: str
 
@@ -236,7 +260,11 @@ def _inside_any(path: str, trees: list[str]) -> bool:
 
 def python_command() -> str:
     """The interpreter itself (not a virtual environment's link to it): with -I -S it needs
-    nothing of the environment, whose folder stays outside the wall."""
+    nothing of the environment, whose folder stays outside the wall.
+
+    >>> Path(python_command()).is_file()
+    True
+    """
     base = getattr(sys, "_base_executable", None) or sys.executable
     return os.path.realpath(base)
 
@@ -247,6 +275,10 @@ def find_sandbox() -> Sandbox | Unavailable:
 
     It is tried once per process: a Linux without unprivileged user namespaces (some
     hardened kernels, some containers) has bwrap but cannot use it.
+
+    >>> found = find_sandbox()
+    >>> bool(found) == isinstance(found, Sandbox)
+    True
     """
     if not sys.platform.startswith("linux"):
         return Unavailable(f"the sandbox needs Linux (this is {sys.platform})")
@@ -276,7 +308,12 @@ PR_SET_DUMPABLE = 4  # <linux/prctl.h>
 def protect_this_process() -> bool:
     """Make this process (the checker) one that no other process of its user can trace or
     read (/proc/PID/mem) or take a core dump of: prctl(PR_SET_DUMPABLE, 0), a second line
-    behind the sandbox, which already hides it. True where it was done (Linux)."""
+    behind the sandbox, which already hides it. True where it was done (Linux). The command
+    line's check calls it; a library call of check_init leaves its caller's process as it is.
+
+    >>> callable(protect_this_process)
+    True
+    """
     if not sys.platform.startswith("linux"):
         return False
     import ctypes
