@@ -317,7 +317,7 @@ def build_parser() -> argparse.ArgumentParser:
         description="tinyinit from the command line: figures for slides and handouts.",
     )
     commands = parser.add_subparsers(
-        dest="command", metavar="{figure,present,check}", required=True
+        dest="command", metavar="{figure,present,check,grade}", required=True
     )
     fig = commands.add_parser(
         "figure",
@@ -496,6 +496,7 @@ def build_parser() -> argparse.ArgumentParser:
         "it with its QR code, in a tab of its own that is open at the start",
     )
     add_check_command(commands)
+    add_grade_command(commands)
     return parser
 
 
@@ -559,6 +560,78 @@ def add_check_command(commands) -> None:
         help=f"seconds one test may take before it is stopped, at most {MAX_TIMEOUT:g} "
         "(default: %(default)g)",
     )
+
+
+def add_grade_command(commands) -> None:
+    from .checker import DEFAULT_TIMEOUT
+    from .sandbox import LIMITS
+
+    grade = commands.add_parser(
+        "grade",
+        help="check a whole class's my_init.py files in the sandbox and write grades, "
+        "feedback and a report",
+        description="Check every submission in SUBMISSIONS as `check --require-sandbox` does,\n"
+        "several at once, and write into DIR: grades.csv (one row per student), feedback/\n"
+        "STUDENT.txt (the report the student would see) and report.html (pass rate per test,\n"
+        "the card's pitfalls, scores). SUBMISSIONS is nbgrader's submitted/ folder\n"
+        "(STUDENT/ASSIGNMENT/my_init.py), a folder of STUDENT/my_init.py, or of STUDENT.py.\n"
+        "A missing, broken, hostile or endless file is a row with its reason. Each student's\n"
+        f"process has its own sandbox and limits: {_wrapped(LIMITS.text())}.\n"
+        "Exit status: 0 when every submission was checked (whatever its verdict), 2 when\n"
+        "the folder is missing or no sandbox can be made here.",
+        epilog="example:\n  python -m tinyinit grade course/submitted --out grades",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    _one_line_errors(grade)
+    grade.set_defaults(run=grade_command, subparser=grade)
+    grade.add_argument("submissions", metavar="SUBMISSIONS", help="the folder of submissions")
+    grade.add_argument(
+        "--out",
+        required=True,
+        type=Path,
+        metavar="DIR",
+        help="the folder to write grades.csv, feedback/ and report.html into",
+    )
+    grade.add_argument(
+        "--jobs",
+        type=_positive_integer,
+        default=None,
+        help="checks at once (default: the CPUs this process may use)",
+    )
+    grade.add_argument(
+        "--timeout",
+        type=_seconds,
+        default=DEFAULT_TIMEOUT,
+        help="seconds one test may take before it is stopped (default: %(default)g)",
+    )
+
+
+def _positive_integer(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        value = 0
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be a whole number >= 1; got {text!r}")
+    return value
+
+
+def grade_command(args, parser, stderr: TextIO) -> int:
+    from .checker import UnreadableFile, chosen_sandbox
+    from .grading import main as grade_main
+    from .sandbox import SandboxUnavailable, protect_this_process
+
+    protect_this_process()
+    try:
+        chosen_sandbox(True)
+        with stopped_by_signals():
+            return grade_main(args, stderr)
+    except (UnreadableFile, SandboxUnavailable) as error:
+        stderr.write(f"{parser.prog}: error: {error}\n")
+        return 2
+    except Stopped as stop:
+        stderr.write(f"\n{parser.prog}: stopped by {stop}: no grades written\n")
+        return 2
 
 
 def _test_name(text: str) -> str:
