@@ -31,6 +31,7 @@ def student_edition(source: str) -> str:
         "make_student", ROOT / "scripts" / "make_student.py"
     )
     module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module  # its dataclasses look their module up
     spec.loader.exec_module(module)
     return module.fill_solutions(source, module.CODE_STUB)
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import csv
 import hashlib
+import json
 import subprocess
 import sys
 from pathlib import Path
@@ -19,6 +20,7 @@ from scripts_loader import load_script
 import tinyinit
 from tinyinit.catalog import NAMES
 from tinyinit.grading import COLUMNS, FAIL, PASS, UNCHECKED
+from tinyinit.inventory import ITEMS, class_statistics, score
 
 ROOT = Path(__file__).resolve().parent.parent
 TEACHER = ROOT / "notebooks" / "my_init.py"
@@ -64,6 +66,23 @@ def graded(tmp_path_factory):
         f"o.write(o.open({str(PACKAGE / 'checker.py')!r}, o.O_WRONLY | o.O_TRUNC), b'x')\n",
     )
     hand_in("endless", "while True: pass\n", nbgrader=False)  # stopped on its one line
+    # The concept inventory: ada and the s01 student sat it twice, s03 once, s05 (a plain
+    # STUDENT.py) twice as STUDENT.json; stubs handed in a broken file, syntax a partial one.
+    right = {item.id: item.answer for item in ITEMS}
+    wrong = {item.id: min(item.misconceptions) for item in ITEMS}
+    half = {item.id: (item.answer if k % 2 else min(item.misconceptions))
+            for k, item in enumerate(ITEMS)}  # fmt: skip
+    answers = {
+        "ada/ps1/inventory.json": {"pre": half, "post": right},
+        "pitfall_s01/ps1/inventory.json": {"pre": wrong, "post": half},
+        "pitfall_s03/ps1/inventory.json": {"pre": wrong},
+        "pitfall_s05.json": {"pre": half, "post": half},
+        "stubs/ps1/inventory.json": "{not json",
+        "syntax/ps1/inventory.json": {"pre": {"variance_of_a_sum": "a"}},
+    }
+    for where, data in answers.items():
+        text = data if isinstance(data, str) else json.dumps(data)
+        (submitted / where).write_text(text)
     before = package_hash()
     runs = []
     for out in (root / "grades", root / "again"):
@@ -157,3 +176,39 @@ def test_a_missing_folder_or_sandbox_is_one_line_and_exit_2(tmp_path):
         f"python -m tinyinit grade: error: submissions {str(tmp_path / 'nope')!r} is not a "
         "folder of submissions"
     ]
+
+
+def test_the_concept_inventory_is_scored_and_its_gain_reported(graded):
+    (run, out), _ = graded
+    got = rows(out)
+    half = 100 * (len(ITEMS) // 2) / len(ITEMS)  # the odd-numbered items right
+    assert (got["ada"]["inventory_pre"], got["ada"]["inventory_post"]) == (f"{half:.0f}", "100")
+    assert got["pitfall_s01"]["inventory_pre"] == "0"
+    assert got["pitfall_s01"]["inventory_post"] == f"{half:.0f}"
+    assert (got["pitfall_s03"]["inventory_pre"], got["pitfall_s03"]["inventory_post"]) == ("0", "")
+    assert got["pitfall_s05"]["inventory_post"] == f"{half:.0f}"
+    assert got["stubs"]["inventory_pre"] == got["syntax"]["inventory_pre"] == ""
+    page = (out / "report.html").read_text()
+    # matched: ada (half -> 100), s01 (0 -> half), s05 (half -> half); s03 sat once
+    pre, post = (half + 0 + half) / 3, (100 + half + half) / 3
+    g = (post - pre) / (100 - pre)
+    assert f"3 students sat it before and after: {pre:.0f}% right before, {post:.0f}% after" in page
+    assert f"Hake's normalized gain g = {g:.2f}" in page
+    assert "stubs: inventory.json left out: inventory.json cannot be read as JSON" in page
+    assert "syntax: inventory.json left out: pre: 12 of 13 items unanswered" in page
+    assert "Misconceptions most chosen before" in page
+
+
+def test_hakes_gain_and_its_interval_from_a_known_class():
+    right = {item.id: item.answer for item in ITEMS}
+    wrong = {item.id: min(item.misconceptions) for item in ITEMS}
+    assert score(right) == 100.0 and score(wrong) == 0.0
+    answers = {f"s{k}": {"pre": wrong, "post": right if k < 6 else wrong} for k in range(10)}
+    stats = class_statistics(answers)
+    assert stats["matched"] == 10 and stats["pre"] == 0.0 and stats["post"] == 60.0
+    assert stats["g"] == 0.6
+    low, high = stats["g_interval"]
+    assert 0.2 < low < 0.6 < high < 1.0
+    assert class_statistics(answers)["g_interval"] == (low, high)  # the same every run
+    first = stats["post_items"][ITEMS[0].id]
+    assert first["difficulty"] == 0.6 and first["discrimination"] == 1.0

@@ -317,7 +317,7 @@ def build_parser() -> argparse.ArgumentParser:
         description="tinyinit from the command line: figures for slides and handouts.",
     )
     commands = parser.add_subparsers(
-        dest="command", metavar="{figure,present,check,grade}", required=True
+        dest="command", metavar="{figure,present,check,grade,inventory}", required=True
     )
     fig = commands.add_parser(
         "figure",
@@ -497,6 +497,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     add_check_command(commands)
     add_grade_command(commands)
+    add_inventory_command(commands)
     return parser
 
 
@@ -604,6 +605,37 @@ def add_grade_command(commands) -> None:
         default=DEFAULT_TIMEOUT,
         help="seconds one test may take before it is stopped (default: %(default)g)",
     )
+
+
+def add_inventory_command(commands) -> None:
+    inventory = commands.add_parser(
+        "inventory",
+        help="the concept inventory's items, or the teacher's key (--key)",
+        description="The module's concept inventory: thirteen multiple-choice items a student\n"
+        "answers before notebook 01 and after 04 (saved as inventory.json beside the\n"
+        "notebooks). --key prints the teacher's key as JSON: each item's id, its right\n"
+        "choice and the misconception behind each wrong one. Without --key, the items are\n"
+        "printed without their answers.",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    _one_line_errors(inventory)
+    inventory.set_defaults(run=inventory_command, subparser=inventory)
+    inventory.add_argument("--key", action="store_true", help="print the teacher's key (JSON)")
+
+
+def inventory_command(args, parser, stderr: TextIO) -> int:
+    import json
+
+    from .inventory import ITEMS, key
+
+    if args.key:
+        print(json.dumps(key(), indent=1, ensure_ascii=False))
+        return 0
+    for index, item in enumerate(ITEMS, 1):
+        print(f"{index}. [{item.id}] {item.stem}")
+        for letter, text in item.choices.items():
+            print(f"   ({letter}) {text}")
+    return 0
 
 
 def _positive_integer(text: str) -> int:

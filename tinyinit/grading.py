@@ -33,7 +33,7 @@ import os
 import sys
 from collections import Counter
 from concurrent.futures import ProcessPoolExecutor, as_completed
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from multiprocessing import get_context
 from pathlib import Path
 from typing import TextIO
@@ -41,15 +41,27 @@ from typing import TextIO
 from .catalog import NAMES
 from .checker import DEFAULT_TIMEOUT, PASSED, UnreadableFile, check_init
 from .checks import instance, integer
+from .inventory import (
+    FILE,
+    ITEMS,
+    MISCONCEPTIONS,
+    InventoryError,
+    class_statistics,
+    read_answers,
+    score,
+)
 from .parallel import usable_cpus
 from .pitfalls import CARD_PITFALLS, PITFALLS
 
-__all__ = ["COLUMNS", "Row", "find_submissions", "grade_class", "grade_one"]
+__all__ = ["COLUMNS", "Row", "find_submissions", "grade_class", "grade_one", "inventory_of"]
 
 # The verdicts: every test passed; some did not; the file could not be run (missing,
 # unreadable, a syntax error, an import that raised or never ended), the reason beside it.
 PASS, FAIL, UNCHECKED = "pass", "fail", "not run"
-COLUMNS = ("student", "passed", "tests", "verdict", "pitfalls", "first_not_passed", "reason")
+COLUMNS = (
+    "student", "passed", "tests", "verdict", "pitfalls", "first_not_passed", "reason",
+    "inventory_pre", "inventory_post",
+)  # fmt: skip
 SOLUTION = "my_init.py"
 
 
@@ -70,11 +82,18 @@ class Row:
     reason: str = ""
     feedback: str = field(default="", compare=False)
     statuses: dict = field(default_factory=dict, compare=False)  # test -> status
+    # The concept inventory's answers ({"pre": {...}, "post": {...}}), or why they were left out.
+    inventory: dict = field(default_factory=dict, compare=False)
+    inventory_problem: str = field(default="", compare=False)
 
     def csv(self) -> dict[str, str]:
-        """The row as grades.csv holds it (text; the pitfalls joined by spaces)."""
+        """The row as grades.csv holds it (text; the pitfalls joined by spaces; the concept
+        inventory's scores in percent, empty where not sat)."""
         values = asdict(self)
         values["pitfalls"] = " ".join(self.pitfalls)
+        for sitting in ("pre", "post"):
+            answers = self.inventory.get(sitting)
+            values[f"inventory_{sitting}"] = f"{score(answers):.0f}" if answers else ""
         return {key: str(values[key]) for key in COLUMNS}
 
 
@@ -106,12 +125,19 @@ def find_submissions(folder) -> dict[str, Path | None]:
 
 
 def grade_one(student: str, path: Path | None, timeout: float = DEFAULT_TIMEOUT) -> Row:
-    """One submission checked in the sandbox (SandboxUnavailable where none can be made).
+    """One submission checked in the sandbox (SandboxUnavailable where none can be made),
+    with the concept inventory's answers found beside it (`inventory_of`).
 
     >>> row = grade_one("cy", None)
     >>> row.verdict, row.reason
     ('not run', 'no my_init.py in the submission')
     """
+    row = _check_one(student, path, timeout)
+    answers, problem = inventory_of(student, path)
+    return replace(row, inventory=answers, inventory_problem=problem)
+
+
+def _check_one(student: str, path: Path | None, timeout: float) -> Row:
     if path is None:
         return Row(student, reason=f"no {SOLUTION} in the submission")
     try:
@@ -136,6 +162,25 @@ def grade_one(student: str, path: Path | None, timeout: float = DEFAULT_TIMEOUT)
     )
 
 
+def inventory_of(student: str, path: Path | None) -> tuple[dict, str]:
+    """The concept inventory's answers handed in with a submission, and what was wrong with
+    them ("" when nothing was): `inventory.json` beside my_init.py, or STUDENT.json beside a
+    STUDENT.py. A partial or malformed file is left out, its problem said.
+
+    >>> inventory_of("cy", None)
+    ({}, '')
+    """
+    if path is None:
+        return {}, ""
+    file = path.parent / (FILE if path.name == SOLUTION else f"{student}.json")
+    if not file.is_file():
+        return {}, ""
+    try:
+        return read_answers(file), ""
+    except InventoryError as error:
+        return {}, f"{file.name} left out: {error}"
+
+
 def grade_class(
     submissions,
     out,
@@ -152,8 +197,8 @@ def grade_class(
     >>> empty_class = Path(tempfile.mkdtemp())
     >>> grade_class(empty_class, empty_class / "grades")
     []
-    >>> (empty_class / "grades" / "grades.csv").read_text().splitlines()
-    ['student,passed,tests,verdict,pitfalls,first_not_passed,reason']
+    >>> (empty_class / "grades" / "grades.csv").read_text().splitlines() == [",".join(COLUMNS)]
+    True
     """
     found = find_submissions(submissions)
     jobs = integer("jobs", jobs, minimum=1) if jobs is not None else usable_cpus()
@@ -305,6 +350,7 @@ def report_page(rows: list[Row], figures: list[tuple[str, str]]) -> str:
     for name, alt in figures:
         body.write(f'<figure><img src="{e(name)}" alt="{e(alt)}" width="800" height="450">'
                    f"<figcaption>{e(alt)}</figcaption></figure>\n")  # fmt: skip
+    body.write(inventory_section(rows))
     body.write("<table><caption>Grades, one row per student</caption><thead><tr>")
     body.write("".join(f'<th scope="col">{e(c.replace("_", " "))}</th>' for c in COLUMNS))
     body.write("</tr></thead><tbody>\n")
@@ -324,6 +370,66 @@ def report_page(rows: list[Row], figures: list[tuple[str, str]]) -> str:
         f"<title>M07.3: the class's check</title><style>{style}</style></head>\n"
         f"<body><main><h1>M07.3: the class's check</h1>\n{body.getvalue()}</main></body></html>\n"
     )
+
+
+def inventory_section(rows: list[Row]) -> str:
+    """The concept inventory in the report: the class's scores before and after, Hake's g
+    with its interval, each item's difficulty and discrimination, the misconceptions most
+    chosen, and the files left out ("" when no student handed any in)."""
+    answers = {row.student: row.inventory for row in rows if row.inventory}
+    left_out = [(row.student, row.inventory_problem) for row in rows if row.inventory_problem]
+    if not answers and not left_out:
+        return ""
+    e = html.escape
+    stats = class_statistics(answers)
+    out = io.StringIO()
+    out.write("<h2>What the class learned: the concept inventory</h2>\n")
+    if stats["matched"]:
+        low, high = stats["g_interval"]
+        out.write(
+            f"<p>{stats['matched']} students sat it before and after: {stats['pre']:.0f}% "
+            f"right before, {stats['post']:.0f}% after; Hake's normalized gain g = "
+            f"{stats['g']:.2f} (95% bootstrap interval {low:.2f} to {high:.2f}). Interactive "
+            "courses average about 0.48, lecture courses about 0.23.</p>\n"
+        )
+    else:
+        out.write("<p>No student sat it both before and after: no gain to compute.</p>\n")
+    out.write(
+        "<table><caption>Each item: the share right (difficulty) and the top 27% by score "
+        "minus the bottom 27% (discrimination)</caption><thead><tr><th scope='col'>item</th>"
+        "<th scope='col'>right before</th><th scope='col'>right after</th>"
+        "<th scope='col'>discrimination before</th><th scope='col'>discrimination after</th>"
+        "</tr></thead><tbody>\n"
+    )
+    for item in ITEMS:
+        pre, post = stats["pre_items"][item.id], stats["post_items"][item.id]
+        cells = [_share(pre["difficulty"]), _share(post["difficulty"]),
+                 _number(pre["discrimination"]), _number(post["discrimination"])]  # fmt: skip
+        out.write(
+            f"<tr><td>{e(item.id)}</td>" + "".join(f"<td>{c}</td>" for c in cells) + "</tr>\n"
+        )
+    out.write("</tbody></table>\n")
+    for sitting, words in (("pre", "before"), ("post", "after")):
+        chosen = stats[f"{sitting}_misconceptions"][:5]
+        listed = "".join(
+            f"<li>{e(MISCONCEPTIONS[m])}: chosen {n} time{'s' if n != 1 else ''}</li>"
+            for m, n in chosen
+        )
+        out.write(
+            f"<p>Misconceptions most chosen {words}:</p><ul>{listed or '<li>none</li>'}</ul>\n"
+        )
+    if left_out:
+        listed = "".join(f"<li>{e(student)}: {e(problem)}</li>" for student, problem in left_out)
+        out.write(f"<p>Answers left out:</p><ul>{listed}</ul>\n")
+    return out.getvalue()
+
+
+def _share(value: float) -> str:
+    return "" if value != value else f"{100 * value:.0f}%"
+
+
+def _number(value: float) -> str:
+    return "" if value != value else f"{value:.2f}"
 
 
 def main(args, stderr: TextIO = sys.stderr) -> int:
