@@ -325,6 +325,7 @@ def class_figures(rows: list[Row], out: Path) -> list[tuple[str, str]]:
     scores = [row.passed for row in checked]
     ax.hist(scores, bins=range(0, len(NAMES) + 2), align="left", rwidth=0.8, color="#1a7f37")
     ax.set_xticks(range(0, len(NAMES) + 1))
+    ax.yaxis.get_major_locator().set_params(integer=True)  # students come whole
     ax.set_xlabel("tests passed, of eleven")
     ax.set_ylabel("students")
     ax.set_title("Scores")
@@ -351,18 +352,20 @@ def report_page(rows: list[Row], figures: list[tuple[str, str]]) -> str:
         body.write(f'<figure><img src="{e(name)}" alt="{e(alt)}" width="800" height="450">'
                    f"<figcaption>{e(alt)}</figcaption></figure>\n")  # fmt: skip
     body.write(inventory_section(rows))
-    body.write("<table><caption>Grades, one row per student</caption><thead><tr>")
+    body.write(
+        _scrolls("Grades") + "<table><caption>Grades, one row per student</caption><thead><tr>"
+    )
     body.write("".join(f'<th scope="col">{e(c.replace("_", " "))}</th>' for c in COLUMNS))
     body.write("</tr></thead><tbody>\n")
     for row in rows:
         cells = row.csv()
         body.write("<tr>" + "".join(f"<td>{e(cells[c])}</td>" for c in COLUMNS) + "</tr>\n")
-    body.write("</tbody></table>\n")
+    body.write("</tbody></table></div>\n")
     style = (
         "body{font-family:system-ui,sans-serif;max-width:60rem;margin:1rem auto;padding:0 1rem;"
         "color:#1b1b1b;background:#fff}table{border-collapse:collapse}th,td{border:1px solid "
         "#767676;padding:.25rem .5rem;text-align:left;vertical-align:top}img{max-width:100%;"
-        "height:auto}figure{margin:1rem 0}"
+        "height:auto}figure{margin:1rem 0}.scrolls{overflow-x:auto;max-width:100%}"
     )
     return (
         '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
@@ -395,7 +398,8 @@ def inventory_section(rows: list[Row]) -> str:
     else:
         out.write("<p>No student sat it both before and after: no gain to compute.</p>\n")
     out.write(
-        "<table><caption>Each item: the share right (difficulty) and the top 27% by score "
+        _scrolls("The concept inventory's items")
+        + "<table><caption>Each item: the share right (difficulty) and the top 27% by score "
         "minus the bottom 27% (discrimination)</caption><thead><tr><th scope='col'>item</th>"
         "<th scope='col'>right before</th><th scope='col'>right after</th>"
         "<th scope='col'>discrimination before</th><th scope='col'>discrimination after</th>"
@@ -408,7 +412,7 @@ def inventory_section(rows: list[Row]) -> str:
         out.write(
             f"<tr><td>{e(item.id)}</td>" + "".join(f"<td>{c}</td>" for c in cells) + "</tr>\n"
         )
-    out.write("</tbody></table>\n")
+    out.write("</tbody></table></div>\n")
     for sitting, words in (("pre", "before"), ("post", "after")):
         chosen = stats[f"{sitting}_misconceptions"][:5]
         listed = "".join(
@@ -422,6 +426,12 @@ def inventory_section(rows: list[Row]) -> str:
         listed = "".join(f"<li>{e(student)}: {e(problem)}</li>" for student, problem in left_out)
         out.write(f"<p>Answers left out:</p><ul>{listed}</ul>\n")
     return out.getvalue()
+
+
+def _scrolls(label: str) -> str:
+    """A region a wide table scrolls in on a narrow screen, the page staying put (and that
+    the keyboard reaches, so that it scrolls without a mouse too)."""
+    return f'<div class="scrolls" role="region" aria-label="{html.escape(label)}" tabindex="0">'
 
 
 def _share(value: float) -> str:

@@ -431,3 +431,33 @@ def test_the_training_demonstration_meets_wcag_21_aa_and_is_operated_with_the_ke
         wait_for_text(page, f"{TRAINING} .tinyinit-train-status", r"^paused: step \d+")
     finally:
         context.close()
+
+
+def test_the_grade_report_meets_wcag_21_aa_and_reflows_to_a_phone(browser, axe_source, tmp_path):
+    """`python -m tinyinit grade`'s report.html, for a class with every kind of row and the
+    concept inventory, as a teacher opens it from disk."""
+    from tinyinit.catalog import NAMES
+    from tinyinit.grading import FAIL, PASS, Row, write_results
+    from tinyinit.inventory import ITEMS
+
+    right = {item.id: item.answer for item in ITEMS}
+    wrong = {item.id: min(item.misconceptions) for item in ITEMS}
+    rows = [
+        Row("ada", 11, verdict=PASS, statuses=dict.fromkeys(NAMES, "passed"),
+            inventory={"pre": wrong, "post": right}),
+        Row("bob", 8, verdict=FAIL, pitfalls=("s01",), first_not_passed=NAMES[0],
+            statuses={**dict.fromkeys(NAMES, "passed"), NAMES[0]: "failed"},
+            inventory={"pre": wrong, "post": wrong}),
+        Row("cy", reason="SyntaxError at my_init.py:3: invalid syntax",
+            inventory_problem="inventory.json left out: pre: 12 of 13 items unanswered"),
+    ]  # fmt: skip
+    write_results(rows, tmp_path)
+    for width, height in ((1280, 800), PHONE):
+        context = browser.new_context(viewport={"width": width, "height": height})
+        page = context.new_page()
+        page.goto((tmp_path / "report.html").as_uri(), wait_until="load")
+        violations = run_axe(page, axe_source)
+        assert failing(violations) == {}, json.dumps(counts(violations))
+        if width == PHONE[0]:
+            assert scroll_width(page) <= width + 1
+        context.close()
