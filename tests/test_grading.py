@@ -83,6 +83,19 @@ def graded(tmp_path_factory):
     for where, data in answers.items():
         text = data if isinstance(data, str) else json.dumps(data)
         (submitted / where).write_text(text)
+    # Two hand-ins packed by `python -m tinyinit submit`, and a zip that is not one.
+    desk = root / "desk"
+    desk.mkdir()
+    (desk / "my_init.py").write_text(TEACHER.read_text())
+    (desk / "inventory.json").write_text(json.dumps({"pre": right}))
+    packed = subprocess.run(
+        [sys.executable, "-m", "tinyinit", "submit", "--name", "zed", str(desk)],
+        capture_output=True, text=True, timeout=300,
+    )  # fmt: skip
+    assert packed.returncode == 0, packed.stderr
+    assert packed.stderr.splitlines()[-1] == f"wrote {desk / 'zed.zip'}: hand this file in"
+    (desk / "zed.zip").rename(submitted / "zed.zip")
+    (submitted / "junk.zip").write_bytes(b"PK\x03\x04 and then nothing")
     before = package_hash()
     runs = []
     for out in (root / "grades", root / "again"):
@@ -107,7 +120,8 @@ def test_each_row_says_what_its_file_is(graded):
     (run, out), _ = graded
     assert run.returncode == 0, run.stderr
     got = rows(out)
-    assert len(got) == 8 + len(mutants.MUTANTS)
+    assert len(got) == 10 + len(mutants.MUTANTS)
+    assert got["zed"]["verdict"] == PASS and got["zed"]["inventory_pre"] == "100"
     assert got["ada"]["verdict"] == PASS and got["ada"]["passed"] == str(len(NAMES))
     for name in mutants.MUTANTS:
         row = got[f"pitfall_{name}"]
@@ -120,6 +134,7 @@ def test_each_row_says_what_its_file_is(graded):
         ("empty", ""),
         ("binary", "is not text in UTF-8"),
         ("missing", "no my_init.py in the submission"),
+        ("junk", "no my_init.py in the submission"),
         ("endless", "importing it did not finish within 5 s"),
         ("hostile", "importing it raised FileNotFoundError"),  # the package is not in its sight
     ]:
@@ -129,7 +144,7 @@ def test_each_row_says_what_its_file_is(graded):
         assert got[student]["verdict"] == UNCHECKED, got[student]
         assert reason in got[student]["reason"], got[student]
     assert run.stderr.splitlines()[-1].startswith(
-        f"{len(got)} submissions: 1 passed all eleven tests, "
+        f"{len(got)} submissions: 2 passed all eleven tests, "
     )
 
 
@@ -212,3 +227,19 @@ def test_hakes_gain_and_its_interval_from_a_known_class():
     assert class_statistics(answers)["g_interval"] == (low, high)  # the same every run
     first = stats["post_items"][ITEMS[0].id]
     assert first["difficulty"] == 0.6 and first["discrimination"] == 1.0
+
+
+def test_submit_refuses_without_a_file_or_with_a_name_no_file_can_carry(tmp_path):
+    def submit(*args: str):
+        return subprocess.run(
+            [sys.executable, "-m", "tinyinit", "submit", *args],
+            capture_output=True, text=True, timeout=120, cwd=tmp_path,
+        )  # fmt: skip
+
+    run = submit("--name", "ada")
+    assert run.returncode == 2 and "does not exist" in run.stderr
+    (tmp_path / "my_init.py").write_text(STUBS)
+    run = submit("--name", "../ada")
+    assert run.returncode == 2
+    assert run.stderr.startswith("python -m tinyinit submit: error: name must be letters")
+    assert not list(tmp_path.glob("*.zip"))

@@ -317,7 +317,7 @@ def build_parser() -> argparse.ArgumentParser:
         description="tinyinit from the command line: figures for slides and handouts.",
     )
     commands = parser.add_subparsers(
-        dest="command", metavar="{figure,present,check,grade,inventory}", required=True
+        dest="command", metavar="{figure,present,check,grade,inventory,submit}", required=True
     )
     fig = commands.add_parser(
         "figure",
@@ -498,6 +498,7 @@ def build_parser() -> argparse.ArgumentParser:
     add_check_command(commands)
     add_grade_command(commands)
     add_inventory_command(commands)
+    add_submit_command(commands)
     return parser
 
 
@@ -635,6 +636,52 @@ def inventory_command(args, parser, stderr: TextIO) -> int:
         print(f"{index}. [{item.id}] {item.stem}")
         for letter, text in item.choices.items():
             print(f"   ({letter}) {text}")
+    return 0
+
+
+def add_submit_command(commands) -> None:
+    submit = commands.add_parser(
+        "submit",
+        help="pack my_init.py, its check report and inventory.json into NAME.zip to hand in",
+        description="Check my_init.py in the folder given (default: this one), then pack it,\n"
+        "the report and the concept inventory's answers (inventory.json, when there) into\n"
+        "NAME.zip beside it, the one file to hand in. The teacher checks it again; the\n"
+        "report in the zip is your copy. Exit status: 0 when the zip is written, 2 when\n"
+        "there is no my_init.py or the name is not one a file can carry.",
+        epilog="example:\n  python -m tinyinit submit --name ada_lovelace",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    _one_line_errors(submit)
+    submit.set_defaults(run=submit_command, subparser=submit)
+    submit.add_argument("--name", required=True, help="your name as the course files it")
+    submit.add_argument(
+        "folder", nargs="?", default=".", type=Path, metavar="FOLDER",
+        help="the folder of your my_init.py (default: this one)",
+    )  # fmt: skip
+
+
+def submit_command(args, parser, stderr: TextIO) -> int:
+    from .checker import UnreadableFile, check_init
+    from .handin import pack, student_name
+
+    try:
+        name = student_name(args.name)
+        solution = args.folder / "my_init.py"
+        with stopped_by_signals():
+            report = check_init(solution)
+    except (UnreadableFile, ValueError) as error:
+        stderr.write(f"{parser.prog}: error: {error}\n")
+        return 2
+    except Stopped as stop:
+        stderr.write(f"{parser.prog}: stopped by {stop}: nothing packed\n")
+        return 2
+    where = (
+        f"checked as a plain process ({report.not_isolated})"
+        if report.not_isolated
+        else "checked in the sandbox"
+    )
+    packed = pack(args.folder, name, f"{where}\n{report}\n")
+    stderr.write(f"{report.summary()}\nwrote {packed}: hand this file in\n")
     return 0
 
 

@@ -3,7 +3,8 @@
     python -m tinyinit grade submitted/ --out grades/
 
 SUBMISSIONS is nbgrader's `submitted/` folder (`STUDENT/ASSIGNMENT/my_init.py`), a folder of
-folders (`STUDENT/my_init.py`), or a folder of files (`STUDENT.py`). Each submission is checked
+folders (`STUDENT/my_init.py`), of files (`STUDENT.py`), or of the zips students pack with
+`python -m tinyinit submit` (`STUDENT.zip`, `tinyinit.handin`). Each submission is checked
 as `python -m tinyinit check --require-sandbox` checks it (`tinyinit.checker.check_init` with
 the sandbox required), several at once on a machine with several cores, and the class's
 results are written to DIR:
@@ -31,6 +32,7 @@ import html
 import io
 import os
 import sys
+import tempfile
 from collections import Counter
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import asdict, dataclass, field, replace
@@ -41,6 +43,7 @@ from typing import TextIO
 from .catalog import NAMES
 from .checker import DEFAULT_TIMEOUT, PASSED, UnreadableFile, check_init
 from .checks import instance, integer
+from .handin import unpack
 from .inventory import (
     FILE,
     ITEMS,
@@ -119,7 +122,7 @@ def find_submissions(folder) -> dict[str, Path | None]:
         if entry.is_dir():
             files = sorted(entry.rglob(SOLUTION))  # STUDENT/my_init.py or STUDENT/ASSIGNMENT/...
             found[entry.name] = files[0] if files else None
-        elif entry.suffix == ".py":
+        elif entry.suffix in (".py", ".zip"):  # a zip: what `python -m tinyinit submit` packs
             found[entry.stem] = entry
     return found
 
@@ -132,6 +135,9 @@ def grade_one(student: str, path: Path | None, timeout: float = DEFAULT_TIMEOUT)
     >>> row.verdict, row.reason
     ('not run', 'no my_init.py in the submission')
     """
+    if path is not None and path.suffix == ".zip":
+        with tempfile.TemporaryDirectory() as folder:
+            return grade_one(student, unpack(path, Path(folder) / student), timeout)
     row = _check_one(student, path, timeout)
     answers, problem = inventory_of(student, path)
     return replace(row, inventory=answers, inventory_problem=problem)
