@@ -62,7 +62,14 @@ def student_name(name: str) -> str:
 
 def pack(folder, name: str, report_text: str) -> Path:
     """folder/NAME.zip with folder's my_init.py, `report_text` as check.txt and, when there,
-    folder's inventory.json. FileNotFoundError naming the file when my_init.py is missing."""
+    folder's inventory.json. FileNotFoundError naming the file when my_init.py is missing.
+
+    >>> import tempfile
+    >>> pack(tempfile.mkdtemp(), "ada", "")
+    Traceback (most recent call last):
+    ...
+    FileNotFoundError: no my_init.py in /...: run this where your file is
+    """
     folder = Path(instance("folder", folder, (str, os.PathLike), "a folder"))
     name = student_name(name)
     solution = folder / SOLUTION
