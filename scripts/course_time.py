@@ -1,10 +1,11 @@
 """How long each notebook takes a student, estimated from what it holds, and which part it is of.
 
     python scripts/course_time.py            # a table of every notebook, and the core path's total
-    python scripts/course_time.py --write    # put the estimates into the notebooks and the README
+    python scripts/course_time.py --write    # put the estimates into the notebooks and their page
 
 The estimate counts, at a student's pace (stated here once; the notebooks' first cells, the
-README and the site's index state what it gives, and tests/test_course.py keeps them in step):
+page of the notebooks, docs/teaching/notebooks.md, and the site's index state what it gives,
+and tests/test_course.py keeps them in step):
 
 * prose: the words of the Markdown at WORDS_PER_MINUTE. A word is a whitespace-separated
   piece holding a letter or a digit (so `#`, `|` or `—` alone are not words). A formula
@@ -51,7 +52,9 @@ CORE_BUDGET = 180  # minutes: the module is 2 to 3 hours
 PARTS = ("core", "further", "appendix")  # in reading order
 PART_LABEL = {"core": "Core path", "further": "Going further", "appendix": "Appendix"}
 STATED = re.compile(r"(estimated time:\s*)(\d+)(\s*minutes)", re.IGNORECASE)
-README_TOTAL = re.compile(r"(Estimated time of the core path: )(\d+)( minutes)")
+# The page that lists the notebooks with their times (docs/teaching/notebooks.md).
+PAGE = ROOT / "docs" / "teaching" / "notebooks.md"
+STATED_TOTAL = re.compile(r"(Estimated time of the core path: )(\d+)( minutes)")
 FORMULA = re.compile(r"\$\$.*?\$\$|\$[^$]*\$", re.S)
 FORMULA_TOKEN = re.compile(r"\\[A-Za-z]+|[A-Za-z]+|\d+(?:\.\d+)?")
 LAYOUT_COMMANDS = {
@@ -216,50 +219,52 @@ def write_notebook(path: Path, minutes: int) -> bool:
     return True
 
 
-def write_readme(readme: Path, minutes: dict[Path, int]) -> bool:
-    """Put each notebook's time into its README row (`| NN min |`) and the core path's total
-    into "Estimated time of the core path: N minutes"; True if the file changed.
+def write_page(page: Path, minutes: dict[Path, int]) -> bool:
+    """Put each notebook's time into its row of the page of the notebooks (`| NN min |`, the
+    row that links notebooks/NAME.ipynb) and the core path's total into "Estimated time of
+    the core path: N minutes"; True if the file changed.
 
-    Raises ValueError naming a notebook that has no row, or a README without the total.
+    Raises ValueError naming a notebook that has no row, or a page without the total.
     """
-    text = Path(readme).read_text(encoding="utf-8")
+    text = Path(page).read_text(encoding="utf-8")
     lines = text.split("\n")
     for path, m in minutes.items():
-        link = f"(notebooks/{path.name})"
-        rows = [i for i, line in enumerate(lines) if link in line and line.startswith("|")]
+        link = f"notebooks/{path.name}"
+        row = re.compile(rf"\]\((?:\.\./)*{re.escape(link)}\)")
+        rows = [i for i, line in enumerate(lines) if line.startswith("|") and row.search(line)]
         if not rows:
-            raise ValueError(f"{Path(readme).name}: no table row links {link}")
+            raise ValueError(f"{Path(page).name}: no table row links {link}")
         for i in rows:
             lines[i] = re.sub(r"\|\s*\d+ min\s*\|", f"| {m} min |", lines[i], count=1)
-    new, found = README_TOTAL.subn(rf"\g<1>{core_minutes(minutes)}\g<3>", "\n".join(lines))
+    new, found = STATED_TOTAL.subn(rf"\g<1>{core_minutes(minutes)}\g<3>", "\n".join(lines))
     if not found:
-        raise ValueError(f"{Path(readme).name}: no 'Estimated time of the core path: N minutes'")
+        raise ValueError(f"{Path(page).name}: no 'Estimated time of the core path: N minutes'")
     if new == text:
         return False
-    Path(readme).write_text(new, encoding="utf-8")
+    Path(page).write_text(new, encoding="utf-8")
     return True
 
 
-def write(folder: Path = ROOT / "notebooks", readme: Path = ROOT / "README.md") -> list[Path]:
-    """Bring every notebook's first cell and the README in step with the estimates; return the
-    files changed. Running it twice changes nothing the second time."""
+def write(folder: Path = ROOT / "notebooks", page: Path = PAGE) -> list[Path]:
+    """Bring every notebook's first cell and the page of the notebooks in step with the
+    estimates; return the files changed. Running it twice changes nothing the second time."""
     minutes = estimates(notebooks(folder))
     changed = [p for p, m in minutes.items() if write_notebook(p, m)]
-    return changed + ([Path(readme)] if write_readme(readme, minutes) else [])
+    return changed + ([Path(page)] if write_page(page, minutes) else [])
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--notebooks", type=Path, default=ROOT / "notebooks")
-    parser.add_argument("--readme", type=Path, default=ROOT / "README.md")
+    parser.add_argument("--page", type=Path, default=PAGE, help="the page of the notebooks")
     parser.add_argument(
         "--write",
         action="store_true",
-        help="rewrite each notebook's first-cell 'Estimated time' and the README's times",
+        help="rewrite each notebook's first-cell 'Estimated time' and their page's times",
     )
     args = parser.parse_args(argv)
     if args.write:
-        for path in write(args.notebooks, args.readme):
+        for path in write(args.notebooks, args.page):
             print(f"updated {path}")
     paths = notebooks(args.notebooks)
     minutes = estimates(paths)

@@ -1,8 +1,9 @@
 """The course's shape: a core path that fits the module, the rest labelled, times kept in step.
 
-Each notebook's first cell states its part and its estimated time; the README's tables, the
-core path's total and the site's index state the same numbers; scripts/course_time.py computes
-them all (and `python scripts/course_time.py --write` puts them in place).
+Each notebook's first cell states its part and its estimated time; the tables of the page of
+the notebooks (docs/teaching/notebooks.md), the core path's total and the site's index state
+the same numbers; scripts/course_time.py computes them all (and
+`python scripts/course_time.py --write` puts them in place).
 """
 
 from __future__ import annotations
@@ -16,10 +17,8 @@ import pytest
 from scripts_loader import load_script
 
 ROOT = Path(__file__).resolve().parent.parent
-README = (ROOT / "README.md").read_text(encoding="utf-8")
-
-
 ct = load_script("course_time")
+PAGE = ct.PAGE.read_text(encoding="utf-8")
 NOTEBOOKS = ct.notebooks()
 
 
@@ -42,20 +41,22 @@ def test_first_cell_states_the_part_and_the_estimated_time(path):
 
 
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=[p.stem for p in NOTEBOOKS])
-def test_readme_lists_each_notebook_with_its_time_in_its_part(path):
+def test_the_notebooks_page_lists_each_notebook_with_its_time_in_its_part(path):
     minutes = ct.estimate_minutes(read(path))
-    row = next((line for line in README.splitlines() if f"(notebooks/{path.name})" in line), None)
-    assert row is not None, f"README.md has no row for {path.name}"
+    link = f"../../notebooks/{path.name})"
+    row = next((line for line in PAGE.splitlines() if link in line), None)
+    assert row is not None, f"{ct.PAGE.name} has no row for {path.name}"
     assert f"| {minutes} min |" in row, (
-        f"README.md: {path.name} should show {minutes} min (python scripts/course_time.py --write)"
+        f"{ct.PAGE.name}: {path.name} should show {minutes} min "
+        "(python scripts/course_time.py --write)"
     )
     heading = {
-        "core": "### The core path",
-        "further": "### Going further",
-        "appendix": "### Appendix",
+        "core": "## The core path",
+        "further": "## Going further",
+        "appendix": "## Appendix",
     }
-    sections = re.split(r"\n(?=### )", README)
-    section = next(s for s in sections if f"(notebooks/{path.name})" in s)
+    sections = re.split(r"\n(?=## )", PAGE)
+    section = next(s for s in sections if link in s)
     assert section.startswith(heading[ct.part(path)]), f"{path.name} is under the wrong heading"
 
 
@@ -65,8 +66,8 @@ def core_path_minutes() -> int:
 
 def test_core_path_total_is_stated():
     total = core_path_minutes()
-    stated = ct.README_TOTAL.search(README)
-    assert stated and int(stated.group(2)) == total, f"README should state {total} minutes"
+    stated = ct.STATED_TOTAL.search(PAGE)
+    assert stated and int(stated.group(2)) == total, f"{ct.PAGE.name} should state {total} minutes"
 
 
 def test_core_path_fits_the_module():
@@ -78,14 +79,14 @@ def test_core_path_fits_the_module():
     )
 
 
-def test_readme_states_the_rates_the_script_counts():
+def test_the_notebooks_page_states_the_rates_the_script_counts():
     for rate in [
         f"{ct.WORDS_PER_MINUTE} words",
         f"{ct.CODE_CELL:g} minutes per code cell",
         f"{ct.EXERCISE:g} minutes per exercise",
         f"{ct.PREDICTION:g} per prediction",
     ]:
-        assert rate in README, f"README.md should say how the estimate counts: {rate!r}"
+        assert rate in PAGE, f"{ct.PAGE.name} should say how the estimate counts: {rate!r}"
 
 
 # --- what the estimate counts --------------------------------------------------------------
@@ -173,13 +174,13 @@ def test_the_course_is_read_core_then_further_then_appendix():
 # --- --write ---------------------------------------------------------------------------------
 
 
-def test_write_brings_first_cells_and_readme_in_step_and_changes_nothing_twice(tmp_path):
+def test_write_brings_first_cells_and_the_page_in_step_and_changes_nothing_twice(tmp_path):
     folder = tmp_path / "notebooks"
     shutil.copytree(ROOT / "notebooks", folder, ignore=shutil.ignore_patterns("*.py", ".*"))
-    readme = tmp_path / "README.md"
+    page = tmp_path / "notebooks.md"
     # Every stated time made wrong first, so that each has to be rewritten.
-    readme.write_text(
-        re.sub(r"\| \d+ min \|", "| 1 min |", ct.README_TOTAL.sub(r"\g<1>1\g<3>", README)),
+    page.write_text(
+        re.sub(r"\| \d+ min \|", "| 1 min |", ct.STATED_TOTAL.sub(r"\g<1>1\g<3>", PAGE)),
         encoding="utf-8",
     )
     for path in folder.glob("*.ipynb"):
@@ -188,22 +189,22 @@ def test_write_brings_first_cells_and_readme_in_step_and_changes_nothing_twice(t
         nbformat.write(nb, path)
     before = {p.name: read(p) for p in folder.glob("*.ipynb")}
 
-    changed = ct.write(folder, readme)
-    assert {p.name for p in changed} == {p.name for p in folder.glob("*.ipynb")} | {"README.md"}
+    changed = ct.write(folder, page)
+    assert {p.name for p in changed} == {p.name for p in folder.glob("*.ipynb")} | {page.name}
     minutes = ct.estimates(ct.notebooks(folder))
-    text = readme.read_text(encoding="utf-8")
+    text = page.read_text(encoding="utf-8")
     for path, m in minutes.items():
         nb = read(path)
         assert ct.stated_minutes(nb) == m
         # only the number changed, in the first cell only
         assert nb.cells[1:] == before[path.name].cells[1:]
-        row = next(line for line in text.splitlines() if f"(notebooks/{path.name})" in line)
+        row = next(line for line in text.splitlines() if f"notebooks/{path.name})" in line)
         assert f"| {m} min |" in row
     assert f"Estimated time of the core path: {ct.core_minutes(minutes)} minutes" in text
-    assert text.count("\n") == README.count("\n")
+    assert text.count("\n") == PAGE.count("\n")
 
-    files = {p: p.read_bytes() for p in [readme, *folder.glob("*.ipynb")]}
-    assert ct.write(folder, readme) == []
+    files = {p: p.read_bytes() for p in [page, *folder.glob("*.ipynb")]}
+    assert ct.write(folder, page) == []
     assert {p: p.read_bytes() for p in files} == files
 
 
@@ -214,10 +215,10 @@ def test_write_names_a_notebook_that_states_no_time(tmp_path):
     )
     with pytest.raises(ValueError, match="01_x.ipynb: the first cell states no"):
         ct.write_notebook(path, 5)
-    readme = tmp_path / "README.md"
-    readme.write_text("| [01](notebooks/02_y.ipynb) | 5 min | y |\n", encoding="utf-8")
-    with pytest.raises(ValueError, match=r"no table row links \(notebooks/01_x.ipynb\)"):
-        ct.write_readme(readme, {path: 5})
+    page = tmp_path / "notebooks.md"
+    page.write_text("| [01](../../notebooks/02_y.ipynb) | 5 min | y |\n", encoding="utf-8")
+    with pytest.raises(ValueError, match=r"no table row links notebooks/01_x.ipynb$"):
+        ct.write_page(page, {path: 5})
 
 
 # --- the site's index ----------------------------------------------------------------------

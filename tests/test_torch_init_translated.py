@@ -4,7 +4,7 @@ And they pass on torch: scripts/make_torch_golden.py runs the same checks on
 torch.nn.init and records the verdicts in tinyinit/data/init_torch.json, which
 shows the translation asks what torch's tests ask.
 
-Where tinyinit differs on purpose (README, "torch.nn.init -> tinyinit") the
+Where tinyinit differs on purpose (docs/developing/reference.md, "torch.nn.init -> tinyinit") the
 adapter says so: torch's kaiming default slope a = 0 is passed explicitly; a
 zero-element weight, which torch initializes as a no-op with a warning, is a
 ValueError here.
@@ -99,12 +99,13 @@ def test_kaiming_on_a_zero_element_shape_is_an_error_where_torch_warns(init):
     assert rng == PCG32(0)
 
 
-def test_every_torch_init_function_has_its_row_in_the_readme():
-    readme = (Path(__file__).resolve().parent.parent / "README.md").read_text()
-    section = readme.split("## torch.nn.init → tinyinit")[1].split("\n## ")[0]
+def test_every_torch_init_function_has_its_row_in_the_reference():
+    root = Path(__file__).resolve().parent.parent
+    reference = (root / "docs" / "developing" / "reference.md").read_text(encoding="utf-8")
+    section = reference.split("## torch.nn.init → tinyinit")[1].split("\n## ")[0]
     rows = [line for line in section.splitlines() if line.startswith("| `")]
     torch_cells = " ".join(row.split("|")[1] for row in rows)
     functions = GOLDEN["torch_functions"]
     assert "kaiming_uniform_" in functions and len(functions) >= 15
     missing = [name for name in functions if f"`{name}(" not in torch_cells]
-    assert not missing, f"README's torch.nn.init table has no row for {missing}"
+    assert not missing, f"the reference's torch.nn.init table has no row for {missing}"
