@@ -72,6 +72,9 @@ lab: $(VENV)/.lab
 # have): OpenBLAS's Haswell kernels, numpy's X86_V3 loops. The claims are asserted by the cells
 # and held on each set tried (Haswell, SkylakeX, Cooperlake and Sandybridge on notebook 13,
 # AVX-512 numpy on Intel and AVX2 numpy on AMD on 11 and 13): only the digits move.
+# The README and the pages of docs/: their `>>>` examples run as doctests.
+DOC_PAGES := README.md docs
+DOCTEST_MD := --doctest-glob=README.md --doctest-glob='docs/*.md'
 PIN_BLAS := OPENBLAS_CORETYPE=Haswell OPENBLAS_NUM_THREADS=1 OMP_NUM_THREADS=1 \
 	NPY_DISABLE_CPU_FEATURES="X86_V4 AVX512_ICL AVX512_SPR"
 TEST_WORKERS ?= 3
@@ -79,11 +82,11 @@ test: $(VENV)/.test $(SITE_JS) $(MATHJAX_JS) $(AXE_JS)
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/ruff format --check .
 	$(PIN_BLAS) \
-	$(PY) -m pytest tests tinyinit README.md notebooks --doctest-modules --doctest-glob=README.md $(NBVAL) \
+	$(PY) -m pytest tests tinyinit $(DOC_PAGES) notebooks --doctest-modules $(DOCTEST_MD) $(NBVAL) \
 		-n $(TEST_WORKERS) --dist loadfile --durations=25
 
 unit: $(VENV)/.test
-	$(PY) -m pytest tests tinyinit README.md --doctest-modules --doctest-glob=README.md -m "not browser"
+	$(PY) -m pytest tests tinyinit $(DOC_PAGES) --doctest-modules $(DOCTEST_MD) -m "not browser"
 
 # Re-execute every notebook in place after a change to tinyinit, so that the
 # stored outputs are what the code computes now (strict nbval checks them).

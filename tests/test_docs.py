@@ -15,11 +15,16 @@ from __future__ import annotations
 import importlib
 import inspect
 import pkgutil
+import re
+from pathlib import Path
+from urllib.parse import unquote, urlsplit
 
 import ipywidgets as widgets
 import pytest
 
 import tinyinit
+
+ROOT = Path(__file__).resolve().parent.parent
 
 # name -> what is missing (kept short: these are reminders, not excuses)
 KNOWN_GAPS: dict[str, str] = {}
@@ -157,15 +162,13 @@ def test_presentation_controls_all_have_tooltips(apps):
     assert list(app.step.tooltips) == [s.says for s in PRESETS[app.preset.value].steps]
 
 
-# --- the launch links in the README point at what is there ----------------------------------
+# --- the launch links point at what is there; the demonstrations are listed in order --------
 
 
 def test_readme_launch_links_point_at_files_that_exist():
     import os
-    import re
-    from pathlib import Path
 
-    root = Path(__file__).resolve().parent.parent
+    root = ROOT
     readme = (root / "README.md").read_text(encoding="utf-8")
     badge = re.search(
         r"\[!\[Binder[^]]*\]\([^)]*\)\]\((https://mybinder\.org/v2/gh/[^)]+)\)", readme
@@ -178,21 +181,114 @@ def test_readme_launch_links_point_at_files_that_exist():
     post_build = (root / "postBuild").read_text(encoding="utf-8")
     assert "scripts/make_student.py --output student" in post_build
     assert os.access(root / "postBuild", os.X_OK)
-    for path in re.findall(r"voila/render/(?:tinyinit/)?([\w/]+\.ipynb)", readme):
-        assert (root / path).is_file(), f"README opens {path}, which does not exist"
+    pages = [root / "README.md", *sorted((root / "docs").rglob("*.md"))]
+    opened = [
+        (page, path)
+        for page in pages
+        for path in re.findall(r"voila/render/(?:tinyinit/)?([\w/]+\.ipynb)", page.read_text())
+    ]
+    assert opened, "no page says where the presentation app opens"
+    for page, path in opened:
+        assert (root / path).is_file(), f"{page.name} opens {path}, which does not exist"
 
 
-def test_readme_lists_the_demonstrations_in_the_clickers_order():
+def test_the_presentation_page_lists_the_demonstrations_in_the_clickers_order():
     """A presenter reads the table to know what the next PageDown brings."""
-    import re
-    from pathlib import Path
-
     from tinyinit.present import PRESETS
 
-    readme = (Path(__file__).resolve().parent.parent / "README.md").read_text(encoding="utf-8")
-    table = readme.split("| demonstration | what the class sees |", 1)[1].split("\n\n", 1)[0]
+    page = ROOT / "docs" / "teaching" / "presentation.md"
+    text = page.read_text(encoding="utf-8")
+    table = text.split("| demonstration | what the class sees |", 1)[1].split("\n\n", 1)[0]
     rows = re.findall(r"^\| ([^|]+?) \| ([^|]+) \|$", table, flags=re.M)[1:]  # after the rule
     assert [name for name, _ in rows] == list(PRESETS)
     for name, sees in rows:
         steps = len(PRESETS[name].steps)
         assert sees.startswith("two steps") == (steps == 2), f"{name}: {steps} steps"
+
+
+# --- the README and the pages of docs/: their links and the paths they name -----------------
+
+DOC_PAGES = [ROOT / "README.md", *sorted((ROOT / "docs").rglob("*.md"))]
+# The architecture page describes the package's folders (tinyinit/core/, physics/, ...) as the
+# reorganization makes them: its paths in the package and in tests/ are checked once it has.
+LAYOUT_PAGE = ROOT / "docs" / "developing" / "architecture.md"
+LAYOUT_LANDED = (ROOT / "tinyinit" / "core").is_dir()
+# A code span naming something in the repository starts with one of these.
+REPOSITORY = ("tinyinit/", "tests/", "scripts/", "benchmarks/", "docs/", "notebooks/", "apps/",
+              "site_src/", "reference/", ".ci/", "postBuild", "environment.yml",
+              "pyproject.toml", "Makefile", "LICENSE")  # fmt: skip
+LINK = re.compile(r"\]\(([^)\s]+)\)")
+SPAN = re.compile(r"`([^`\n]+)`")
+
+
+def prose(text: str) -> str:
+    """The page without its fenced code blocks (commands and examples, not references)."""
+    return re.sub(r"^(```|~~~).*?^\1[^\n]*$", "", text, flags=re.M | re.S)
+
+
+def page_id(path: Path) -> str:
+    return str(path.relative_to(ROOT))
+
+
+def links(path: Path) -> list[str]:
+    return LINK.findall(prose(path.read_text(encoding="utf-8")))
+
+
+def named_paths(path: Path) -> list[str]:
+    """The repository paths a page names in its code spans: `tinyinit/init.py`, `Makefile`.
+    Placeholders (NN_topic, <assignment>) and patterns (*.ipynb) are not paths."""
+    spans = SPAN.findall(prose(path.read_text(encoding="utf-8")))
+    return [
+        span
+        for span in spans
+        if span.startswith(REPOSITORY) and not re.search(r"[\s*<>]|NN_|\.\.\.", span)
+    ]
+
+
+def test_the_readme_links_every_page_of_docs():
+    linked = {(ROOT / unquote(urlsplit(t).path)).resolve() for t in links(ROOT / "README.md")}
+    assert {"docs/spec.md", "docs/developing/architecture.md"} <= {page_id(p) for p in DOC_PAGES}
+    assert [page_id(p) for p in DOC_PAGES[1:] if p.resolve() not in linked] == []
+
+
+@pytest.mark.parametrize("page", DOC_PAGES, ids=page_id)
+def test_relative_links_resolve(page):
+    for target in links(page):
+        url = urlsplit(target)
+        if url.scheme or target.startswith("#"):
+            continue
+        assert (page.parent / unquote(url.path)).exists(), f"{page_id(page)} links to {target}"
+
+
+@pytest.mark.parametrize("page", DOC_PAGES, ids=page_id)
+def test_web_links_are_well_formed(page):
+    for target in links(page):
+        url = urlsplit(target)
+        if not url.scheme:
+            continue
+        assert url.scheme in ("http", "https") and "." in url.netloc, (
+            f"{page_id(page)}: {target} is no web address"
+        )
+
+
+@pytest.mark.parametrize("page", DOC_PAGES, ids=page_id)
+def test_the_repository_paths_a_page_names_exist(page):
+    missing = []
+    for name in named_paths(page):
+        waits = page == LAYOUT_PAGE and not LAYOUT_LANDED
+        if waits and name.startswith(("tinyinit/", "tests/")):
+            continue
+        if not (ROOT / name).exists():
+            missing.append(name)
+    assert not missing, f"{page_id(page)} names paths that are not there: {missing}"
+
+
+def test_the_path_check_sees_a_path_that_is_not_there(tmp_path):
+    page = tmp_path / "page.md"
+    page.write_text(
+        "`tinyinit/no_such_module.py`, `notebooks/NN_topic.ipynb`, `notebooks/*.ipynb`\n"
+        "```bash\ncat tinyinit/also_missing.py\n```\n[a link](no_such_page.md)\n",
+        encoding="utf-8",
+    )
+    assert named_paths(page) == ["tinyinit/no_such_module.py"]
+    assert links(page) == ["no_such_page.md"]

@@ -169,7 +169,7 @@ USERS = [
     *ROOT.glob("benchmarks/*.py"),
     *ROOT.glob("apps/*.ipynb"),
     ROOT / "README.md",
-    *ROOT.glob("docs/*.md"),
+    *ROOT.glob("docs/**/*.md"),
 ]
 
 

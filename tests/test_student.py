@@ -220,11 +220,11 @@ def test_make_student_lab_opens_jupyterlab_on_the_student_edition():
     assert re.search(r"test -d student \|\|", dry.stdout), dry.stdout
 
 
-def test_readme_quick_start_says_which_folder_a_student_opens():
+def test_readme_tells_teachers_which_folder_a_student_opens():
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
-    quick_start = readme.split("## Quick start", 1)[1].split("\n## ", 1)[0]
+    teachers = readme.split("## For teachers", 1)[1].split("\n## ", 1)[0]
     for needed in ["make student", "make student-lab", "student/"]:
-        assert needed in quick_start, f"README's quick start should mention {needed!r}"
+        assert needed in teachers, f"README's part for teachers should mention {needed!r}"
 
 
 # --- my_init.py: the student's own module ---------------------------------------------------

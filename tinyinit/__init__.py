@@ -6,7 +6,7 @@ and the rest of torch.nn.init) and the scales and helpers they are built on
 (`fans`, `calculate_gain`, `xavier_std`, ...), bit for bit as in docs/spec.md. Everything else is
 reached through its submodule: `tinyinit.propagation.simulate`,
 `tinyinit.explorer.depth_explorer`, `tinyinit.gaussian.fixed_point`, ...
-(the README's repository map lists them).
+(docs/developing/architecture.md lists them).
 
 >>> from tinyinit import PCG32, fans, kaiming_normal
 >>> fans((4, 3))

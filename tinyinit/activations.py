@@ -6,7 +6,8 @@
 functions on float64 arrays and the points where phi has a corner (phi' jumps
 there, so a quadrature puts a panel edge on each). The simulation, the theory,
 the gains, the Transformer and the explorer's dropdown all read this table: to
-add an activation, add an entry here (see the README, "Where things go").
+add an activation, add an entry here (see docs/developing/architecture.md, "Where a
+new thing goes").
 
     linear        z
     relu          max(z, 0)
