@@ -72,6 +72,29 @@ INTRO = {
     ),
 }
 PART_ORDER = ("core", "further", "appendix")
+# The documentation pages of docs/, on the teacher's edition only: the teachers' pages say what
+# the demonstrations show (the answers to the notebooks' predictions), and the developers'
+# state the formulas the exercises ask students to derive. Each part: its caption, a line on
+# what it holds, and its pages (paths in docs/ without .md), in the sidebar's order.
+DOCS = ROOT / "docs"
+DOC_PARTS = (
+    (
+        "For teachers",
+        "Running the course: the notebooks, the classroom and its checker, a hub, the "
+        "presentation app, figures for slides and this site.",
+        ("teaching/notebooks", "teaching/classroom", "teaching/jupyterhub",
+         "teaching/presentation", "teaching/figures", "teaching/site"),
+    ),
+    (
+        "For developers",
+        "Working on tinyinit: its architecture, the reference, bad input, testing, the "
+        "specification of every number drawn and mutation testing.",
+        ("developing/architecture", "developing/reference", "developing/bad_input",
+         "developing/testing", "spec", "mutation"),
+    ),
+)  # fmt: skip
+# A page's link to a notebook of notebooks/ (../../notebooks/01_x.ipynb from docs/teaching/)
+NOTEBOOK_LINK = re.compile(r"\]\((?:\.\./)+notebooks/([\w-]+\.ipynb)((?:#[^)]*)?)\)")
 
 
 def _script(name: str):
@@ -167,7 +190,32 @@ def index_markdown(pages: list[Page], edition: str = "student") -> str:
                 lines += [f"  {goal}", ""]
         lines += ["```{toctree}", f":caption: {labels[part]}", ":hidden:", ""]
         lines += [page.name for page in members] + ["```", ""]
+    if edition == "teacher":
+        for caption, intro, names in DOC_PARTS:
+            lines += [f"## {caption}", "", intro, ""]
+            lines += ["```{toctree}", f":caption: {caption}", ":maxdepth: 1", ""]
+            lines += [f"docs/{name}" for name in names] + ["```", ""]
     return "\n".join(lines)
+
+
+def doc_page(text: str, depth: int) -> str:
+    """A page of docs/ as the site reads it: its links to a notebook of notebooks/ lead to
+    that notebook's page, `depth` folders up (the pages sit in docs/ and its folders, the
+    notebooks' pages at the top)."""
+    return NOTEBOOK_LINK.sub(lambda m: f"]({'../' * depth}{m.group(1)}{m.group(2)})", text)
+
+
+def copy_docs(docs: Path, sources: Path) -> list[Path]:
+    """Copy the pages DOC_PARTS lists from `docs` into `sources`/docs; return them."""
+    copied = []
+    for _, _, names in DOC_PARTS:
+        for name in names:
+            target = sources / "docs" / f"{name}.md"
+            target.parent.mkdir(parents=True, exist_ok=True)
+            text = (docs / f"{name}.md").read_text(encoding="utf-8")
+            target.write_text(doc_page(text, name.count("/") + 1), encoding="utf-8")
+            copied.append(target)
+    return copied
 
 
 # --- the live explorers, on a page without a kernel: their stored picture ---------------------
@@ -267,6 +315,8 @@ def assemble(notebooks: Path, sources: Path, edition: str = "student") -> list[P
     for helper in origin.glob("*.py"):  # my_init.py: a notebook's link to it resolves
         shutil.copy2(helper, sources / helper.name)
     (sources / "index.md").write_text(index_markdown(pages, edition), encoding="utf-8")
+    if edition == "teacher":
+        copy_docs(DOCS, sources)
     return pages
 
 

@@ -2,7 +2,7 @@
 downloads, offline search, and no page loading anything from another host. The student edition,
 the public site, holds no line of a solution; the teacher's says what it is on every page;
 launch buttons appear only where the repository and hub are given; a live explorer is its
-stored picture."""
+stored picture. The teacher's edition adds the pages of docs/, for teachers and for developers."""
 
 from __future__ import annotations
 
@@ -362,13 +362,20 @@ def test_the_search_index_holds_the_notebooks_words(site):
         assert f'"{word}' in index, word
 
 
-def test_every_link_and_image_between_pages_resolves(site):
-    for path in sorted(site.glob("*.html")):
+def site_pages(site: Path) -> list[Path]:
+    """Every page of a site: the notebooks, the index and search, and the pages of docs/."""
+    return sorted(site.glob("*.html")) + sorted(site.glob("docs/**/*.html"))
+
+
+@pytest.mark.parametrize("edition", ["student", "teacher"])
+def test_every_link_and_image_between_pages_resolves(site, teacher_site, edition):
+    built = site if edition == "student" else teacher_site
+    for path in site_pages(built):
         parsed = parse(path)
         for href in parsed.hrefs + [img.get("src", "") for img in parsed.imgs]:
             target = local_target(path, href)
             if target is not None:
-                assert target.exists(), f"{path.name} links to missing {href}"
+                assert target.exists(), f"{path.relative_to(built)} links to missing {href}"
 
 
 def test_stored_widget_state_goes_into_the_page(site, course):
@@ -512,3 +519,42 @@ def test_make_site_passes_the_edition_and_the_addresses():
     assert "--edition teacher --output site-teacher" in given
     assert f"--repository '{REPOSITORY}' --repository-path 'notebooks'" in given
     assert f"--hub '{HUB}'" in given
+
+
+# --- the pages of docs/: in the teacher's edition, in two parts of the sidebar -----------------
+
+
+def doc_parts() -> list[tuple[str, list[str]]]:
+    """(caption, the pages' names under docs/) of each part, as build_site lists them."""
+    return [(caption, list(names)) for caption, _, names in load_script("build_site").DOC_PARTS]
+
+
+def test_the_parts_list_every_page_of_docs():
+    listed = {name for _, names in doc_parts() for name in names}
+    on_disk = {
+        str(p.relative_to(ROOT / "docs").with_suffix("")) for p in (ROOT / "docs").rglob("*.md")
+    }
+    assert listed == on_disk
+
+
+def test_the_teacher_site_has_a_part_for_teachers_and_one_for_developers(teacher_site, course):
+    parts = doc_parts()
+    assert [caption for caption, _ in parts] == ["For teachers", "For developers"]
+    names = [f"docs/{name}" for _, pages in parts for name in pages]
+    for name in names:
+        page = teacher_site / f"{name}.html"
+        assert page.is_file(), name
+        assert "Teacher's edition" in " ".join(parse(page).text), name
+    index = parse(teacher_site / "index.html")
+    assert index.captions[-2:] == ["For teachers", "For developers"]
+    listed = [h.split("#")[0].removesuffix(".html") for h in index.sidebar]
+    assert listed[-len(names) :] == names
+    # a page's link to a notebook of notebooks/ leads to the notebook's page
+    notebooks = parse(teacher_site / "docs" / "teaching" / "notebooks.html").hrefs
+    for page in course:
+        assert f"../../{page.href}" in notebooks, page.href
+
+
+def test_the_student_site_has_no_page_of_docs(site):
+    assert not (site / "docs").exists()
+    assert "For teachers" not in parse(site / "index.html").captions

@@ -3,6 +3,7 @@ a fresh browser context per test."""
 
 from __future__ import annotations
 
+import contextlib
 import shutil
 import socket
 import subprocess
@@ -94,14 +95,13 @@ def external_requests(page) -> list[str]:
     return urls
 
 
-@pytest.fixture(scope="session")
-def site_server(chromium, built_site):
-    """The course site built from the committed notebooks (scripts/build_site.py, as `make site`
-    does), served by http.server on 127.0.0.1; shared by the offline and accessibility tests."""
+@contextlib.contextmanager
+def serving(folder: Path):
+    """A static site served by http.server on 127.0.0.1, for as long as the block runs."""
     port = free_port()
     server = subprocess.Popen(
         [sys.executable, "-m", "http.server", str(port), "--bind", "127.0.0.1"],
-        cwd=built_site,
+        cwd=folder,
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
     )
@@ -113,10 +113,35 @@ def site_server(chromium, built_site):
                     break
             assert time.monotonic() < deadline, "http.server did not start"
             time.sleep(0.1)
-        yield SiteServer(f"http://127.0.0.1:{port}", built_site)
+        yield SiteServer(f"http://127.0.0.1:{port}", folder)
     finally:
         server.terminate()
         server.wait(timeout=10)
+
+
+@pytest.fixture(scope="session")
+def site_server(chromium, built_site):
+    """The course site built from the committed notebooks (scripts/build_site.py, as `make site`
+    does), served by http.server on 127.0.0.1; shared by the offline and accessibility tests."""
+    with serving(built_site) as server:
+        yield server
+
+
+@pytest.fixture(scope="session")
+def teacher_site_server(chromium, tmp_path_factory):
+    """The teacher's edition (`make site EDITION=teacher`), which adds the pages of docs/,
+    served as site_server serves the student's."""
+    folder = tmp_path_factory.mktemp("teacher-site")
+    build = subprocess.run(
+        [sys.executable, str(ROOT / "scripts" / "build_site.py"), "--quiet", "--edition"]
+        + ["teacher", "--output", str(folder / "site"), "--work", str(folder / "work")],
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    assert build.returncode == 0, build.stdout + build.stderr
+    with serving(folder / "site") as server:
+        yield server
 
 
 @dataclass(frozen=True)
@@ -125,8 +150,10 @@ class SiteServer:
     root: Path
 
     def pages(self) -> list[str]:
-        """Every HTML page of the site, relative to its root (the notebooks, index, search)."""
-        return sorted(p.name for p in self.root.glob("*.html"))
+        """Every HTML page of the site, relative to its root (the notebooks, index, search, and
+        on the teacher's edition the pages of docs/)."""
+        pages = [*self.root.glob("*.html"), *self.root.glob("docs/**/*.html")]
+        return sorted(str(p.relative_to(self.root)) for p in pages)
 
 
 @pytest.fixture(scope="session")

@@ -36,6 +36,10 @@ FAILING = ("serious", "critical")
 PAGES = ["index", "search", "genindex"] + sorted(
     p.stem for p in (ROOT / "notebooks").glob("*.ipynb")
 )
+# The teacher's edition adds the pages of docs/ (scripts/build_site.py's DOC_PARTS).
+DOC_PAGES = sorted(
+    f"docs/{p.relative_to(ROOT / 'docs').with_suffix('')}" for p in (ROOT / "docs").rglob("*.md")
+)
 PHONE = (390, 844)
 CONTROLS = "select, button, input, [role=slider], [role=tab]"
 HEADLINE = ".tinyinit-explorer .tinyinit-headline"
@@ -144,11 +148,28 @@ def test_every_page_of_the_site_is_checked(site_server):
     assert sorted(f"{name}.html" for name in PAGES) == site_server.pages()
 
 
+def test_every_page_of_the_teacher_site_is_checked(teacher_site_server):
+    names = sorted(f"{name}.html" for name in PAGES + DOC_PAGES)
+    assert names == teacher_site_server.pages()
+
+
 @pytest.mark.parametrize("name", PAGES)
 def test_site_page_meets_wcag_21_aa_in_both_themes_and_reflows_to_a_phone(
     site_server, browser, axe_source, name
 ):
-    context, page = site_page(browser, site_server, name, 1400, 1000)
+    check_site_page(site_server, browser, axe_source, name)
+
+
+@pytest.mark.parametrize("name", DOC_PAGES)
+def test_teacher_doc_page_meets_wcag_21_aa_in_both_themes_and_reflows_to_a_phone(
+    teacher_site_server, browser, axe_source, name
+):
+    check_site_page(teacher_site_server, browser, axe_source, name)
+
+
+def check_site_page(server, browser, axe_source, name) -> None:
+    """axe in both themes at a desktop's size, then nothing to scroll sideways on a phone."""
+    context, page = site_page(browser, server, name, 1400, 1000)
     try:
         seen = {}
         for theme in THEMES:
