@@ -80,9 +80,9 @@ DOCS = ROOT / "docs"
 DOC_PARTS = (
     (
         "For teachers",
-        "Running the course: the notebooks, the classroom and its checker, a hub, the "
-        "presentation app, figures for slides and this site.",
-        ("teaching/notebooks", "teaching/classroom", "teaching/jupyterhub",
+        "Running the course: a plan for the session, the notebooks, the classroom and its "
+        "checker, a hub, the presentation app, figures for slides and this site.",
+        ("teaching/guide", "teaching/notebooks", "teaching/classroom", "teaching/jupyterhub",
          "teaching/presentation", "teaching/figures", "teaching/site"),
     ),
     (
