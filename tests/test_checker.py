@@ -704,3 +704,27 @@ def test_a_strange_answer_is_reported_as_the_students(tmp_path, body, shown):
     assert run.stdout.splitlines()[-2:] != []  # the other test still ran
     assert "✓ passed           test_scaled_residual_keeps_the_stream_bounded" in run.stdout
     no_traceback(run)
+
+
+def test_without_a_sandbox_a_process_left_holding_the_pipes_does_not_hold_the_check(
+    tmp_path, monkeypatch
+):
+    """A plain process's child that leaves its group and keeps the pipes open lives on (only
+    the sandbox ends it), but the check ends without waiting for it."""
+    monkeypatch.setattr(checker, "screen", lambda source, file: Screening())
+    marker = f"{os.getpid()}.{time.monotonic_ns() % 10**6}"
+    path = write(
+        tmp_path,
+        CARD_ONLY.read_text()
+        + "import os\n"
+        + "if os.fork() == 0:\n"
+        + "    os.setsid()\n"
+        + f"    os.execv('/usr/bin/sleep', ['sleep', '{marker}'])\n",
+    )
+    start = time.monotonic()
+    try:
+        report = check_init(path, tests=FAST, sandbox=False)
+        assert time.monotonic() - start < 60
+        assert report.ok, report
+    finally:
+        subprocess.run(["pkill", "-f", f"sleep {marker}"], check=False)
