@@ -28,6 +28,8 @@ INCLUDED_test := core lab present
 # set, a read-only install) would otherwise compile every module it imports at every start,
 # a kernel's matplotlib and ipykernel among them: 2.7 times the CPU of a kernel's imports
 # (benchmarks/bench_startup.py).
+# A comma inside a $(call ...) argument would split it: an extras list names it $(comma).
+comma := ,
 pip_install = { $(VENV)/bin/uv --version >/dev/null 2>&1 || $(PY) -m pip install --quiet uv; } \
 	&& $(VENV)/bin/uv pip install --quiet --compile-bytecode --python $(PY) $(1) \
 	|| $(PY) -m pip install --quiet $(1)
@@ -164,7 +166,7 @@ bench: $(VENV)/.test
 MUTANTS ?=
 MUTATION_CHILDREN ?= $(shell $(PY) -c "import os; print(len(os.sched_getaffinity(0)))")
 mutation: $(VENV)/.test
-	$(call pip_install,-e '.[test,mutation]')
+	$(call pip_install,-e '.[test$(comma)mutation]')
 	$(VENV)/bin/mutmut run --max-children $(MUTATION_CHILDREN) $(MUTANTS)
 	$(VENV)/bin/mutmut results
 
@@ -176,7 +178,7 @@ CHP := build/chp/node_modules/.bin/configurable-http-proxy
 CLASSROOM_ARGS ?= --markdown build/classroom.md
 
 $(VENV)/.classroom: pyproject.toml $(VENV)/.test
-	$(call pip_install,-e '.[test,classroom]')
+	$(call pip_install,-e '.[test$(comma)classroom]')
 	touch $@
 
 $(CHP):

@@ -7,6 +7,7 @@ from __future__ import annotations
 import ast
 import json
 import re
+import shlex
 import subprocess
 import sys
 import textwrap
@@ -146,6 +147,44 @@ def test_each_make_target_installs_the_set_it_needs():
     for target, prerequisites in rules.items():
         for stamp in (p for p in prerequisites if p.startswith("$(VENV)/.") and "%" not in p):
             assert stamp in defined, f"make {target} needs {stamp}, which no rule makes"
+
+
+def _installs(target: str, venv: Path) -> list[list[str]]:
+    """What `make target` would install, from a clone with no venv yet: the arguments of each
+    pip_install in `make -n`'s commands, as the shell would split them."""
+    run = subprocess.run(
+        ["make", "-n", target, f"VENV={venv}", "MUTATION_CHILDREN=1"],
+        cwd=ROOT, capture_output=True, text=True, timeout=60,
+    )  # fmt: skip
+    assert run.returncode == 0, run.stderr
+    installs = []
+    for line in run.stdout.splitlines():
+        if "/uv pip install " not in line:
+            continue
+        # uv first, pip where uv cannot be had: both must be asked for the same thing
+        m = re.search(r"/uv pip install --quiet --compile-bytecode --python \S+ (.*?)"
+                      r" \|\| \S+ -m pip install --quiet (.*)$", line)  # fmt: skip
+        assert m, f"make {target}: an install line of another form: {line}"
+        try:
+            by_uv, by_pip = (shlex.split(part) for part in m.groups())
+        except ValueError as error:  # an unclosed quote: an argument cut at a comma
+            raise AssertionError(f"make {target}: {error} in {line}") from None
+        assert by_uv == by_pip, line
+        installs.append(by_uv)
+    return installs
+
+
+@pytest.mark.parametrize(
+    "target, extras", [("bench-classroom", "test,classroom"), ("mutation", "test,mutation")]
+)
+def test_make_installs_each_set_of_extras_whole(target, extras, tmp_path):
+    # A comma in a $(call ...) argument splits it: `.[test,classroom]` became `.[test` and
+    # the rest of the line, on a fresh clone, before anything was measured.
+    installs = _installs(target, tmp_path / "venv")
+    assert installs[-1] == ["-e", f".[{extras}]"], installs
+    for arguments in installs:
+        for extra in re.findall(r"^\.\[(.*)\]$", arguments[-1]):
+            assert set(extra.split(",")) <= set(EXTRAS), f"make {target}: no extra {extra}"
 
 
 # --- what each module imports ---------------------------------------------------------------
