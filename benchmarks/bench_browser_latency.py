@@ -59,6 +59,10 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from tests.browser.lab import (  # noqa: E402
+    DEPTH_SLIDER,
+    EXPLORER,
+    FIGURE_CANVAS,
+    READOUT,
     ConsoleLog,
     chromium_path,
     launch_chromium,
@@ -105,7 +109,6 @@ app = widgets.VBox([slider, readout, fig.canvas])
 app.add_class("tinyinit-explorer")
 app
 """
-EXPLORER = ".tinyinit-explorer"
 QUIET_MS = 400  # a press has settled when nothing was drawn for this long
 
 # Installed once in the page: per key press, the times (performance.now(), ms)
@@ -200,7 +203,7 @@ def press_and_time(page, key: str, timeout: float = 15.0) -> dict[str, float]:
 
 def move_depth_to(page, canvas, n_layers: int, timeout: float = 60.0) -> None:
     """Bring the depth slider to `n_layers` by arrow keys, then wait for the figure to settle."""
-    handle = slider_handle(page, "tinyinit-depth")
+    handle = slider_handle(page, DEPTH_SLIDER)
     now = int(float(handle.get_attribute("aria-valuenow")))
     handle.focus()
     for _ in range(abs(n_layers - now)):
@@ -215,7 +218,7 @@ def move_depth_to(page, canvas, n_layers: int, timeout: float = 60.0) -> None:
 
 def drag_and_time(page, right: bool, steps: int, timeout: float = 30.0) -> dict[str, float]:
     """Drag the depth slider `steps` x 5 pixels and release; ms from release to its plot."""
-    handle = slider_handle(page, "tinyinit-depth")
+    handle = slider_handle(page, DEPTH_SLIDER)
     box = handle.bounding_box()
     x, y = box["x"] + box["width"] / 2, box["y"] + box["height"] / 2
     page.mouse.move(x, y)
@@ -266,22 +269,34 @@ def write_naive_notebook(path: Path) -> None:
     nbformat.write(notebook, path)
 
 
+def find_explorer(page, console: ConsoleLog, timeout: float = 60.0):
+    """The explorer's figure canvas once a notebook has run, with the probe installed.
+
+    A cell that raised stops a Run All before the explorer's cell: the notebook's error
+    is raised then, at once, rather than a wait for an explorer that will never come.
+    """
+
+    def check(when: str) -> None:
+        problems = notebook_errors(page) + console.messages
+        if problems:
+            raise RuntimeError(f"the notebook shows errors {when}:\n" + "\n".join(problems))
+
+    check("after its run")
+    canvas = mpl_canvas(page, EXPLORER)
+    canvas.wait_for(state="visible", timeout=timeout * 1000)
+    page.locator(f"{EXPLORER} {READOUT}").first.wait_for(timeout=timeout * 1000)
+    check("once its explorer is drawn")
+    page.locator(EXPLORER).first.scroll_into_view_if_needed()
+    page.evaluate(PROBE, [f"{EXPLORER} {FIGURE_CANVAS}", f"{EXPLORER} {READOUT}"])
+    return canvas
+
+
 def time_presses(page, server, notebook, presses, warmup, n_layers, drags=0, drag_steps=30):
     """Open `notebook`, run it, then time key presses (and drags) on its depth slider."""
     console = ConsoleLog(page)
     open_notebook(page, server, notebook)
     run_all_cells(page, timeout=300)
-    canvas = mpl_canvas(page, EXPLORER)
-    canvas.wait_for(state="visible", timeout=60_000)
-    page.locator(f"{EXPLORER} .tinyinit-readout").first.wait_for(timeout=60_000)
-    problems = notebook_errors(page) + console.messages
-    if problems:
-        raise RuntimeError(f"{notebook} shows errors:\n" + "\n".join(problems))
-    page.locator(EXPLORER).first.scroll_into_view_if_needed()
-    page.evaluate(
-        PROBE,
-        [f"{EXPLORER} .jupyter-matplotlib-canvas-div canvas", f"{EXPLORER} .tinyinit-readout"],
-    )
+    canvas = find_explorer(page, console)
     move_depth_to(page, canvas, n_layers)
     half = (presses + warmup + 1) // 2
     keys = ["ArrowRight"] * half + ["ArrowLeft"] * half

@@ -89,6 +89,14 @@ BENIGN_CONSOLE = (
     "The HTMLImageElement provided is in the 'broken' state.",
 )
 
+# The depth explorer as the page draws it, for the browser tests and the benchmarks alike:
+# tinyinit/explorer.py gives its widgets these classes (tests/test_explorer.py holds them), and
+# ipympl draws a figure into a canvas inside a div of its own.
+EXPLORER = ".tinyinit-explorer"
+READOUT = ".tinyinit-readout"
+DEPTH_SLIDER = "tinyinit-depth"  # a class name, as slider_handle takes it
+FIGURE_CANVAS = ".jupyter-matplotlib-canvas-div canvas"
+
 # Lab renders both stderr and tracebacks (error outputs) with the stderr MIME type.
 STDERR_OUTPUT = '.jp-RenderedText[data-mime-type="application/vnd.jupyter.stderr"]'
 
@@ -533,7 +541,7 @@ def slider_value(page, css_class: str) -> int:
 
 def mpl_canvas(page, container: str = ""):
     """The ipympl figure's drawing canvas (inside `container`, a CSS selector, if given)."""
-    return page.locator(f"{container} .jupyter-matplotlib-canvas-div canvas".strip()).first
+    return page.locator(f"{container} {FIGURE_CANVAS}".strip()).first
 
 
 def wait_for_screenshot_change(locator, before: bytes, *, timeout: float = 15.0) -> bytes:

@@ -20,6 +20,8 @@ from PIL import Image
 from playwright.sync_api import expect
 
 from .lab import (
+    EXPLORER,
+    FIGURE_CANVAS,
     assert_kernel_comes_back_idle,
     labextensions,
     mpl_canvas,
@@ -36,7 +38,6 @@ from .lab import (
 pytestmark = pytest.mark.browser
 
 NOTEBOOK = "03_signal_through_depth.ipynb"
-EXPLORER = ".tinyinit-explorer"
 TIMEOUT_MS = 30_000
 
 
@@ -166,7 +167,7 @@ def test_pins_and_the_histogram_view_work_in_the_browser(page, console, lab_serv
     explorer.locator(".tinyinit-view button", has_text="histograms").first.click()
     expect(caption).to_contain_text("rms at layers", timeout=TIMEOUT_MS)
     # The view is the layout's last child: its canvas is the explorer's last one.
-    histograms = page.locator(f"{EXPLORER} .jupyter-matplotlib-canvas-div canvas").last
+    histograms = page.locator(f"{EXPLORER} {FIGURE_CANVAS}").last
     expect(histograms).to_be_visible(timeout=TIMEOUT_MS)
     shot, text = wait_for_stable_screenshot(histograms), caption.inner_text()
     press_on_slider(page, "tinyinit-depth", "ArrowLeft")

@@ -14,6 +14,7 @@ import pytest
 from playwright.sync_api import expect
 
 from .lab import (
+    EXPLORER,
     ConsoleLog,
     mpl_canvas,
     run_the_cell_in_notebook_7,
@@ -26,7 +27,6 @@ from .lab import (
 pytestmark = pytest.mark.browser
 
 TIMEOUT_MS = 60_000
-EXPLORER = ".tinyinit-explorer"
 CELL = "%matplotlib widget\nfrom tinyinit.explorer import depth_explorer\ndepth_explorer(width=64)"
 
 
