@@ -8,7 +8,8 @@ For each class size N, in a scratch folder that is deleted afterwards:
     build/chp) and JupyterHub (the `classroom` extra) on 127.0.0.1, free ports,
     with the dummy authenticator (any name, any password) and the simple local
     process spawner (no system users: each student's home is a folder here,
-    holding a copy of notebooks/03_signal_through_depth.ipynb);
+    holding a copy of notebooks/, as a hub's course copy leaves it: notebook 03
+    and the my_init.py it checks);
   - one headless Chromium (Debian's), one browser context per student: the
     student logs in on the hub's login page, which spawns their server; opens
     the notebook, runs all cells, and brings the depth slider to 20. At most
@@ -41,6 +42,11 @@ the previous one held: every student ready, no kernel died, p90 latency at most
 size fits in what is left of --budget seconds.
 
 Exits with status 1 if a kernel died or a student could not work.
+
+`make test` runs one student of it (rehearse(): one JupyterLab, no hub, a few
+moves; tests/browser/test_classroom_bench.py), so that a notebook that no
+longer runs in a student's folder, or an explorer the page no longer draws as
+the benchmark looks for it, fails there and not in the next class's sizing.
 """
 
 from __future__ import annotations
@@ -68,9 +74,8 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "benchmarks"))
 
 from bench_browser_latency import (  # noqa: E402
-    EXPLORER,
     NOTEBOOK,
-    PROBE,
+    find_explorer,
     move_depth_to,
     percentile,
     press_and_time,
@@ -78,17 +83,18 @@ from bench_browser_latency import (  # noqa: E402
 
 from tests.browser.lab import (  # noqa: E402
     CHROMIUM_ARGS,
+    DEPTH_SLIDER,
     ConsoleLog,
     LabServer,
     chromium_path,
     free_port,
     lab_environment,
-    mpl_canvas,
     notebook_errors,
     open_notebook,
     run_all_cells,
     slider_handle,
     spawn_server,
+    start_lab,
     write_lab_config,
 )
 
@@ -97,6 +103,7 @@ START_DEPTH = 20
 SWING = 5  # presses each way: the depth slider goes 20 -> 25 -> 20 -> ...
 SERVICE = "classroom-bench"
 MB = 1024 * 1024
+VIEWPORT = {"width": 1400, "height": 1000}  # each student's window
 
 # The single-user servers take Lab's offline, dialog-free settings, but not its
 # "no token, no password": behind the hub, the hub decides who gets in.
@@ -193,12 +200,26 @@ def answers_http(server: LabServer) -> bool:
     return True
 
 
+def fill_home(home: Path) -> None:
+    """A student's folder as a hub's course copy leaves it: every notebook and what they read.
+
+    Notebook 03 checks the student's my_init.py beside it and stops there without it, before
+    its explorer: the folder holds all of notebooks/, as the README's hub set-ups copy it.
+    """
+    shutil.copytree(
+        ROOT / "notebooks",
+        home,
+        ignore=shutil.ignore_patterns(".ipynb_checkpoints", "__pycache__"),
+        dirs_exist_ok=True,
+    )
+
+
 def start_hub(scratch: Path, proxy_command: str, names: list[str], blas_threads: int | None) -> Hub:
-    """The proxy, then the hub, on free ports; a home per student holding notebook 03."""
+    """The proxy, then the hub, on free ports; a home per student holding the notebooks."""
     for name in names:
         home = scratch / "homes" / name
         write_lab_config(home / ".jupyter", SINGLE_USER_CONFIG)
-        shutil.copy(ROOT / "notebooks" / NOTEBOOK, home / NOTEBOOK)
+        fill_home(home)
 
     token = secrets.token_hex(32)
     proxy_port, proxy_api_port, hub_port = free_port(), free_port(), free_port()
@@ -302,20 +323,48 @@ def log_in(page, hub: Hub, name: str, timeout: float) -> None:
     page.wait_for_url(f"**/user/{name}/lab**", wait_until="commit", timeout=timeout * 1000)
 
 
+def get_ready(page, console: ConsoleLog, server, student: Student, started: float, timeout: float):
+    """Open notebook 03 on `server`, run all its cells, find its explorer and bring the depth
+    to START_DEPTH, timing each step from `started` into student.steps; sets student.ready_s."""
+    open_notebook(page, server, NOTEBOOK, timeout=timeout)
+    student.steps["open notebook"] = time.monotonic() - started
+    run_all_cells(page, timeout=timeout)
+    student.steps["run all cells"] = time.monotonic() - started
+    canvas = find_explorer(page, console, timeout=timeout)
+    move_depth_to(page, canvas, START_DEPTH, timeout=timeout)
+    student.ready_s = time.monotonic() - started
+
+
+def slide(page, console: ConsoleLog, student: Student, press_timeout: float, more) -> None:
+    """Move the depth slider one key press at a time (20 -> 25 -> 20 ...) while more() says
+    so, each press timed into student.samples (a press with no new plot: student.lost)."""
+    from playwright.sync_api import Error as PlaywrightError
+
+    keys = itertools.cycle(["ArrowRight"] * SWING + ["ArrowLeft"] * SWING)
+    slider_handle(page, DEPTH_SLIDER).focus()
+    while more():
+        try:
+            student.samples.append(press_and_time(page, next(keys), press_timeout))
+        except PlaywrightError:
+            student.lost += 1
+    problems = notebook_errors(page) + console.messages
+    if problems:
+        student.errors.append("after the moves: " + "; ".join(problems))
+
+
 def attend(student: Student, hub: Hub, cdp_url: str, args, logins, start, stop_at) -> None:
     """One student's thread: log in, run notebook 03, then move the depth slider until stop_at[0].
 
     Every student meets the others at the `start` barrier, ready or not, so the
     sliding minute begins for all at once.
     """
-    from playwright.sync_api import Error as PlaywrightError
     from playwright.sync_api import sync_playwright
 
     with sync_playwright() as playwright:
         try:
             with logins:
                 browser = playwright.chromium.connect_over_cdp(cdp_url)
-                context = browser.new_context(viewport={"width": 1400, "height": 1000})
+                context = browser.new_context(viewport=VIEWPORT)
                 context.set_default_timeout(args.setup_timeout * 1000)
                 page = context.new_page()
                 console = ConsoleLog(page)
@@ -323,26 +372,7 @@ def attend(student: Student, hub: Hub, cdp_url: str, args, logins, start, stop_a
                 log_in(page, hub, student.name, args.setup_timeout)
                 student.steps["login and spawn"] = time.monotonic() - started
                 server = hub.student_server(student.name)
-                open_notebook(page, server, NOTEBOOK, timeout=args.setup_timeout)
-                student.steps["open notebook"] = time.monotonic() - started
-                run_all_cells(page, timeout=args.setup_timeout)
-                student.steps["run all cells"] = time.monotonic() - started
-                canvas = mpl_canvas(page, EXPLORER)
-                canvas.wait_for(state="visible")
-                page.locator(f"{EXPLORER} .tinyinit-readout").first.wait_for()
-                problems = notebook_errors(page) + console.messages
-                if problems:
-                    raise RuntimeError("the notebook shows errors: " + "; ".join(problems))
-                page.locator(EXPLORER).first.scroll_into_view_if_needed()
-                page.evaluate(
-                    PROBE,
-                    [
-                        f"{EXPLORER} .jupyter-matplotlib-canvas-div canvas",
-                        f"{EXPLORER} .tinyinit-readout",
-                    ],
-                )
-                move_depth_to(page, canvas, START_DEPTH, timeout=args.setup_timeout)
-                student.ready_s = time.monotonic() - started
+                get_ready(page, console, server, student, started, args.setup_timeout)
         except Exception as error:  # whatever went wrong, the student still meets the class
             student.errors.append(f"setup: {type(error).__name__}: {str(error).strip()[:400]}")
         try:
@@ -352,17 +382,8 @@ def attend(student: Student, hub: Hub, cdp_url: str, args, logins, start, stop_a
             return
         if not student.ready:
             return
-        keys = itertools.cycle(["ArrowRight"] * SWING + ["ArrowLeft"] * SWING)
         try:
-            slider_handle(page, "tinyinit-depth").focus()
-            while time.monotonic() < stop_at[0]:
-                try:
-                    student.samples.append(press_and_time(page, next(keys), args.press_timeout))
-                except PlaywrightError:
-                    student.lost += 1
-            problems = notebook_errors(page) + console.messages
-            if problems:
-                student.errors.append("after the moves: " + "; ".join(problems))
+            slide(page, console, student, args.press_timeout, lambda: time.monotonic() < stop_at[0])
             context.close()
         except Exception as error:  # a crashed page is a finding, not the end of the run
             student.errors.append(f"moves: {type(error).__name__}: {str(error).strip()[:400]}")
@@ -385,6 +406,16 @@ def tree(pid: int) -> list[psutil.Process]:
         return []
 
 
+def server_and_kernels(server: psutil.Process) -> dict[str, psutil.Process | list]:
+    """A Jupyter server's process, and the kernels it runs."""
+    kernels = [
+        child
+        for child in server.children(recursive=True)
+        if any("ipykernel" in part for part in child.cmdline())
+    ]
+    return {"server": server, "kernels": kernels}
+
+
 def student_processes(hub_pid: int) -> dict[str, dict[str, psutil.Process | list]]:
     """Per student name: their single-user server, and the kernels it runs."""
     found = {}
@@ -392,15 +423,9 @@ def student_processes(hub_pid: int) -> dict[str, dict[str, psutil.Process | list
         try:
             if not any("jupyterhub-singleuser" in part for part in proc.cmdline()):
                 continue
-            name = proc.environ().get("JUPYTERHUB_USER", "")
-            kernels = [
-                child
-                for child in proc.children(recursive=True)
-                if any("ipykernel" in part for part in child.cmdline())
-            ]
+            found[proc.environ().get("JUPYTERHUB_USER", "")] = server_and_kernels(proc)
         except psutil.Error:
             continue
-        found[name] = {"server": proc, "kernels": kernels}
     return found
 
 
@@ -444,6 +469,62 @@ class Snapshot:
             servers={name: total_cpu([s["server"]]) for name, s in students.items()},
             kernels={name: total_cpu(s["kernels"]) for name, s in students.items()},
         )
+
+
+# --- one student alone, no hub --------------------------------------------------------------
+
+
+@dataclass
+class Rehearsal:
+    """One student's figures on one JupyterLab: what `make test` runs of this benchmark."""
+
+    student: Student
+    kernel_rss_mb: float
+    kernel_uss_mb: float
+    server_rss_mb: float
+    server_uss_mb: float
+    cpu_per_move_ms: float  # the server's and the kernel's CPU, per move
+
+
+def rehearse(browser, scratch: Path, moves: int = 4, timeout: float = 240.0) -> Rehearsal:
+    """One student does what each does in a class, on a JupyterLab in `scratch` (no hub, no
+    proxy: nothing `make test` does not install): a folder filled as each home is, notebook 03
+    run, the explorer found, the depth slider moved `moves` times, each press timed.
+
+    `browser`: a Playwright Browser, which gets a context of its own for the student.
+    Raises if the notebook cannot be run or its explorer is not found; the moves' problems are
+    in the student's errors.
+    """
+    home = scratch / "home"
+    fill_home(home)
+    server = start_lab(home, home=scratch / "jupyter")
+    context = browser.new_context(viewport=VIEWPORT)
+    try:
+        context.set_default_timeout(timeout * 1000)
+        page = context.new_page()
+        console = ConsoleLog(page)
+        student = Student("student01")
+        get_ready(page, console, server, student, time.monotonic(), timeout)
+        processes = server_and_kernels(psutil.Process(server.pid))
+        if len(processes["kernels"]) != 1:
+            raise RuntimeError(f"{len(processes['kernels'])} kernels run notebook 03, not 1")
+        watched = [processes["server"], *processes["kernels"]]
+        before = total_cpu(watched)
+        slide(page, console, student, 15.0, lambda: len(student.samples) + student.lost < moves)
+        spent = total_cpu(watched) - before
+        kernel = memory_mb(processes["kernels"][0])
+        own = memory_mb(processes["server"])
+    finally:
+        context.close()
+        server.stop()
+    return Rehearsal(
+        student=student,
+        kernel_rss_mb=kernel[0],
+        kernel_uss_mb=kernel[1],
+        server_rss_mb=own[0],
+        server_uss_mb=own[1],
+        cpu_per_move_ms=1000.0 * spent / len(student.samples) if student.samples else float("nan"),
+    )
 
 
 # --- one class size ------------------------------------------------------------------------
