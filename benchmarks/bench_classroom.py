@@ -429,14 +429,28 @@ def student_processes(hub_pid: int) -> dict[str, dict[str, psutil.Process | list
     return found
 
 
-def total_cpu(processes: list[psutil.Process]) -> float:
-    total = 0.0
+def cpu_by_pid(processes: list[psutil.Process]) -> dict[int, float]:
+    found = {}
     for proc in processes:
         try:
-            total += cpu_seconds(proc)
+            found[proc.pid] = cpu_seconds(proc)
         except psutil.Error:
             pass
-    return total
+    return found
+
+
+def total_cpu(processes: list[psutil.Process]) -> float:
+    return sum(cpu_by_pid(processes).values())
+
+
+def cpu_since(before: dict[int, float], now: dict[int, float]) -> float:
+    """CPU seconds that a changing set of processes spent between two readings.
+
+    Chromium starts and ends renderers as pages come and go: a process that ended in
+    between takes what it spent with it (not counted), one that began counts whole.
+    A sum of the live processes' totals at each end would go down, even below zero.
+    """
+    return sum(seconds - before.get(pid, 0.0) for pid, seconds in now.items())
 
 
 def memory_mb(proc: psutil.Process) -> tuple[float, float]:
@@ -453,7 +467,7 @@ class Snapshot:
     machine_busy: float  # all cores, every process on the machine (others' work included)
     hub: float
     proxy: float
-    browser: float
+    browser: dict[int, float]  # per process: Chromium's come and go
     servers: dict[str, float]
     kernels: dict[str, float]
 
@@ -465,7 +479,7 @@ class Snapshot:
             machine_busy=sum(machine) - machine.idle - getattr(machine, "iowait", 0.0),
             hub=total_cpu([psutil.Process(hub.hub.pid)]),
             proxy=total_cpu(tree(hub.proxy.pid)),
-            browser=total_cpu(tree(chromium.pid)),
+            browser=cpu_by_pid(tree(chromium.pid)),
             servers={name: total_cpu([s["server"]]) for name, s in students.items()},
             kernels={name: total_cpu(s["kernels"]) for name, s in students.items()},
         )
@@ -678,7 +692,7 @@ def _run_class(n, args, hub, chromium, students, began, sync_playwright) -> Roun
         proxy_cpu=pct(end.proxy - first.proxy),
         server_cpu=pct(sum(end.servers[k] - first.servers[k] for k in names) / max(len(names), 1)),
         kernel_cpu=pct(sum(end.kernels[k] - first.kernels[k] for k in names) / max(len(names), 1)),
-        browser_cpu=pct(end.browser - first.browser),
+        browser_cpu=pct(cpu_since(first.browser, end.browser)),
         machine_busy=pct(end.machine_busy - first.machine_busy) / psutil.cpu_count(),
         kernels_died=len(died),
         kernel_run_cpu_s=(
