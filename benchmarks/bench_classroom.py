@@ -27,7 +27,8 @@ Reported per N: students ready and their setup time (login to notebook run);
 p50/p90 of the move latency over all students, and moves lost (no new plot
 within --press-timeout); per student memory, RSS and USS (what the process
 alone holds, the memory another student adds) of the kernel and the
-single-user server, at the end; the kernel CPU that running the notebook took;
+single-user server, at the end; the kernel CPU that running the notebook took
+(with the processes in which its checks run the student's my_init.py);
 the server-side CPU (hub, proxy, servers, kernels) per move; CPU over the
 sliding minute as % of one core: hub, proxy, per student (server + kernel),
 the simulated browsers (which in a real class run on the students' laptops)
@@ -397,6 +398,19 @@ def cpu_seconds(process: psutil.Process) -> float:
     return times.user + times.system
 
 
+def kernel_cpu_seconds(kernels: list[psutil.Process]) -> float:
+    """The kernels' CPU with that of the processes they ran and waited for: notebook 03's
+    checks run the student's my_init.py in processes of their own (tinyinit.checker)."""
+    total = 0.0
+    for kernel in kernels:
+        try:
+            times = kernel.cpu_times()
+        except psutil.Error:
+            continue
+        total += times.user + times.system + times.children_user + times.children_system
+    return total
+
+
 def tree(pid: int) -> list[psutil.Process]:
     """A process and all its descendants (those alive now)."""
     try:
@@ -481,7 +495,7 @@ class Snapshot:
             proxy=total_cpu(tree(hub.proxy.pid)),
             browser=cpu_by_pid(tree(chromium.pid)),
             servers={name: total_cpu([s["server"]]) for name, s in students.items()},
-            kernels={name: total_cpu(s["kernels"]) for name, s in students.items()},
+            kernels={name: kernel_cpu_seconds(s["kernels"]) for name, s in students.items()},
         )
 
 
@@ -567,7 +581,7 @@ class Round:
     browser_cpu: float  # all simulated browsers together
     machine_busy: float  # % of all cores, everyone's work
     kernels_died: int
-    kernel_run_cpu_s: float  # kernel CPU from its start to the sliding: the notebook's run
+    kernel_run_cpu_s: float  # kernel CPU (checks included) from its start to the sliding
     cpu_per_move_ms: float  # server side (hub, proxy, servers, kernels) CPU per move
     free_gb: float
     seconds: float
@@ -759,7 +773,8 @@ LEGEND = (
     "together in the sliding time, lost: no new plot within the press timeout; p50/p90: key "
     "press to the new plot on screen, over all moves; p50 / first: that p50 over the first "
     "class's, same run; memory: per student, median, at the end (USS: what that process alone "
-    "holds); run nb CPU: kernel CPU from its start to the sliding (running notebook 03), median; "
+    "holds); run nb CPU: kernel CPU from its start to the sliding (running notebook 03, with "
+    "the processes its checks run), median; "
     "CPU/move: hub, proxy, servers and kernels together, per move; CPU %: of one core over the "
     "sliding time; per student: server + kernel (mean) + a share of hub and proxy; "
     "browsers: all simulated students' Chromium together (a real class runs these on its "
