@@ -164,8 +164,10 @@ class Hub:
         return self.hub.log_path.read_text(errors="replace")
 
     def stop(self) -> None:
-        self.hub.stop(timeout=60.0)  # the hub stops every single-user server on its way out
-        self.proxy.stop()
+        try:
+            self.hub.stop(timeout=60.0)  # the hub stops every single-user server on its way out
+        finally:
+            self.proxy.stop()
 
 
 @dataclass

@@ -213,8 +213,7 @@ class LabServer:
             except subprocess.TimeoutExpired:
                 _signal_group(self.pid, signal.SIGKILL)
                 self.process.wait(timeout)
-        _, alive = psutil.wait_procs(descendants, timeout=timeout / 2)
-        for proc in alive:
+        for proc in _still_running(descendants, timeout / 2):
             try:
                 proc.kill()
             except psutil.Error:
@@ -225,6 +224,30 @@ class LabServer:
 
     def __exit__(self, *exc) -> None:
         self.stop()
+
+
+def _still_running(processes: list[psutil.Process], timeout: float) -> list[psutil.Process]:
+    """Those of `processes` still running after up to `timeout` seconds.
+
+    psutil waits on a pidfd, and opening one for a process that is just going may fail
+    with an error of the kernel's (EINVAL, ENOENT: giampaolo/psutil#2715): then each is
+    looked at until it is gone or a zombie.
+    """
+    try:
+        return psutil.wait_procs(processes, timeout=timeout)[1]
+    except OSError:
+        pass
+
+    def running(proc: psutil.Process) -> bool:
+        try:
+            return proc.is_running() and proc.status() != psutil.STATUS_ZOMBIE
+        except psutil.Error:
+            return False
+
+    deadline = time.monotonic() + timeout
+    while (alive := [p for p in processes if running(p)]) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    return alive
 
 
 def _signal_group(pid: int, sig: int) -> None:
