@@ -160,7 +160,7 @@ bench: $(VENV)/.test
 # and propagation one operator or constant at a time (configuration: [tool.mutmut] in
 # pyproject.toml) and runs, for each change, the unit tests that call the changed function.
 # Slow (about an hour on two cores), so not part of `make test`. One module at a time:
-# make mutation MUTANTS='tinyinit.pcg32.*'; results are kept in mutants/, so a second run
+# make mutation MUTANTS='tinyinit.core.pcg32.*'; results are kept in mutants/, so a second run
 # tries only what is new. `$(VENV)/bin/mutmut results` lists the survivors, `mutmut show
 # NAME` shows one; docs/mutation.md has the last scores and the equivalent mutants.
 MUTANTS ?=

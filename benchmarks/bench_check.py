@@ -18,8 +18,8 @@ import sys
 import time
 from pathlib import Path
 
-from tinyinit.checker import check_init
-from tinyinit.sandbox import find_sandbox
+from tinyinit.course.checker import check_init
+from tinyinit.course.sandbox import find_sandbox
 
 SOLUTION = Path(__file__).resolve().parent.parent / "notebooks" / "my_init.py"
 

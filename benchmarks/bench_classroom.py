@@ -402,7 +402,7 @@ def cpu_seconds(process: psutil.Process) -> float:
 
 def kernel_cpu_seconds(kernels: list[psutil.Process]) -> float:
     """The kernels' CPU with that of the processes they ran and waited for: notebook 03's
-    checks run the student's my_init.py in processes of their own (tinyinit.checker)."""
+    checks run the student's my_init.py in processes of their own (tinyinit.course.checker)."""
     total = 0.0
     for kernel in kernels:
         try:

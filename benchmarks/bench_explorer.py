@@ -28,7 +28,7 @@ control's time is also given as a ratio to it: "x floor" divides the median
 wall time by the floor's, "cpu/floor" the median CPU time by the floor's CPU time.
 
 The encoder row compares, in the same run and on the explorer's own picture,
-compressing the PNG's rows with `tinyinit.transport.DEFLATE` (zlib-ng, what
+compressing the PNG's rows with `tinyinit.views.browser_transport.DEFLATE` (zlib-ng, what
 `fast_png` does) against the standard library's zlib at level 1, on one thread
 and with the two halves at once on two threads (zlib releases the GIL; what the
 encoder once did), as medians taken in turn so that all see the same load.
@@ -71,7 +71,7 @@ def timed(fn, *args, **kwargs) -> tuple[float, float]:
 
 
 def draw_all(kind: str, width: int, seeds: int, n_layers: int) -> None:
-    from tinyinit.fastpath import UnitWeights
+    from tinyinit.physics.propagation_fast import UnitWeights
 
     cache = UnitWeights()
     for seed in range(seeds):
@@ -131,7 +131,7 @@ def encoders(pixels, n: int = 60) -> dict[str, float]:
     import zlib
     from concurrent.futures import ThreadPoolExecutor
 
-    from tinyinit import transport
+    from tinyinit.views import browser_transport as transport
 
     data = memoryview(transport.png_rows(pixels)).cast("B")
     half = len(data) // 2
@@ -224,7 +224,7 @@ def page_is_there(ex) -> None:
     From then on a move draws (or blits) and encodes its picture at once, as in
     the browser; before, ipympl waits for the page to ask.
     """
-    from tinyinit.transport import SYNCING
+    from tinyinit.views.browser_transport import SYNCING
 
     for plot in (ex.plot, ex.histogram):
         canvas = plot.figure.canvas
@@ -261,9 +261,9 @@ def main() -> None:
     import numpy as np
 
     matplotlib.use("module://ipympl.backend_nbagg")  # the browser's canvas, without a browser
-    from tinyinit import transport
-    from tinyinit.explorer import DepthExplorer
-    from tinyinit.fastpath import UnitWeights
+    from tinyinit.physics.propagation_fast import UnitWeights
+    from tinyinit.views import browser_transport as transport
+    from tinyinit.views.explorers import DepthExplorer
 
     print(__doc__.splitlines()[0])
     print(

@@ -3,7 +3,7 @@
     python benchmarks/bench_live_training.py [--seconds 4] [--rounds 3] [--moves 10]
 
 A real kernel (this Python's ipykernel, through jupyter_client) runs the training explorer of
-tinyinit.live_training under %matplotlib widget, as a notebook does; this script stands in
+tinyinit.views.live_training under %matplotlib widget, as a notebook does; this script stands in
 for the page: it tells both canvases that the page is there (ipympl's "initialized"), takes
 every message the kernel sends (the pictures included) and moves controls by the messages a
 page sends. Two ratios, each of two peers measured in the same kernel, in turn:
@@ -47,7 +47,7 @@ SETUP = """\
 %matplotlib widget
 import asyncio, json, time
 from threadpoolctl import ThreadpoolController
-from tinyinit.live_training import training_explorer
+from tinyinit.views.live_training import training_explorer
 
 ex = training_explorer(speed=0)  # as fast as it can
 blas = ThreadpoolController()

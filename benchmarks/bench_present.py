@@ -14,7 +14,7 @@ canvas), for each step of every demonstration in the clicker's order:
 
 The ratio warm / cold per step is the number to read (absolute milliseconds vary
 threefold between machines); so is `warm()`'s own time against a peer run here, the
-plain `tinyinit.propagation.simulate` of the first step (no cache), which is what one
+plain `tinyinit.physics.propagation.simulate` of the first step (no cache), which is what one
 cold step costs at least.
 
 With --browser, `make present`'s Voila serves the app to Chromium at 1280x720: the time
@@ -53,8 +53,8 @@ def in_process(rounds: int) -> dict:
     import matplotlib
 
     matplotlib.use("Agg")  # the app without a page: every update rendered to a PNG
+    from tinyinit.physics.propagation import simulate
     from tinyinit.present import PRESETS, Presentation
-    from tinyinit.propagation import simulate
 
     cold, warm, warm_ups, peers = [], [], [], []
     for _ in range(rounds):

@@ -30,7 +30,9 @@ import subprocess
 import sys
 import tempfile
 
-KERNEL = "import ipykernel.kernelapp, matplotlib.pyplot, ipywidgets, ipympl, tinyinit.explorer"
+KERNEL = (
+    "import ipykernel.kernelapp, matplotlib.pyplot, ipywidgets, ipympl, tinyinit.views.explorers"
+)
 SERVER = "import jupyter_server.serverapp, nbformat.validator"
 FORMAT_CHECKERS = "import rfc3987_syntax.syntax_helpers"
 

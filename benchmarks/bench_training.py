@@ -30,7 +30,7 @@ from pathlib import Path
 import numpy as np
 
 from tinyinit import PCG32, kaiming_normal
-from tinyinit.training import (
+from tinyinit.networks.training import (
     _flat,
     _unflat,
     init_params,
@@ -69,7 +69,7 @@ NORMS = (None, "batch", "layer")
 ONE_RUN = f"""
 import hashlib, time
 from tinyinit import PCG32, kaiming_normal
-from tinyinit.training import init_params, load_digits_split, train
+from tinyinit.networks.training import init_params, load_digits_split, train
 digits = load_digits_split()
 kaiming = lambda shape, rng: kaiming_normal(shape, "fan_in", "relu", rng)
 digest, seconds = hashlib.sha256(), []

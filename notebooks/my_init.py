@@ -19,7 +19,7 @@ eleven tests, from a terminal in this folder:
 
     python -m tinyinit check my_init.py
 
-or from a notebook: `from tinyinit.checker import check_init` and `check_init("my_init.py")`.
+or from a notebook: `from tinyinit.course.checker import check_init` and `check_init("my_init.py")`.
 """
 
 import math

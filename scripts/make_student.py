@@ -33,7 +33,7 @@ Every other cell is kept with its stored outputs, so a student reads the plots t
 depend on their file before running anything.
 
 An exercise is an answer cell followed by its check: the next code cell, which
-runs `with Check("Exercise N"):` from tinyinit.quiz.
+runs `with Check("Exercise N"):` from tinyinit.course.quiz.
 """
 
 from __future__ import annotations

@@ -56,7 +56,7 @@ html_theme = "sphinx_book_theme"
 html_static_path = ["_static"]
 templates_path = ["_templates"]
 html_css_files = ["tinyinit-site.css"]
-# Sliders named, readouts live (tinyinit/a11y.js, copied beside it by course_site).
+# Sliders named, readouts live (tinyinit/views/a11y.js, copied beside it by course_site).
 html_js_files = [("tinyinit-site.js", {"type": "module"})]
 html_sourcelink_suffix = ""  # the download button gives 01_x.ipynb, not 01_x.ipynb.txt
 html_last_updated_fmt = None

@@ -70,8 +70,8 @@ def _browser_required(request):
 def sandbox():
     """bubblewrap's sandbox for the checker; skips where none can be made, unless
     TINYINIT_REQUIRE_SANDBOX=1 (CI, a grading machine), where that fails instead."""
-    from tinyinit.checker import grading
-    from tinyinit.sandbox import find_sandbox
+    from tinyinit.course.checker import grading
+    from tinyinit.course.sandbox import find_sandbox
 
     found = find_sandbox()
     if not found:

@@ -1,14 +1,15 @@
 """The mean square per layer through given unit matrices, by the plain recursion: a reference
-for the tests of `tinyinit.propagation` and `tinyinit.fastpath`, built from the package's own
+for the tests of `tinyinit.physics.propagation` and `tinyinit.physics.propagation_fast`, built from
+the package's own
 steps (forward_values, backward_values, mean_square) and nothing else."""
 
 from __future__ import annotations
 
 import numpy as np
 
-from tinyinit.activations import as_activation
-from tinyinit.propagation import backward_values, forward_values
-from tinyinit.variance import mean_square
+from tinyinit.core.activations import as_activation
+from tinyinit.physics.propagation import backward_values, forward_values
+from tinyinit.physics.variance import mean_square
 
 
 def propagate(units, scale, activation, x, upstream=None):

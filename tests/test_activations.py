@@ -1,4 +1,4 @@
-"""tinyinit.activations: one table of phi, phi' and kinks that every module reads."""
+"""tinyinit.core.activations: one table of phi, phi' and kinks that every module reads."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import warnings
 import numpy as np
 import pytest
 
-from tinyinit.activations import (
+from tinyinit.core.activations import (
     ACTIVATIONS,
     SATURATED_SLOPE,
     TANH_SATURATED,

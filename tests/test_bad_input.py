@@ -24,8 +24,8 @@ from tinyinit import (
     xavier_uniform,
     zeros_init,
 )
-from tinyinit.checks import MAX_ELEMENTS
-from tinyinit.init import NONLINEARITIES
+from tinyinit.core.arguments import MAX_ELEMENTS
+from tinyinit.core.init import NONLINEARITIES
 
 # Each case: (call taking rng, the words every message must contain).
 CASES = {}

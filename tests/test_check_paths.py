@@ -10,7 +10,7 @@ import pytest
 from refusals import assert_refused
 
 from tinyinit import cli
-from tinyinit.checker import UnreadableFile, student_file
+from tinyinit.course.checker import UnreadableFile, student_file
 
 GIVE = (
     "give the Python file that holds your seven functions, e.g. 'my_init.py' next to the notebooks"

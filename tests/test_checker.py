@@ -30,9 +30,10 @@ try:
 except ModuleNotFoundError:  # Python 3.10
     import tomli as tomllib
 
-from tinyinit import PCG32, checker, cli
-from tinyinit.catalog import NAMES
-from tinyinit.checker import (
+from tinyinit import PCG32, cli
+from tinyinit.course import checker
+from tinyinit.course.catalog import NAMES
+from tinyinit.course.checker import (
     ERROR,
     FAILED,
     NOT_WRITTEN,
@@ -48,7 +49,7 @@ from tinyinit.checker import (
     check_init,
     screen,
 )
-from tinyinit.pitfalls import CARD_PITFALLS, PITFALLS
+from tinyinit.course.pitfalls import CARD_PITFALLS, PITFALLS
 
 ROOT = Path(__file__).resolve().parent.parent
 TEACHER = ROOT / "notebooks" / "my_init.py"
@@ -129,10 +130,28 @@ def test_the_teachers_my_init_passes_every_test():
     assert report.seconds < 120
 
 
+def test_a_file_may_import_the_generator_by_its_modules_former_names_or_present_ones(tmp_path):
+    # The card's examples say `from tinyinit.pcg32 import PCG32`, from before the package had
+    # layers; both spellings reach the same generator in the student's process.
+    imports = "from tinyinit import PCG32, normal, uniforms\n"
+    source = TEACHER.read_text()
+    assert imports in source
+    for spelling in (
+        "from tinyinit.pcg32 import PCG32\nfrom tinyinit.distributions import normal, uniforms\n",
+        "from tinyinit.core.pcg32 import PCG32\n"
+        "from tinyinit.core.distributions import normal, uniforms\n"
+        "import tinyinit.core.pcg32\nassert tinyinit.core.pcg32.PCG32 is PCG32\n",
+    ):
+        path = write(tmp_path, source.replace(imports, spelling))
+        assert screen(path.read_text(), path).borrowed == {}
+        report = check_init(path, tests=FAST)
+        assert report.ok, report
+
+
 def test_the_teachers_my_init_imports_no_initializer_of_tinyinit():
     source = TEACHER.read_text()
     assert "from tinyinit import PCG32, normal, uniforms\n" in source
-    assert "tinyinit.init" not in source and "import tinyinit\n" not in source
+    assert "tinyinit.core.init" not in source and "import tinyinit\n" not in source
     regions = make_student.solution_regions(source)
     assert len(regions) == 7  # one per function, each stubbed in the student edition
 
@@ -408,11 +427,13 @@ def test_an_endless_loop_at_import_is_stopped(tmp_path):
 
 
 def test_a_file_that_runs_the_check_itself_is_told_so(tmp_path):
-    path = write(tmp_path, "from tinyinit.checker import check_init\n\ncheck_init('my_init.py')\n")
+    path = write(
+        tmp_path, "from tinyinit.course.checker import check_init\n\ncheck_init('my_init.py')\n"
+    )
     report = check_init(path)
     assert report.problem == (
-        "importing it called tinyinit's check_init (tinyinit.checker.check_init); the checker "
-        "checks your functions, so it cannot run a file that runs tinyinit's\n"
+        "importing it called tinyinit's check_init (tinyinit.course.checker.check_init); "
+        "the checker checks your functions, so it cannot run a file that runs tinyinit's\n"
         "at my_init.py:3 in <module>: check_init('my_init.py')"
     )
 
@@ -526,8 +547,8 @@ def no_traceback(run) -> None:
 def test_patching_the_checker_from_the_file_changes_nothing(tmp_path):
     path = write(
         tmp_path,
-        STUBS + "\nimport tinyinit.catalog as catalog\n"
-        "import tinyinit.checker as checker\n"
+        STUBS + "\nimport tinyinit.course.catalog as catalog\n"
+        "import tinyinit.course.checker as checker\n"
         "catalog.CATALOG = ()\n"
         "catalog.check_relu_signal_survives_20_layers = lambda impl: None\n"
         "checker.run_test = lambda *args: None\n"
@@ -554,7 +575,7 @@ def test_result_lines_printed_by_the_file_and_an_exit_are_the_students(tmp_path)
 @pytest.mark.parametrize(
     ("source", "refused"),
     [
-        ("from tinyinit.init import *\n", "this is tinyinit's kaiming_normal, not yours"),
+        ("from tinyinit.core.init import *\n", "this is tinyinit's kaiming_normal, not yours"),
         ("from tinyinit import kaiming_normal as k\nkaiming_normal = k\n", "binds kaiming_normal"),
         (
             "import tinyinit\n"

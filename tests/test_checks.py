@@ -7,7 +7,7 @@ import math
 import numpy as np
 import pytest
 
-from tinyinit.checks import (
+from tinyinit.core.arguments import (
     SHOWN_CHARACTERS,
     KindError,
     flag,

@@ -12,7 +12,6 @@ import xml.etree.ElementTree as ET
 import numpy as np
 import pytest
 
-from tinyinit.activations import ACTIVATIONS
 from tinyinit.cli import (
     MAX_PIXELS,
     build_parser,
@@ -21,8 +20,9 @@ from tinyinit.cli import (
     mathtext_error,
     seeds_reported,
 )
-from tinyinit.propagation import simulate
-from tinyinit.stack import INITIALIZERS
+from tinyinit.core.activations import ACTIVATIONS
+from tinyinit.physics.depth_stack import INITIALIZERS
+from tinyinit.physics.propagation import simulate
 
 # Small networks: the file format is under test here, not the physics.
 QUICK = ["--n-layers", "6", "--width", "32", "--seeds", "3"]
@@ -301,7 +301,7 @@ def test_seed_by_seed_equals_simulate_in_every_view(direction, sample_layers):
 
 def test_kaiming_auto_gain_for_gelu_and_silu_is_the_quadrature_gain():
     from tinyinit.cli import resolve_gain
-    from tinyinit.gains import single_layer_gain
+    from tinyinit.physics.gains import single_layer_gain
 
     for name in ("gelu", "silu"):
         assert name in ACTIVATIONS

@@ -22,7 +22,7 @@ import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 # The generator, the distributions and the initializers: the top level's modules.
-DOCTESTED = ("tinyinit", "tinyinit.init", "tinyinit.pcg32", "tinyinit.distributions")
+DOCTESTED = ("tinyinit", "tinyinit.core.init", "tinyinit.core.pcg32", "tinyinit.core.distributions")
 NOT_IN_CORE = (
     "ipywidgets",
     "ipympl",
@@ -129,10 +129,10 @@ def test_the_check_command_runs_in_the_core_install(core, tmp_path, sandbox):
     assert run.returncode == 0, run.stdout + run.stderr
     assert f"passed           {test}" in run.stdout
     package = Path(_run(core, "-c", "import tinyinit; print(tinyinit.__file__)").stdout).parent
-    target = package / "checker.py"
+    target = package / "course" / "checker.py"
     before = target.read_bytes()
     (tmp_path / "my_init.py").write_text(
-        "import tinyinit.parallel as p\n"
+        "import tinyinit.core.parallel as p\n"
         "o = getattr(p, 'o' + 's')\n"
         f"o.write(o.open({str(target)!r}, o.O_WRONLY | o.O_TRUNC), b'ok = True')\n"
     )
@@ -142,7 +142,7 @@ def test_the_check_command_runs_in_the_core_install(core, tmp_path, sandbox):
 
 
 def test_the_widgets_name_their_extra_in_the_core_install(core):
-    explorer = _run(core, "-c", "import tinyinit.explorer")
+    explorer = _run(core, "-c", "import tinyinit.views.explorers")
     assert explorer.returncode == 1
     assert explorer.stderr.splitlines()[-1] == (
         "ModuleNotFoundError: the explorer needs ipywidgets: pip install 'tinyinit[lab]'"

@@ -9,15 +9,15 @@ import numpy as np
 import pytest
 
 from tinyinit import PCG32, kaiming_normal, xavier_normal
-from tinyinit.activations import SATURATED_SLOPE
-from tinyinit.diagnostics import (
+from tinyinit.core.activations import SATURATED_SLOPE
+from tinyinit.networks.training import init_params, load_digits_split, loss_and_gradients, train
+from tinyinit.physics.diagnostics import (
     UPDATE_RATIO,
     chance_loss,
     dead_fraction,
     histograms,
     saturated_fraction,
 )
-from tinyinit.training import init_params, load_digits_split, loss_and_gradients, train
 
 
 def test_chance_loss_is_the_loss_of_a_uniform_guess():

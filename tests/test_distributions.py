@@ -11,7 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from tinyinit import PCG32, normal, uniforms
-from tinyinit.distributions import (
+from tinyinit.core.distributions import (
     PAIRS_PER_BLOCK,
     box_muller,
     scaled_normal_float32,
@@ -236,7 +236,7 @@ class Returning:
 def test_a_generator_whose_uniform_is_no_float_in_0_1_is_refused_with_what_it_returned(draw):
     from refusals import assert_refused
 
-    from tinyinit.checks import KindError, shown
+    from tinyinit.core.arguments import KindError, shown
 
     accepted = "rng must be a generator whose uniform() returns floats in [0, 1), such as "
     accepted += "tinyinit.PCG32(seed), got {}, whose uniform() returned {}"
@@ -281,8 +281,8 @@ def test_box_muller_makes_its_own_array_of_two_values_per_pair():
 def test_every_refusal_of_the_draws_is_worded_to_the_letter_and_each_range_taken_to_its_bound():
     from refusals import assert_refused
 
-    from tinyinit.checks import KindError
-    from tinyinit.distributions import box_muller, scaled_uniform_float32, uniform_float32
+    from tinyinit.core.arguments import KindError
+    from tinyinit.core.distributions import box_muller, scaled_uniform_float32, uniform_float32
 
     u = np.array([0.25, 0.5])
     uniforms_ = (

@@ -36,15 +36,17 @@ PICTURES = (widgets.Image, widgets.Output)
 def public_objects() -> dict[str, object]:
     """Every public function and class, by the name a user imports it under."""
     found = {f"tinyinit.{name}": getattr(tinyinit, name) for name in tinyinit.__all__}
-    for module_info in pkgutil.iter_modules(tinyinit.__path__):
-        if module_info.name.startswith("_"):
+    for module_info in pkgutil.walk_packages(tinyinit.__path__, "tinyinit."):
+        if any(part.startswith("_") for part in module_info.name.split(".")):
             continue
-        module = importlib.import_module(f"tinyinit.{module_info.name}")
+        if module_info.name.startswith("tinyinit.present."):
+            continue  # the presentation app's parts: tinyinit.present gathers what is public
+        module = importlib.import_module(module_info.name)
         for name in getattr(module, "__all__", ()):
             obj = getattr(module, name)
             if any(obj is seen for seen in found.values()):
                 continue  # exported from the package too: checked once, under that name
-            found[f"tinyinit.{module_info.name}.{name}"] = obj
+            found[f"{module_info.name}.{name}"] = obj
     return {k: v for k, v in found.items() if inspect.isfunction(v) or inspect.isclass(v)}
 
 
@@ -114,10 +116,10 @@ def describe(w) -> str:
 
 def app_widgets():
     from tinyinit import PCG32
-    from tinyinit.explorer import ResidualStreamExplorer, depth_explorer
+    from tinyinit.course.quiz import predict, predict_number
+    from tinyinit.physics.residual import draw_residual_stack
     from tinyinit.present import presentation
-    from tinyinit.quiz import predict, predict_number
-    from tinyinit.residual import draw_residual_stack
+    from tinyinit.views.explorers import ResidualStreamExplorer, depth_explorer
 
     residual = ResidualStreamExplorer(draw_residual_stack(4, 16, 16, 8, PCG32(0)), n_layers=2)
     return {
@@ -235,7 +237,7 @@ def links(path: Path) -> list[str]:
 
 
 def named_paths(path: Path) -> list[str]:
-    """The repository paths a page names in its code spans: `tinyinit/init.py`, `Makefile`.
+    """The repository paths a page names in its code spans: `tinyinit/core/init.py`, `Makefile`.
     Placeholders (NN_topic, <assignment>) and patterns (*.ipynb) are not paths."""
     spans = SPAN.findall(prose(path.read_text(encoding="utf-8")))
     return [

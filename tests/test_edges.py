@@ -17,13 +17,13 @@ from plain_propagation import propagate
 
 import tinyinit as ti
 from tinyinit import PCG32
-from tinyinit.activations import ACTIVATIONS
-from tinyinit.fastpath import UnitWeights
-from tinyinit.gaussian import gaussian_expectation
-from tinyinit.pcg32 import TABLE_SIZE
-from tinyinit.propagation import mean_field, simulate, weight_gradient_theory
-from tinyinit.stack import unit_scale, weight_std
-from tinyinit.variance import mean_square
+from tinyinit.core.activations import ACTIVATIONS
+from tinyinit.core.pcg32 import TABLE_SIZE
+from tinyinit.physics.depth_stack import unit_scale, weight_std
+from tinyinit.physics.mean_field import gaussian_expectation
+from tinyinit.physics.propagation import mean_field, simulate, weight_gradient_theory
+from tinyinit.physics.propagation_fast import UnitWeights
+from tinyinit.physics.variance import mean_square
 
 # --- the generator -------------------------------------------------------------------------
 
@@ -189,8 +189,8 @@ def test_a_slope_whose_square_is_past_float_range_has_its_gain_without_a_warning
 
 
 def test_layer_weights_are_the_spec_formula_in_float64_with_the_default_std():
-    from tinyinit.fastpath import UnitWeights
-    from tinyinit.stack import layer_weights
+    from tinyinit.physics.depth_stack import layer_weights
+    from tinyinit.physics.propagation_fast import UnitWeights
 
     width, seed = 5, 3
     scalar = ref.PCG32(seed)
@@ -211,7 +211,7 @@ def test_layer_weights_are_the_spec_formula_in_float64_with_the_default_std():
 
 @pytest.mark.usefixtures("warnings_are_errors")
 def test_depth_result_ratio_is_last_over_first_layer_without_a_warning():
-    from tinyinit.propagation import simulate
+    from tinyinit.physics.propagation import simulate
 
     r = simulate("relu", "xavier_normal", n_layers=4, width=8, seeds=3)
     expected = np.median(r.per_seed[:, -1] / r.per_seed[:, 1])

@@ -17,10 +17,10 @@ import pytest
 
 import tinyinit as ti
 from tinyinit import PCG32
-from tinyinit.activations import activation
-from tinyinit.distributions import normal, scaled_normal_float32, uniform_float32, uniforms
-from tinyinit.propagation import mean_field, simulate
-from tinyinit.stack import unit_matrix, unit_scale, weight_std
+from tinyinit.core.activations import activation
+from tinyinit.core.distributions import normal, scaled_normal_float32, uniform_float32, uniforms
+from tinyinit.physics.depth_stack import unit_matrix, unit_scale, weight_std
+from tinyinit.physics.propagation import mean_field, simulate
 
 # (call taking rng, the start of the message)
 CASES = {

@@ -44,49 +44,49 @@ import numpy as np
 import pytest
 
 from tinyinit import PCG32
-from tinyinit.quiz import NotYet, Unanswered
+from tinyinit.course.quiz import NotYet, Unanswered
 
 # The modules covered, each by its __all__: every module of the package with public functions.
-# Not here: tinyinit.checks, whose refusals name the argument of the function that asks (its
-# `name`), tested to the letter in tests/test_checks.py; tinyinit.libm's twin tinyinit._extras
+# Not here: tinyinit.core.arguments, whose refusals name the argument of the function that asks (its
+# `name`), tested to the letter in tests/test_checks.py; tinyinit.core.libm's twin tinyinit._extras
 # and tinyinit.__main__ (no public functions). A name a module takes from another module of
 # this list is called in its own (tinyinit.present gathers its submodules' names).
 MODULES = [
-    "tinyinit.pcg32",
-    "tinyinit.distributions",
-    "tinyinit.init",
-    "tinyinit.activations",
-    "tinyinit.gaussian",
-    "tinyinit.gains",
-    "tinyinit.parallel",
-    "tinyinit.libm",
-    "tinyinit.stack",
-    "tinyinit.depth_result",
-    "tinyinit.propagation",
-    "tinyinit.fastpath",
-    "tinyinit.variance",
-    "tinyinit.residual",
-    "tinyinit.transformer",
-    "tinyinit.mup",
-    "tinyinit.layouts",
-    "tinyinit.normalization",
-    "tinyinit.training",
-    "tinyinit.lsuv",
-    "tinyinit.diagnostics",
+    "tinyinit.core.pcg32",
+    "tinyinit.core.distributions",
+    "tinyinit.core.init",
+    "tinyinit.core.activations",
+    "tinyinit.physics.mean_field",
+    "tinyinit.physics.gains",
+    "tinyinit.core.parallel",
+    "tinyinit.core.libm",
+    "tinyinit.physics.depth_stack",
+    "tinyinit.physics.depth_result",
+    "tinyinit.physics.propagation",
+    "tinyinit.physics.propagation_fast",
+    "tinyinit.physics.variance",
+    "tinyinit.physics.residual",
+    "tinyinit.networks.transformer",
+    "tinyinit.networks.mup",
+    "tinyinit.core.layouts",
+    "tinyinit.networks.normalization",
+    "tinyinit.networks.training",
+    "tinyinit.networks.lsuv",
+    "tinyinit.physics.diagnostics",
     "tinyinit.cli",
-    "tinyinit.explorer",
-    "tinyinit.live_training",
-    "tinyinit.transport",
-    "tinyinit.a11y",
-    "tinyinit.plots",
-    "tinyinit.projector",
-    "tinyinit.quiz",
-    "tinyinit.exercises",
-    "tinyinit.pitfalls",
-    "tinyinit.catalog",
-    "tinyinit.answering",
-    "tinyinit.checker",
-    "tinyinit.yours",
+    "tinyinit.views.explorers",
+    "tinyinit.views.live_training",
+    "tinyinit.views.browser_transport",
+    "tinyinit.views.a11y",
+    "tinyinit.views.plots",
+    "tinyinit.views.projector",
+    "tinyinit.course.quiz",
+    "tinyinit.course.exercises",
+    "tinyinit.course.pitfalls",
+    "tinyinit.course.catalog",
+    "tinyinit.course.student_process",
+    "tinyinit.course.checker",
+    "tinyinit.course.student_functions",
     "tinyinit.present",
     "tinyinit.present.look",
     "tinyinit.present.share",
@@ -122,31 +122,31 @@ def rng():
 
 
 def small_result():
-    from tinyinit.propagation import simulate
+    from tinyinit.physics.propagation import simulate
 
     return simulate("relu", n_layers=2, width=4, seeds=1, batch=2, sample_layers=(1, 2))
 
 
 def small_stack():
-    from tinyinit.residual import draw_residual_stack
+    from tinyinit.physics.residual import draw_residual_stack
 
     return draw_residual_stack(2, 8, 8, 4, PCG32(0))
 
 
 def small_config():
-    from tinyinit.transformer import GPTConfig
+    from tinyinit.networks.transformer import GPTConfig
 
     return GPTConfig(vocab_size=8, block_size=4, n_layer=1, n_head=2, n_embd=4)
 
 
 def small_gpt():
-    from tinyinit.transformer import init_gpt_params
+    from tinyinit.networks.transformer import init_gpt_params
 
     return init_gpt_params(small_config(), PCG32(0))
 
 
 def regression_task():
-    from tinyinit.mup import make_regression
+    from tinyinit.networks.mup import make_regression
 
     return make_regression(PCG32(0, stream=1), 64, 16, 4)
 
@@ -162,7 +162,7 @@ def small_params():
 
 
 def norm_cache():
-    from tinyinit.normalization import norm_forward
+    from tinyinit.networks.normalization import norm_forward
 
     return norm_forward("batch", np.array([[0.0, 1.0], [1.0, 3.0]]), np.ones(2), np.zeros(2))[1]
 
@@ -182,19 +182,19 @@ def stub_file() -> Path:
 
 
 def unreadable_report():
-    from tinyinit.checker import Report
+    from tinyinit.course.checker import Report
 
     return Report("my_init.py", problem="SyntaxError at my_init.py:3")
 
 
 def yours_on(report):
-    from tinyinit.yours import yours
+    from tinyinit.course.student_functions import yours
 
     return yours(report)
 
 
 def two_results():
-    from tinyinit.propagation import simulate
+    from tinyinit.physics.propagation import simulate
 
     return [
         simulate("relu", initializer, gain=gain, n_layers=2, width=4, seeds=1)
@@ -207,13 +207,13 @@ def agg_axes():
 
 
 def end_labels():
-    from tinyinit.projector import end_label_artist
+    from tinyinit.views.projector import end_label_artist
 
     return [end_label_artist(agg_axes(), "black")]
 
 
 def training_curves():
-    from tinyinit.plots import TrainingCurves
+    from tinyinit.views.plots import TrainingCurves
 
     return TrainingCurves(
         np.full(3, 2.3), np.array([3]), np.array([2.2]), np.full(2, 1e-3), "xavier"
@@ -221,8 +221,8 @@ def training_curves():
 
 
 def histogram_result():
-    from tinyinit.plots import histogram_layers
-    from tinyinit.propagation import simulate
+    from tinyinit.physics.propagation import simulate
+    from tinyinit.views.plots import histogram_layers
 
     return simulate(
         "relu", n_layers=2, width=4, seeds=1, sample_layers=histogram_layers(2, "forward")
@@ -260,7 +260,7 @@ def small_presentation():
 
 @functools.cache
 def small_training_explorer():
-    from tinyinit.live_training import TrainingExplorer
+    from tinyinit.views.live_training import TrainingExplorer
 
     return TrainingExplorer(hidden_layers=2, figsize=(3.0, 2.0), png_fallback=False)
 
@@ -273,14 +273,14 @@ def large_training_explorer():
 
 
 def small_pass():
-    from tinyinit.depth_result import SeedPass
+    from tinyinit.physics.depth_result import SeedPass
 
     return SeedPass(0, [1.0, 0.6, 0.2], None, {})
 
 
 def small_histogram():
-    from tinyinit.plots import HistogramPlot, histogram_layers
-    from tinyinit.propagation import simulate
+    from tinyinit.physics.propagation import simulate
+    from tinyinit.views.plots import HistogramPlot, histogram_layers
 
     plot = HistogramPlot(decorated=False)
     layers = histogram_layers(2, "forward")
@@ -298,15 +298,15 @@ def agg_figure():
 
 
 def projector():
-    import tinyinit.projector
+    import tinyinit.views.projector
 
-    return tinyinit.projector
+    return tinyinit.views.projector
 
 
 def quiz():
-    import tinyinit.quiz
+    import tinyinit.course.quiz
 
-    return tinyinit.quiz
+    return tinyinit.course.quiz
 
 
 def revealed_question():
@@ -325,9 +325,9 @@ def mean_squares_by_hand(x, weights, phi):
 
 
 def training():
-    import tinyinit.training
+    import tinyinit.networks.training
 
-    return tinyinit.training
+    return tinyinit.networks.training
 
 
 def nothing(*args, **kwargs):
@@ -514,12 +514,12 @@ EXAMPLES = {
 # Examples for one function (module.function, module.Class for its constructor, or
 # module.Class.method), where the names' examples do not fit it.
 CALLS = {
-    "tinyinit.live_training.TrainingExplorer": dict(
+    "tinyinit.views.live_training.TrainingExplorer": dict(
         hidden_layers=2, figsize=(3.0, 2.0), png_fallback=False
     ),
-    "tinyinit.live_training.TrainingExplorer.step": dict(n=1),
-    "tinyinit.live_training.TrainingExplorer.apply": dict(settings=dict(gain=1.0)),
-    "tinyinit.live_training.settings_line": dict(settings=RUN_SETTINGS),
+    "tinyinit.views.live_training.TrainingExplorer.step": dict(n=1),
+    "tinyinit.views.live_training.TrainingExplorer.apply": dict(settings=dict(gain=1.0)),
+    "tinyinit.views.live_training.settings_line": dict(settings=RUN_SETTINGS),
     "tinyinit.present.presentation": dict(share_url=None),
     "tinyinit.present.app.Presentation": dict(residual_blocks=12, share_url=None, warm=False),
     "tinyinit.present.app.Presentation.explorer": dict(app="depth"),
@@ -570,160 +570,174 @@ CALLS = {
     "tinyinit.present.demonstrations.presets": dict(
         rows=Fresh(
             lambda: (
-                __import__("tinyinit.present.demonstrations").present.demonstrations.DEMONSTRATIONS
+                importlib.import_module(
+                    "tinyinit.present.demonstrations"
+                ).demonstrations.DEMONSTRATIONS
             )
         )
     ),
-    "tinyinit.plots.initializer_color": dict(initializer="xavier_uniform"),
-    "tinyinit.plots.decade_ticks": dict(bottom=1e-6, top=10.0, max_ticks=7),
-    "tinyinit.plots.histogram_layers": dict(depth=20, panels=4),
-    "tinyinit.plots.layer_span": dict(depth=20),
-    "tinyinit.plots.layer_stats": dict(values=np.array([0.0, 1.0, 2.0]), activation_name="relu"),
-    "tinyinit.plots.nice_ceiling": dict(value=0.031),
-    "tinyinit.plots.running_mean": dict(values=np.array([4.0, 2.0, 0.0]), window=2),
-    "tinyinit.plots.step_span": dict(steps=480),
-    "tinyinit.plots.set_line": dict(
+    "tinyinit.views.plots.initializer_color": dict(initializer="xavier_uniform"),
+    "tinyinit.views.plots.decade_ticks": dict(bottom=1e-6, top=10.0, max_ticks=7),
+    "tinyinit.views.plots.histogram_layers": dict(depth=20, panels=4),
+    "tinyinit.views.plots.layer_span": dict(depth=20),
+    "tinyinit.views.plots.layer_stats": dict(
+        values=np.array([0.0, 1.0, 2.0]), activation_name="relu"
+    ),
+    "tinyinit.views.plots.nice_ceiling": dict(value=0.031),
+    "tinyinit.views.plots.running_mean": dict(values=np.array([4.0, 2.0, 0.0]), window=2),
+    "tinyinit.views.plots.step_span": dict(steps=480),
+    "tinyinit.views.plots.set_line": dict(
         line=Kept(lambda: agg_axes().plot([], [])[0]), x=[0.0, 1.0], y=[1.0, 0.5]
     ),
-    "tinyinit.plots.compare_figure": dict(
+    "tinyinit.views.plots.compare_figure": dict(
         results=Kept(two_results), names=["Xavier", "Kaiming"], figsize=(4.0, 3.0)
     ),
-    "tinyinit.plots.png_bytes": dict(fig=Fresh(agg_figure), dpi=20),
-    "tinyinit.plots.show": dict(fig=Fresh(agg_figure), alt="an empty figure, for the test"),
-    "tinyinit.plots.residual_figure": dict(stack=Fresh(small_stack), n_layers=2, depths=[1, 2]),
-    "tinyinit.plots.plot_coordinate_check": dict(
+    "tinyinit.views.plots.png_bytes": dict(fig=Fresh(agg_figure), dpi=20),
+    "tinyinit.views.plots.show": dict(fig=Fresh(agg_figure), alt="an empty figure, for the test"),
+    "tinyinit.views.plots.residual_figure": dict(
+        stack=Fresh(small_stack), n_layers=2, depths=[1, 2]
+    ),
+    "tinyinit.views.plots.plot_coordinate_check": dict(
         ax=Kept(agg_axes), widths=[4, 8], sizes=np.ones((2, 3)), title=""
     ),
-    "tinyinit.plots.plot_lr_sweep": dict(
+    "tinyinit.views.plots.plot_lr_sweep": dict(
         ax=Kept(agg_axes), widths=[4, 8], lrs=[0.01, 0.1], losses=np.ones((2, 2)), title=""
     ),
-    "tinyinit.plots.DepthPlot": dict(figure=None, figsize=(3.0, 2.0)),
-    "tinyinit.plots.DepthPlot.set_pins": dict(pins=Fresh(lambda: [(small_result(), "pinned")])),
-    "tinyinit.plots.DepthPlot.update": dict(result=Fresh(small_result), draw=False),
-    "tinyinit.plots.HistogramPlot": dict(figure=None, figsize=(3.0, 2.0)),
-    "tinyinit.plots.HistogramPlot.set_pins": dict(
+    "tinyinit.views.plots.DepthPlot": dict(figure=None, figsize=(3.0, 2.0)),
+    "tinyinit.views.plots.DepthPlot.set_pins": dict(
+        pins=Fresh(lambda: [(small_result(), "pinned")])
+    ),
+    "tinyinit.views.plots.DepthPlot.update": dict(result=Fresh(small_result), draw=False),
+    "tinyinit.views.plots.HistogramPlot": dict(figure=None, figsize=(3.0, 2.0)),
+    "tinyinit.views.plots.HistogramPlot.set_pins": dict(
         pins=Fresh(lambda: [(0, dict(histogram_result().samples))])
     ),
-    "tinyinit.plots.HistogramPlot.update": dict(result=Kept(histogram_result), draw=False),
-    "tinyinit.plots.HistogramPlot.update_samples": dict(
+    "tinyinit.views.plots.HistogramPlot.update": dict(result=Kept(histogram_result), draw=False),
+    "tinyinit.views.plots.HistogramPlot.update_samples": dict(
         samples=Kept(lambda: dict(histogram_result().samples)),
         activation_name="relu",
         color="#0072B2",
         title="",
         draw=False,
     ),
-    "tinyinit.plots.TrainingPlot": dict(figure=None, figsize=(3.0, 2.0)),
-    "tinyinit.plots.TrainingPlot.set_pins": dict(pins=Fresh(lambda: [(0, training_curves())])),
-    "tinyinit.plots.TrainingPlot.update": dict(curves=Fresh(training_curves), draw=False),
-    "tinyinit.projector.line_end": dict(x=[0, 1, 2], y=[1.0, 1.5, 2.0]),
-    "tinyinit.projector.place_end_labels": dict(
+    "tinyinit.views.plots.TrainingPlot": dict(figure=None, figsize=(3.0, 2.0)),
+    "tinyinit.views.plots.TrainingPlot.set_pins": dict(
+        pins=Fresh(lambda: [(0, training_curves())])
+    ),
+    "tinyinit.views.plots.TrainingPlot.update": dict(curves=Fresh(training_curves), draw=False),
+    "tinyinit.views.projector.line_end": dict(x=[0, 1, 2], y=[1.0, 1.5, 2.0]),
+    "tinyinit.views.projector.place_end_labels": dict(
         ax=Kept(agg_axes),
         artists=Fresh(end_labels),
         ends=Fresh(lambda: [projector().CurveEnd(2.0, 0.25, False, True)]),
     ),
-    "tinyinit.projector.comparison_figure": dict(
+    "tinyinit.views.projector.comparison_figure": dict(
         results=Kept(two_results), names=None, size=(4.0, 3.0), dpi=30, ylim=None
     ),
-    "tinyinit.projector.save_figure": dict(
+    "tinyinit.views.projector.save_figure": dict(
         fig=Fresh(agg_figure), path=Fresh(lambda: stub_folder() / "figure.svg"), fmt="svg", dpi=30
     ),
-    "tinyinit.projector.accessible_svg": dict(
+    "tinyinit.views.projector.accessible_svg": dict(
         svg='<svg xmlns="http://www.w3.org/2000/svg"><g/></svg>', title="A", desc="a picture"
     ),
     # The checker runs the student's file in a process of its own (half a second each): a stub
     # file and one test of the card, so that each value its door lets through costs one run.
-    "tinyinit.checker.check_init": dict(
+    "tinyinit.course.checker.check_init": dict(
         path=Fresh(stub_file), tests=["test_hand_example_linear_4x3"], timeout=30.0
     ),
-    "tinyinit.checker.screen": dict(
+    "tinyinit.course.checker.screen": dict(
         source="def fans(shape):\n    return shape[1], shape[0]\n", file="my_init.py"
     ),
-    "tinyinit.yours.yours": dict(report=Fresh(unreadable_report)),
-    "tinyinit.yours.Yours.is_yours": dict(name="fans"),
-    "tinyinit.yours.Yours.draw": dict(initializer="xavier_uniform"),
-    "tinyinit.pitfalls.check_initializer": dict(
+    "tinyinit.course.student_functions.yours": dict(report=Fresh(unreadable_report)),
+    "tinyinit.course.student_functions.Yours.is_yours": dict(name="fans"),
+    "tinyinit.course.student_functions.Yours.draw": dict(initializer="xavier_uniform"),
+    "tinyinit.course.pitfalls.check_initializer": dict(
         fn=lambda base_std, n_layers: base_std / (2 * n_layers) ** 0.5, kind="scaled_residual_std"
     ),
-    "tinyinit.pitfalls.check_module": dict(api={"fans": lambda shape: (shape[1], shape[0])}),
-    "tinyinit.pitfalls.stack_mean_squares": dict(
+    "tinyinit.course.pitfalls.check_module": dict(api={"fans": lambda shape: (shape[1], shape[0])}),
+    "tinyinit.course.pitfalls.stack_mean_squares": dict(
         init=lambda shape, rng: np.ones(shape) / shape[1], widths=[4, 4], batch=2
     ),
-    "tinyinit.catalog.advise": dict(text="torch raises ValueError here"),
-    "tinyinit.answering.shorten": dict(text="x" * 10, limit=4),
-    "tinyinit.answering.Foreign": dict(type_name="MyWeights", text="MyWeights(4, 3)"),
-    "tinyinit.answering.Borrowed": dict(module="tinyinit.init", name="fans"),
-    "tinyinit.quiz.check_value": dict(name="var_z", value=2.0, right=2.0, tol=0.1, hint="again"),
-    "tinyinit.quiz.Check": dict(name="Exercise 1"),
-    "tinyinit.quiz.Reveal": dict(question=Fresh(revealed_question)),
-    "tinyinit.quiz.Prediction.label": dict(option="yes"),
-    "tinyinit.quiz.Prediction.choose": dict(option="a"),
-    "tinyinit.quiz.NumberPrediction.enter": dict(value=2.0),
-    "tinyinit.exercises.variance_of_a_sum": dict(var_z=2.02, relu_ms=0.99),
-    "tinyinit.exercises.adam_first_step": dict(answer_2=1e-3 * 4096 * (2 / math.pi) ** 0.5),
-    "tinyinit.exercises.zero_output_layer": dict(
+    "tinyinit.course.catalog.advise": dict(text="torch raises ValueError here"),
+    "tinyinit.course.student_process.shorten": dict(text="x" * 10, limit=4),
+    "tinyinit.course.student_process.Foreign": dict(type_name="MyWeights", text="MyWeights(4, 3)"),
+    "tinyinit.course.student_process.Borrowed": dict(module="tinyinit.core.init", name="fans"),
+    "tinyinit.course.quiz.check_value": dict(
+        name="var_z", value=2.0, right=2.0, tol=0.1, hint="again"
+    ),
+    "tinyinit.course.quiz.Check": dict(name="Exercise 1"),
+    "tinyinit.course.quiz.Reveal": dict(question=Fresh(revealed_question)),
+    "tinyinit.course.quiz.Prediction.label": dict(option="yes"),
+    "tinyinit.course.quiz.Prediction.choose": dict(option="a"),
+    "tinyinit.course.quiz.NumberPrediction.enter": dict(value=2.0),
+    "tinyinit.course.exercises.variance_of_a_sum": dict(var_z=2.02, relu_ms=0.99),
+    "tinyinit.course.exercises.adam_first_step": dict(answer_2=1e-3 * 4096 * (2 / math.pi) ** 0.5),
+    "tinyinit.course.exercises.zero_output_layer": dict(
         after_one_step=[0.1931, 0.1723, 0.183],
         answer_3=0.1931 / 0.1723,
         x_task=Fresh(lambda: regression_task()[0]),
         t_task=Fresh(lambda: regression_task()[1]),
     ),
-    "tinyinit.exercises.elu_gain": dict(answer_1=1.2452),
-    "tinyinit.exercises.tanh_gain_for_half": dict(answer_2=1.891),
-    "tinyinit.exercises.gpt_mlp_addition": dict(
+    "tinyinit.course.exercises.elu_gain": dict(answer_1=1.2452),
+    "tinyinit.course.exercises.tanh_gain_for_half": dict(answer_2=1.891),
+    "tinyinit.course.exercises.gpt_mlp_addition": dict(
         answer_3=0.001967, measured=0.0019, width=64, n_blocks=24
     ),
-    "tinyinit.exercises.first_xavier_weight": dict(answer_w0=Fresh(lambda: first_weight())),
-    "tinyinit.exercises.kaiming_uniform_by_hand": dict(
+    "tinyinit.course.exercises.first_xavier_weight": dict(answer_w0=Fresh(lambda: first_weight())),
+    "tinyinit.course.exercises.kaiming_uniform_by_hand": dict(
         my_kaiming_uniform=Fresh(lambda: __import__("tinyinit").kaiming_uniform)
     ),
-    "tinyinit.exercises.truncation_sigma": dict(trunc_sigma=0.02274),
-    "tinyinit.exercises.learning_rate_for_the_ratio": dict(
+    "tinyinit.course.exercises.truncation_sigma": dict(trunc_sigma=0.02274),
+    "tinyinit.course.exercises.learning_rate_for_the_ratio": dict(
         lr_3=0.5, weight_norm=8.0, grad_norm=0.016
     ),
-    "tinyinit.exercises.mean_squares_loop": dict(mean_squares=mean_squares_by_hand),
-    "tinyinit.normalization.standardize": dict(x=np.array([[1.0, 3.0], [0.0, 2.0]])),
-    "tinyinit.normalization.norm_forward": dict(z=np.array([[0.0, 1.0], [1.0, 3.0]])),
-    "tinyinit.normalization.batch_norm_eval": dict(z=np.array([[0.0, 1.0], [1.0, 3.0]])),
-    "tinyinit.lsuv.lsuv": dict(params=Fresh(small_params), x=np.eye(2), activation="relu"),
-    "tinyinit.lsuv.lsuv_init": dict(sizes=[2, 3], x=np.eye(2), activation="relu"),
-    "tinyinit.checks.integer": dict(name="n", value=3, minimum=None, maximum=None),
-    "tinyinit.checks.integers": dict(name="n", value=[1, 2], minimum=None),
-    "tinyinit.checks.number": dict(name="n", value=0.5, minimum=None, above=None, maximum=None),
-    "tinyinit.checks.one_of": dict(name="n", value="a", choices=("a", "b")),
-    "tinyinit.checks.flag": dict(name="n", value=True),
-    "tinyinit.checks.instance": dict(name="n", value=1.5, kinds=float, what="a float"),
-    "tinyinit.checks.function": dict(name="n", value=abs),
-    "tinyinit.checks.generator": dict(name="n", value=Fresh(rng)),
-    "tinyinit.checks.real_array": dict(name="n", value=[1.0], ndim=None, what=""),
-    "tinyinit.checks.shown": dict(value=1.5),
-    "tinyinit.checks.is_integer": dict(value=3),
-    "tinyinit.checks.is_number": dict(value=3.5),
-    "tinyinit.pcg32.PCG32.advance": dict(k=3),
-    "tinyinit.pcg32.PCG32.words": dict(n=3),
-    "tinyinit.pcg32.PCG32.uniforms": dict(n=3),
-    "tinyinit.distributions.scaled_uniform_float32": dict(a=0.5),
-    "tinyinit.distributions.scaled_normal_float32": dict(bounds=None),
-    "tinyinit.init.uniform_bound": dict(std=0.5),
+    "tinyinit.course.exercises.mean_squares_loop": dict(mean_squares=mean_squares_by_hand),
+    "tinyinit.networks.normalization.standardize": dict(x=np.array([[1.0, 3.0], [0.0, 2.0]])),
+    "tinyinit.networks.normalization.norm_forward": dict(z=np.array([[0.0, 1.0], [1.0, 3.0]])),
+    "tinyinit.networks.normalization.batch_norm_eval": dict(z=np.array([[0.0, 1.0], [1.0, 3.0]])),
+    "tinyinit.networks.lsuv.lsuv": dict(params=Fresh(small_params), x=np.eye(2), activation="relu"),
+    "tinyinit.networks.lsuv.lsuv_init": dict(sizes=[2, 3], x=np.eye(2), activation="relu"),
+    "tinyinit.core.arguments.integer": dict(name="n", value=3, minimum=None, maximum=None),
+    "tinyinit.core.arguments.integers": dict(name="n", value=[1, 2], minimum=None),
+    "tinyinit.core.arguments.number": dict(
+        name="n", value=0.5, minimum=None, above=None, maximum=None
+    ),
+    "tinyinit.core.arguments.one_of": dict(name="n", value="a", choices=("a", "b")),
+    "tinyinit.core.arguments.flag": dict(name="n", value=True),
+    "tinyinit.core.arguments.instance": dict(name="n", value=1.5, kinds=float, what="a float"),
+    "tinyinit.core.arguments.function": dict(name="n", value=abs),
+    "tinyinit.core.arguments.generator": dict(name="n", value=Fresh(rng)),
+    "tinyinit.core.arguments.real_array": dict(name="n", value=[1.0], ndim=None, what=""),
+    "tinyinit.core.arguments.shown": dict(value=1.5),
+    "tinyinit.core.arguments.is_integer": dict(value=3),
+    "tinyinit.core.arguments.is_number": dict(value=3.5),
+    "tinyinit.core.pcg32.PCG32.advance": dict(k=3),
+    "tinyinit.core.pcg32.PCG32.words": dict(n=3),
+    "tinyinit.core.pcg32.PCG32.uniforms": dict(n=3),
+    "tinyinit.core.distributions.scaled_uniform_float32": dict(a=0.5),
+    "tinyinit.core.distributions.scaled_normal_float32": dict(bounds=None),
+    "tinyinit.core.init.uniform_bound": dict(std=0.5),
     # leaky_relu, so that its slope (param) is read, not ignored as for the other names
-    "tinyinit.init.calculate_gain": dict(nonlinearity="leaky_relu", param=0.2),
-    "tinyinit.init.kaiming_normal": dict(nonlinearity="leaky_relu", param=0.2),
-    "tinyinit.init.kaiming_uniform": dict(nonlinearity="leaky_relu", param=0.2),
-    "tinyinit.gaussian.activation_mean_square": dict(phi="leaky_relu", param=0.2),
-    "tinyinit.gaussian.slope_mean_square": dict(phi="leaky_relu", param=0.2),
-    "tinyinit.gaussian.next_q": dict(phi="leaky_relu", param=0.2),
-    "tinyinit.gaussian.q_map_slope": dict(phi="leaky_relu", param=0.2),
-    "tinyinit.gaussian.fixed_point": dict(phi="leaky_relu", param=0.2),
-    "tinyinit.gaussian.gradient_factor": dict(phi="leaky_relu", param=0.2),
-    "tinyinit.gaussian.mean_square_by_depth": dict(phi="leaky_relu", param=0.2),
-    "tinyinit.gains.single_layer_gain": dict(phi="leaky_relu", param=0.2),
-    "tinyinit.gains.gain_for_fixed_point": dict(phi="leaky_relu", param=0.2),
-    "tinyinit.init.dirac_init": dict(shape=(2, 2, 3)),
-    "tinyinit.init.eye_init": dict(shape=(2, 3)),
-    "tinyinit.init.trunc_normal_init": dict(a=-2.0, b=2.0),
-    "tinyinit.activations.leaky_relu": dict(slope=0.2),
-    "tinyinit.activations.activation": dict(phi="leaky_relu", param=0.2),
-    "tinyinit.activations.as_activation": dict(phi="leaky_relu", param=0.2, name="phi"),
-    "tinyinit.gaussian.mean_field_backward": dict(q=[1.0, 0.5]),
-    "tinyinit.stack.Scheme": dict(
+    "tinyinit.core.init.calculate_gain": dict(nonlinearity="leaky_relu", param=0.2),
+    "tinyinit.core.init.kaiming_normal": dict(nonlinearity="leaky_relu", param=0.2),
+    "tinyinit.core.init.kaiming_uniform": dict(nonlinearity="leaky_relu", param=0.2),
+    "tinyinit.physics.mean_field.activation_mean_square": dict(phi="leaky_relu", param=0.2),
+    "tinyinit.physics.mean_field.slope_mean_square": dict(phi="leaky_relu", param=0.2),
+    "tinyinit.physics.mean_field.next_q": dict(phi="leaky_relu", param=0.2),
+    "tinyinit.physics.mean_field.q_map_slope": dict(phi="leaky_relu", param=0.2),
+    "tinyinit.physics.mean_field.fixed_point": dict(phi="leaky_relu", param=0.2),
+    "tinyinit.physics.mean_field.gradient_factor": dict(phi="leaky_relu", param=0.2),
+    "tinyinit.physics.mean_field.mean_square_by_depth": dict(phi="leaky_relu", param=0.2),
+    "tinyinit.physics.gains.single_layer_gain": dict(phi="leaky_relu", param=0.2),
+    "tinyinit.physics.gains.gain_for_fixed_point": dict(phi="leaky_relu", param=0.2),
+    "tinyinit.core.init.dirac_init": dict(shape=(2, 2, 3)),
+    "tinyinit.core.init.eye_init": dict(shape=(2, 3)),
+    "tinyinit.core.init.trunc_normal_init": dict(a=-2.0, b=2.0),
+    "tinyinit.core.activations.leaky_relu": dict(slope=0.2),
+    "tinyinit.core.activations.activation": dict(phi="leaky_relu", param=0.2),
+    "tinyinit.core.activations.as_activation": dict(phi="leaky_relu", param=0.2, name="phi"),
+    "tinyinit.physics.mean_field.mean_field_backward": dict(q=[1.0, 0.5]),
+    "tinyinit.physics.depth_stack.Scheme": dict(
         key="k",
         label="K",
         kind="normal",
@@ -732,74 +746,84 @@ CALLS = {
         formula="gain/√n",
         title="",
     ),  # fmt: skip
-    "tinyinit.stack.Scheme.std": dict(fan_in=3, fan_out=4, gain=1.0, std=0.02),
-    "tinyinit.stack.Scheme.scale": dict(fan_in=3, fan_out=4, gain=1.0, std=0.02),
-    "tinyinit.stack.Scheme.initial_gain": dict(activation="relu"),
-    "tinyinit.stack.unit_batch": dict(stream=1),
-    "tinyinit.depth_result.DepthResult.ratio": dict(start=1),
-    "tinyinit.depth_result.DepthResult.first_layer": dict(
+    "tinyinit.physics.depth_stack.Scheme.std": dict(fan_in=3, fan_out=4, gain=1.0, std=0.02),
+    "tinyinit.physics.depth_stack.Scheme.scale": dict(fan_in=3, fan_out=4, gain=1.0, std=0.02),
+    "tinyinit.physics.depth_stack.Scheme.initial_gain": dict(activation="relu"),
+    "tinyinit.physics.depth_stack.unit_batch": dict(stream=1),
+    "tinyinit.physics.depth_result.DepthResult.ratio": dict(start=1),
+    "tinyinit.physics.depth_result.DepthResult.first_layer": dict(
         values=np.array([1.0, 0.5, 0.0]), where=lambda v: v == 0
     ),
-    "tinyinit.propagation.per_sample_weight_square": dict(delta=np.ones((2, 3)), h=np.ones((4, 3))),
-    "tinyinit.propagation.forward_values": dict(
+    "tinyinit.physics.propagation.per_sample_weight_square": dict(
+        delta=np.ones((2, 3)), h=np.ones((4, 3))
+    ),
+    "tinyinit.physics.propagation.forward_values": dict(
         weights=[np.eye(2)], activation="relu", x=np.ones((2, 3))
     ),
-    "tinyinit.propagation.backward_values": dict(
+    "tinyinit.physics.propagation.backward_values": dict(
         weights=[np.eye(2)], slopes=[np.ones((2, 3))], g=np.ones((2, 3))
     ),
-    "tinyinit.propagation.weight_gradient_theory": dict(curves=None),
-    "tinyinit.fastpath.UnitWeights.get": dict(kind="normal", width=4, seed=0, n_layers=2),
-    "tinyinit.fastpath.UnitWeights.batch": dict(width=4, batch=2, seed=0, stream=1),
-    "tinyinit.fastpath.UnitWeights.theory": dict(
+    "tinyinit.physics.propagation.weight_gradient_theory": dict(curves=None),
+    "tinyinit.physics.propagation_fast.UnitWeights.get": dict(
+        kind="normal", width=4, seed=0, n_layers=2
+    ),
+    "tinyinit.physics.propagation_fast.UnitWeights.batch": dict(width=4, batch=2, seed=0, stream=1),
+    "tinyinit.physics.propagation_fast.UnitWeights.theory": dict(
         act="tanh", gain=1.0, n_layers=2, direction="backward"
     ),
-    "tinyinit.variance.draw_inputs": dict(kind="normal", shape=(2, 3)),
-    "tinyinit.variance.draw_weights": dict(shape=(2, 3), std=0.5, weights="uniform"),
-    "tinyinit.variance.input_moments": dict(kind="relu"),
-    "tinyinit.variance.predicted_variance": dict(fan_in=3),
-    "tinyinit.variance.sample_sums": dict(fan_in=3, inputs="relu", weights="normal"),
-    "tinyinit.variance.mean_square": dict(a=np.array([3.0, -1.0])),
-    "tinyinit.variance.root_mean_square": dict(a=np.array([3.0, -1.0])),
-    "tinyinit.variance.mean_squares_by_layer": dict(
+    "tinyinit.physics.variance.draw_inputs": dict(kind="normal", shape=(2, 3)),
+    "tinyinit.physics.variance.draw_weights": dict(shape=(2, 3), std=0.5, weights="uniform"),
+    "tinyinit.physics.variance.input_moments": dict(kind="relu"),
+    "tinyinit.physics.variance.predicted_variance": dict(fan_in=3),
+    "tinyinit.physics.variance.sample_sums": dict(fan_in=3, inputs="relu", weights="normal"),
+    "tinyinit.physics.variance.mean_square": dict(a=np.array([3.0, -1.0])),
+    "tinyinit.physics.variance.root_mean_square": dict(a=np.array([3.0, -1.0])),
+    "tinyinit.physics.variance.mean_squares_by_layer": dict(
         x=np.ones((2, 2)), layers=[double], phi=np.tanh
     ),
-    "tinyinit.variance.stack_layers": dict(init=lambda rng: np.ones((2, 3)), seeds=range(2)),
-    "tinyinit.variance.mean_square_through": dict(
+    "tinyinit.physics.variance.stack_layers": dict(
+        init=lambda rng: np.ones((2, 3)), seeds=range(2)
+    ),
+    "tinyinit.physics.variance.mean_square_through": dict(
         weights=np.ones((2, 3, 4)), x=np.ones((2, 5, 4)), activation=None
     ),
-    "tinyinit.variance.hand_example": dict(shape=(4, 3), n_layers=12, base_std=0.02),
-    "tinyinit.variance.Estimate.z_score": dict(expected=1.0),
-    "tinyinit.variance.Estimate.agrees": dict(expected=1.0, n_se=4.0),
-    "tinyinit.residual.normalize": dict(x=np.array([[1.0, 3.0]])),
-    "tinyinit.residual.stream_variance": dict(x=np.array([[1.0, 3.0]])),
-    "tinyinit.residual.relu_stack_mean_squares": dict(tokens=4),
-    "tinyinit.residual.check_residual_scaling": dict(
+    "tinyinit.physics.variance.hand_example": dict(shape=(4, 3), n_layers=12, base_std=0.02),
+    "tinyinit.physics.variance.Estimate.z_score": dict(expected=1.0),
+    "tinyinit.physics.variance.Estimate.agrees": dict(expected=1.0, n_se=4.0),
+    "tinyinit.physics.residual.normalize": dict(x=np.array([[1.0, 3.0]])),
+    "tinyinit.physics.residual.stream_variance": dict(x=np.array([[1.0, 3.0]])),
+    "tinyinit.physics.residual.relu_stack_mean_squares": dict(tokens=4),
+    "tinyinit.physics.residual.check_residual_scaling": dict(
         named_params=Fresh(lambda: dict(small_gpt())), n_layers=1
     ),
-    "tinyinit.residual.toy_gpt2_parameters": dict(width=4),
-    "tinyinit.residual.ResidualScalingReport.count": dict(status="ok"),
-    "tinyinit.transformer.layer_norm": dict(x=np.ones((2, 4)), weight=np.ones(4), bias=np.zeros(4)),
-    "tinyinit.transformer.init_gpt_params": dict(config=Fresh(small_config)),
-    "tinyinit.transformer.gpt_forward": dict(
+    "tinyinit.physics.residual.toy_gpt2_parameters": dict(width=4),
+    "tinyinit.physics.residual.ResidualScalingReport.count": dict(status="ok"),
+    "tinyinit.networks.transformer.layer_norm": dict(
+        x=np.ones((2, 4)), weight=np.ones(4), bias=np.zeros(4)
+    ),
+    "tinyinit.networks.transformer.init_gpt_params": dict(config=Fresh(small_config)),
+    "tinyinit.networks.transformer.gpt_forward": dict(
         params=Fresh(small_gpt), config=Fresh(small_config), idx=np.array([[1, 2]])
     ),
-    "tinyinit.transformer.TinyGPT": dict(config=Fresh(small_config)),
-    "tinyinit.transformer.random_tokens": dict(batch=2, seq=3, vocab_size=8),
-    "tinyinit.transformer.GPTConfig": dict(
+    "tinyinit.networks.transformer.TinyGPT": dict(config=Fresh(small_config)),
+    "tinyinit.networks.transformer.random_tokens": dict(batch=2, seq=3, vocab_size=8),
+    "tinyinit.networks.transformer.GPTConfig": dict(
         vocab_size=8, block_size=4, n_layer=1, n_head=2, n_embd=4, base_std=0.02, init="tinyinit"
     ),
-    "tinyinit.mup.init_mlp": dict(width=4, n_layers=3),
-    "tinyinit.mup.layer_shapes": dict(width=4, n_layers=3),
-    "tinyinit.mup.layer_learning_rates": dict(width=8, n_layers=3, base_width=4),
-    "tinyinit.mup.relu_mlp_forward": dict(weights=[np.eye(2), np.ones((1, 2))], x=np.ones((3, 2))),
-    "tinyinit.mup.relu_mlp_backward": dict(
+    "tinyinit.networks.mup.init_mlp": dict(width=4, n_layers=3),
+    "tinyinit.networks.mup.layer_shapes": dict(width=4, n_layers=3),
+    "tinyinit.networks.mup.layer_learning_rates": dict(width=8, n_layers=3, base_width=4),
+    "tinyinit.networks.mup.relu_mlp_forward": dict(
+        weights=[np.eye(2), np.ones((1, 2))], x=np.ones((3, 2))
+    ),
+    "tinyinit.networks.mup.relu_mlp_backward": dict(
         weights=[np.eye(2), np.ones((1, 2))],
         activations=[np.ones((3, 2)), np.ones((3, 2))],
         dy=np.ones((3, 1)),
     ),
-    "tinyinit.mup.mse_loss": dict(y=np.ones((3, 1)), target=np.zeros((3, 1))),
-    "tinyinit.mup.make_regression": dict(n_samples=4, d_in=3, d_out=2),
-    "tinyinit.mup.train_regression": dict(
+    "tinyinit.networks.mup.mse_loss": dict(y=np.ones((3, 1)), target=np.zeros((3, 1))),
+    "tinyinit.networks.mup.make_regression": dict(n_samples=4, d_in=3, d_out=2),
+    "tinyinit.networks.mup.train_regression": dict(
         weights=[np.eye(3), np.ones((2, 3))],
         x=np.ones((4, 3)),
         target=np.zeros((4, 2)),
@@ -807,10 +831,10 @@ CALLS = {
         optimizer="adam",
         steps=1,
     ),  # fmt: skip
-    "tinyinit.mup.coordinate_check": dict(
+    "tinyinit.networks.mup.coordinate_check": dict(
         widths=(4, 8), steps=1, n_layers=2, d_in=3, d_out=2, batch=4, base_width=4
     ),
-    "tinyinit.mup.lr_sweep": dict(
+    "tinyinit.networks.mup.lr_sweep": dict(
         widths=(4, 8),
         lrs=[0.01, 0.1],
         steps=1,
@@ -820,26 +844,26 @@ CALLS = {
         batch=4,
         base_width=4,
     ),  # fmt: skip
-    "tinyinit.layouts.weight_shape": dict(layer="conv"),
-    "tinyinit.layouts.counted_fans": dict(layer="conv"),
-    "tinyinit.layouts.apply_layer": dict(
+    "tinyinit.core.layouts.weight_shape": dict(layer="conv"),
+    "tinyinit.core.layouts.counted_fans": dict(layer="conv"),
+    "tinyinit.core.layouts.apply_layer": dict(
         layer="conv", weight=np.ones((3, 2, 3)), x=np.ones((1, 2, 5))
     ),
-    "tinyinit.training.init_params": dict(sizes=[3, 2]),
-    "tinyinit.training.forward_layers": dict(
+    "tinyinit.networks.training.init_params": dict(sizes=[3, 2]),
+    "tinyinit.networks.training.forward_layers": dict(
         params=Fresh(small_params), x=np.ones((4, 2)), act="relu", norm=None
     ),
-    "tinyinit.training.evaluate": dict(
+    "tinyinit.networks.training.evaluate": dict(
         params=Fresh(small_params), x=np.ones((2, 2)), labels=np.array([0, 1]), activation="relu"
     ),
-    "tinyinit.training.train_step": dict(
+    "tinyinit.networks.training.train_step": dict(
         state=Fresh(lambda: training().start_training(small_params())),
         x=np.ones((2, 2)),
         labels=np.array([0, 1]),
         activation="relu",
         lr=0.1,
     ),  # fmt: skip
-    "tinyinit.training.Trainer": dict(
+    "tinyinit.networks.training.Trainer": dict(
         params=Fresh(small_params),
         x=np.ones((4, 2)),
         labels=np.array([0, 1, 0, 1]),
@@ -847,28 +871,34 @@ CALLS = {
         lr=0.1,
         batch_size=2,
     ),  # fmt: skip
-    "tinyinit.training.Trainer.recent": dict(field="grad_norm", steps=2),
-    "tinyinit.training.backward_layers": dict(
+    "tinyinit.networks.training.Trainer.recent": dict(field="grad_norm", steps=2),
+    "tinyinit.networks.training.backward_layers": dict(
         weights=[np.ones((3, 2))], h=[np.ones((4, 2))], dz=np.ones((4, 3)), slopes=[]
     ),
-    "tinyinit.training.forward": dict(x=np.ones((4, 2)), activation="relu"),
-    "tinyinit.training.loss_and_gradients": dict(
+    "tinyinit.networks.training.forward": dict(x=np.ones((4, 2)), activation="relu"),
+    "tinyinit.networks.training.loss_and_gradients": dict(
         x=np.ones((2, 2)), labels=np.array([0, 1]), activation="relu"
     ),
-    "tinyinit.training.accuracy": dict(
+    "tinyinit.networks.training.accuracy": dict(
         x=np.ones((2, 2)), labels=np.array([0, 1]), activation="relu"
     ),
-    "tinyinit.training.cross_entropy": dict(logits=np.zeros((2, 3)), labels=np.array([0, 2])),
-    "tinyinit.training.sgd_step": dict(weights=[np.ones(2)], grads=[np.ones(2)], lrs=[0.1]),
-    "tinyinit.training.adam_init": dict(weights=[np.ones(2)]),
-    "tinyinit.training.adam_step": dict(
+    "tinyinit.networks.training.cross_entropy": dict(
+        logits=np.zeros((2, 3)), labels=np.array([0, 2])
+    ),
+    "tinyinit.networks.training.sgd_step": dict(
+        weights=[np.ones(2)], grads=[np.ones(2)], lrs=[0.1]
+    ),
+    "tinyinit.networks.training.adam_init": dict(weights=[np.ones(2)]),
+    "tinyinit.networks.training.adam_step": dict(
         weights=[np.ones(2)],
         grads=[np.ones(2)],
-        state=Fresh(lambda: __import__("tinyinit.training").training.adam_init([np.ones(2)])),
+        state=Fresh(
+            lambda: importlib.import_module("tinyinit.networks.training").adam_init([np.ones(2)])
+        ),
         lrs=[0.1],
     ),  # fmt: skip
-    "tinyinit.training.minibatch_indices": dict(n_samples=4, batch_size=2, steps=3),
-    "tinyinit.training.train": dict(
+    "tinyinit.networks.training.minibatch_indices": dict(n_samples=4, batch_size=2, steps=3),
+    "tinyinit.networks.training.train": dict(
         x=np.ones((4, 2)),
         labels=np.array([0, 1, 0, 1]),
         activation="relu",
@@ -878,19 +908,21 @@ CALLS = {
         batch_size=2,
         seed=0,
     ),  # fmt: skip
-    "tinyinit.training.load_digits_split": dict(test_fraction=0.25, seed=0, dtype=np.float32),
+    "tinyinit.networks.training.load_digits_split": dict(
+        test_fraction=0.25, seed=0, dtype=np.float32
+    ),
     "tinyinit.cli.depth_figure": dict(size=(4.0, 3.0), dpi=30),
     "tinyinit.cli.parse_gain": dict(gain="5/3"),
     "tinyinit.cli.resolve_gain": dict(gain=None, initializer="kaiming_fan_in", activation="tanh"),
     "tinyinit.cli.seeds_reported": dict(n=2),
-    "tinyinit.depth_result.Experiment.result": dict(
+    "tinyinit.physics.depth_result.Experiment.result": dict(
         weight_std=0.5,
         passes=Fresh(lambda: [small_pass()]),
         theory=np.array([1.0, 0.5, 0.3]),
         weight_theory=None,
     ),  # fmt: skip
-    "tinyinit.explorer.panel_row_html": dict(plot=Kept(small_histogram)),
-    "tinyinit.explorer.DepthExplorer": dict(
+    "tinyinit.views.explorers.panel_row_html": dict(plot=Kept(small_histogram)),
+    "tinyinit.views.explorers.DepthExplorer": dict(
         initializer="xavier_uniform",
         activation="relu",
         gain=None,
@@ -905,32 +937,40 @@ CALLS = {
         figsize=(3.0, 2.0),
         png_fallback=False,
     ),  # fmt: skip
-    "tinyinit.explorer.DepthExplorer.snapshot": dict(dpi=20),
-    "tinyinit.explorer.ResidualStreamExplorer": dict(stack=Fresh(small_stack), n_layers=2),
-    "tinyinit.explorer.ResidualStreamExplorer.curves": dict(n_layers=2, scaled=True),
-    "tinyinit.explorer.ResidualStreamExplorer.color": dict(scaled=True),
-    "tinyinit.explorer.readout_lines": dict(result=Fresh(small_result)),
-    "tinyinit.explorer.compare_line": dict(
+    "tinyinit.views.explorers.DepthExplorer.snapshot": dict(dpi=20),
+    "tinyinit.views.explorers.ResidualStreamExplorer": dict(stack=Fresh(small_stack), n_layers=2),
+    "tinyinit.views.explorers.ResidualStreamExplorer.curves": dict(n_layers=2, scaled=True),
+    "tinyinit.views.explorers.ResidualStreamExplorer.color": dict(scaled=True),
+    "tinyinit.views.explorers.readout_lines": dict(result=Fresh(small_result)),
+    "tinyinit.views.explorers.compare_line": dict(
         result=Fresh(small_result), pinned=Fresh(small_result), number=1
     ),
-    "tinyinit.explorer.gain_note": dict(activation_name="gelu", gain=1.5, n_layers=3),
-    "tinyinit.explorer.caption_html": dict(result=Fresh(small_result), pins=()),
-    "tinyinit.explorer.histogram_caption_html": dict(result=Fresh(small_result)),
-    "tinyinit.explorer.depth_explorer": dict(n_layers=2, width=16, seeds=1),
-    "tinyinit.transport.png_rows": dict(pixels=np.zeros((2, 3, 4), np.uint8)),
-    "tinyinit.transport.fast_png": dict(pixels=np.zeros((2, 3, 4), np.uint8)),
-    "tinyinit.transport.keep_picture_for_static_pages": dict(
+    "tinyinit.views.explorers.gain_note": dict(activation_name="gelu", gain=1.5, n_layers=3),
+    "tinyinit.views.explorers.caption_html": dict(result=Fresh(small_result), pins=()),
+    "tinyinit.views.explorers.histogram_caption_html": dict(result=Fresh(small_result)),
+    "tinyinit.views.explorers.depth_explorer": dict(n_layers=2, width=16, seeds=1),
+    "tinyinit.views.browser_transport.png_rows": dict(pixels=np.zeros((2, 3, 4), np.uint8)),
+    "tinyinit.views.browser_transport.fast_png": dict(pixels=np.zeros((2, 3, 4), np.uint8)),
+    "tinyinit.views.browser_transport.keep_picture_for_static_pages": dict(
         canvas=Fresh(lambda: agg_figure().canvas), figure=Fresh(agg_figure)
     ),
-    "tinyinit.transport.web_canvas_is_known": dict(canvas_class=None),
-    "tinyinit.transport.fast_web_canvas": dict(canvas=Fresh(lambda: agg_figure().canvas)),
-    "tinyinit.transport.is_web_canvas": dict(canvas=Fresh(lambda: agg_figure().canvas)),
-    "tinyinit.transport.keeps_pixels": dict(canvas=Fresh(lambda: agg_figure().canvas)),
-    "tinyinit.transport.send_whole_pictures": dict(canvas=Fresh(lambda: agg_figure().canvas)),
-    "tinyinit.transport.BrowserChanges.watch": dict(
+    "tinyinit.views.browser_transport.web_canvas_is_known": dict(canvas_class=None),
+    "tinyinit.views.browser_transport.fast_web_canvas": dict(
+        canvas=Fresh(lambda: agg_figure().canvas)
+    ),
+    "tinyinit.views.browser_transport.is_web_canvas": dict(
+        canvas=Fresh(lambda: agg_figure().canvas)
+    ),
+    "tinyinit.views.browser_transport.keeps_pixels": dict(
+        canvas=Fresh(lambda: agg_figure().canvas)
+    ),
+    "tinyinit.views.browser_transport.send_whole_pictures": dict(
+        canvas=Fresh(lambda: agg_figure().canvas)
+    ),
+    "tinyinit.views.browser_transport.BrowserChanges.watch": dict(
         widget=Fresh(lambda: __import__("ipywidgets").IntSlider())
     ),
-    "tinyinit.a11y.live": dict(widget=Fresh(lambda: __import__("ipywidgets").HTML())),
+    "tinyinit.views.a11y.live": dict(widget=Fresh(lambda: __import__("ipywidgets").HTML())),
 }
 
 
@@ -945,46 +985,54 @@ def small_trainer():
 # Instances for methods: module.Class -> a callable that makes one.
 INSTANCES = {
     "tinyinit.present.look.Look": small_look,
-    "tinyinit.live_training.TrainingExplorer": small_training_explorer,
+    "tinyinit.views.live_training.TrainingExplorer": small_training_explorer,
     "tinyinit.present.app.Presentation": small_presentation,
-    "tinyinit.present.explorers.LabelledDepthPlot": lambda: __import__(
+    "tinyinit.present.explorers.LabelledDepthPlot": lambda: importlib.import_module(
         "tinyinit.present.explorers"
-    ).present.explorers.LabelledDepthPlot(),
-    "tinyinit.present.explorers.LargeDepthExplorer": lambda: __import__(
+    ).explorers.LabelledDepthPlot(),
+    "tinyinit.present.explorers.LargeDepthExplorer": lambda: importlib.import_module(
         "tinyinit.present.explorers"
-    ).present.explorers.LargeDepthExplorer(n_layers=2, width=16, seeds=1, png_fallback=False),
-    "tinyinit.present.explorers.LargeResidualExplorer": lambda: __import__(
+    ).explorers.LargeDepthExplorer(n_layers=2, width=16, seeds=1, png_fallback=False),
+    "tinyinit.present.explorers.LargeResidualExplorer": lambda: importlib.import_module(
         "tinyinit.present.explorers"
-    ).present.explorers.LargeResidualExplorer(small_stack(), 2),
+    ).explorers.LargeResidualExplorer(small_stack(), 2),
     "tinyinit.present.explorers.LargeTrainingExplorer": large_training_explorer,
-    "tinyinit.plots.DepthPlot": lambda: __import__("tinyinit.plots").plots.DepthPlot(
-        figsize=(3.0, 2.0)
-    ),
-    "tinyinit.plots.HistogramPlot": lambda: __import__("tinyinit.plots").plots.HistogramPlot(
-        figsize=(3.0, 2.0)
-    ),
-    "tinyinit.plots.TrainingPlot": lambda: __import__("tinyinit.plots").plots.TrainingPlot(
-        figsize=(3.0, 2.0)
-    ),
-    "tinyinit.yours.Yours": lambda: yours_on(unreadable_report()),
-    "tinyinit.quiz.Prediction": lambda: quiz().predict("Is 7 prime?", ["yes", "no"]),
-    "tinyinit.quiz.NumberPrediction": lambda: quiz().predict_number("2 + 2?", abs_tol=0.5),
-    "tinyinit.training.Trainer": small_trainer,
-    "tinyinit.pcg32.PCG32": rng,
-    "tinyinit.stack.Scheme": lambda: __import__("tinyinit.stack").stack.SCHEMES["kaiming_fan_in"],
-    "tinyinit.depth_result.DepthResult": small_result,
-    "tinyinit.fastpath.UnitWeights": lambda: __import__("tinyinit.fastpath").fastpath.UnitWeights(),
-    "tinyinit.variance.Estimate": lambda: __import__("tinyinit.variance").variance.Estimate(1, 0.1),
-    "tinyinit.variance.Moments": lambda: __import__("tinyinit.variance").variance.Moments(0, 1),
-    "tinyinit.residual.ResidualScalingReport": lambda: __import__(
-        "tinyinit.residual"
-    ).residual.check_residual_scaling(small_gpt(), 1),
-    "tinyinit.transformer.TinyGPT": lambda: __import__("tinyinit.transformer").transformer.TinyGPT(
-        small_config(), PCG32(0)
-    ),
-    "tinyinit.depth_result.Experiment": lambda: __import__(
-        "tinyinit.depth_result"
-    ).depth_result.experiment(
+    "tinyinit.views.plots.DepthPlot": lambda: importlib.import_module(
+        "tinyinit.views.plots"
+    ).DepthPlot(figsize=(3.0, 2.0)),
+    "tinyinit.views.plots.HistogramPlot": lambda: importlib.import_module(
+        "tinyinit.views.plots"
+    ).HistogramPlot(figsize=(3.0, 2.0)),
+    "tinyinit.views.plots.TrainingPlot": lambda: importlib.import_module(
+        "tinyinit.views.plots"
+    ).TrainingPlot(figsize=(3.0, 2.0)),
+    "tinyinit.course.student_functions.Yours": lambda: yours_on(unreadable_report()),
+    "tinyinit.course.quiz.Prediction": lambda: quiz().predict("Is 7 prime?", ["yes", "no"]),
+    "tinyinit.course.quiz.NumberPrediction": lambda: quiz().predict_number("2 + 2?", abs_tol=0.5),
+    "tinyinit.networks.training.Trainer": small_trainer,
+    "tinyinit.core.pcg32.PCG32": rng,
+    "tinyinit.physics.depth_stack.Scheme": lambda: importlib.import_module(
+        "tinyinit.physics.depth_stack"
+    ).SCHEMES["kaiming_fan_in"],
+    "tinyinit.physics.depth_result.DepthResult": small_result,
+    "tinyinit.physics.propagation_fast.UnitWeights": lambda: importlib.import_module(
+        "tinyinit.physics.propagation_fast"
+    ).UnitWeights(),
+    "tinyinit.physics.variance.Estimate": lambda: importlib.import_module(
+        "tinyinit.physics.variance"
+    ).Estimate(1, 0.1),
+    "tinyinit.physics.variance.Moments": lambda: importlib.import_module(
+        "tinyinit.physics.variance"
+    ).Moments(0, 1),
+    "tinyinit.physics.residual.ResidualScalingReport": lambda: importlib.import_module(
+        "tinyinit.physics.residual"
+    ).check_residual_scaling(small_gpt(), 1),
+    "tinyinit.networks.transformer.TinyGPT": lambda: importlib.import_module(
+        "tinyinit.networks.transformer"
+    ).TinyGPT(small_config(), PCG32(0)),
+    "tinyinit.physics.depth_result.Experiment": lambda: importlib.import_module(
+        "tinyinit.physics.depth_result"
+    ).experiment(
         "relu",
         "normal",
         gain=1.0,
@@ -996,42 +1044,44 @@ INSTANCES = {
         direction="forward",
         sample_layers=(),
     ),  # fmt: skip
-    "tinyinit.explorer.DepthExplorer": lambda: __import__(
-        "tinyinit.explorer"
-    ).explorer.DepthExplorer(n_layers=2, width=16, seeds=1, batch=2, png_fallback=False),
-    "tinyinit.transport.BrowserChanges": lambda: __import__(
-        "tinyinit.transport"
-    ).transport.BrowserChanges(),
-    "tinyinit.explorer.ResidualStreamExplorer": lambda: __import__(
-        "tinyinit.explorer"
-    ).explorer.ResidualStreamExplorer(small_stack(), 2),
+    "tinyinit.views.explorers.DepthExplorer": lambda: importlib.import_module(
+        "tinyinit.views.explorers"
+    ).DepthExplorer(n_layers=2, width=16, seeds=1, batch=2, png_fallback=False),
+    "tinyinit.views.browser_transport.BrowserChanges": lambda: importlib.import_module(
+        "tinyinit.views.browser_transport"
+    ).BrowserChanges(),
+    "tinyinit.views.explorers.ResidualStreamExplorer": lambda: importlib.import_module(
+        "tinyinit.views.explorers"
+    ).ResidualStreamExplorer(small_stack(), 2),
 }
 
 # Not called here, and why.
 ELSEWHERE = {
-    "tinyinit.answering.encode": "the wire format: any value is encoded, one it cannot carry as "
-    "a Foreign (tests/test_checker.py)",
-    "tinyinit.answering.decode": "the wire format: a malformed message raises WireError, the "
-    "one error the checker reads from it (tests/test_checker.py)",
-    "tinyinit.answering.PCG32State": "the wire format's generator, made by decode (WireError)",
-    "tinyinit.live_training.TrainingExplorer.play": "trains on the kernel's running event loop, "
-    "which a test has not: its `until` is checked first (tests/test_live_training.py)",
+    "tinyinit.course.student_process.encode": "the wire format: any value is encoded, one it "
+    "cannot carry as a Foreign (tests/test_checker.py)",
+    "tinyinit.course.student_process.decode": "the wire format: a malformed message raises "
+    "WireError, the one error the checker reads from it (tests/test_checker.py)",
+    "tinyinit.course.student_process.PCG32State": "the wire format's generator, made by decode "
+    "(WireError)",
+    "tinyinit.views.live_training.TrainingExplorer.play": "trains on the kernel's running "
+    "event loop, which a test has not: its `until` is checked first (tests/test_live_training.py)",
     "tinyinit.present.voila.offline_template": "writes Voila's template into a folder, by "
     "default this Python's own: any path is a place to write (tests/test_present.py)",
     "tinyinit.present.voila.serve": "runs Voila until it is stopped (tests/test_present.py)",
-    "tinyinit.answering.serve": "the student's process itself, started by the checker with "
-    "its argv (tests/test_checker.py)",
+    "tinyinit.course.student_process.serve": "the student's process itself, started by the "
+    "checker with its argv (tests/test_checker.py)",
     "tinyinit.cli.main": "a command line: its bad input exits with status 2 (tests/test_cli.py)",
 }
 
 # Constructors that build a whole widget (a second or more each, drawing included): the
 # exhaustive pass gives them every bad value but the finite Python numbers where a number (or
-# None) goes. Each of those a range check of tinyinit.checks refuses (tests/test_checks.py) or
+# None) goes. Each of those a range check of tinyinit.core.arguments refuses (tests/test_checks.py)
+# or
 # lets build one more widget, the minute this pass would spend.
 COSTLY = {
-    "tinyinit.live_training.TrainingExplorer",
+    "tinyinit.views.live_training.TrainingExplorer",
     "tinyinit.present.app.Presentation",
-    "tinyinit.explorer.DepthExplorer",
+    "tinyinit.views.explorers.DepthExplorer",
 }
 
 
@@ -1048,12 +1098,13 @@ def skipped(target, bad: Bad, example) -> bool:
 IGNORED = {"change": "the event an observer is called with (traitlets'), unused"}
 
 # Checks of a student's answers: whatever an answer holds, the check says "not yet"
-# (tinyinit.quiz.NotYet; Unanswered for NotImplementedError), never anything else. By function
+# (tinyinit.course.quiz.NotYet; Unanswered for NotImplementedError), never anything else. By
+# function
 # (its answers, or "*": a verdict on every argument) or by module (every argument of each).
 ANSWERS = {
-    "tinyinit.quiz.check": ("condition",),
-    "tinyinit.quiz.check_value": "*",  # a right value of 0 for an answer of 2: not yet
-    "tinyinit.exercises": "*",  # each argument is what the student's cell computed
+    "tinyinit.course.quiz.check": ("condition",),
+    "tinyinit.course.quiz.check_value": "*",  # a right value of 0 for an answer of 2: not yet
+    "tinyinit.course.exercises": "*",  # each argument is what the student's cell computed
 }
 
 
@@ -1066,39 +1117,39 @@ def is_answer(target, argument: str) -> bool:
 # Records: classes that hold what a function computed (their fields are its result, checked
 # where it was made); their methods are covered, their constructors not.
 RECORDS = {
-    "tinyinit.activations.Activation",
-    "tinyinit.depth_result.DepthResult",
-    "tinyinit.depth_result.Experiment",
-    "tinyinit.depth_result.SeedPass",
-    "tinyinit.variance.Moments",
-    "tinyinit.variance.Estimate",
-    "tinyinit.residual.ResidualStack",
-    "tinyinit.residual.ProjectionCheck",
-    "tinyinit.residual.ResidualScalingReport",
-    "tinyinit.transformer.GPTTrace",
-    "tinyinit.training.Forward",
-    "tinyinit.training.AdamState",
-    "tinyinit.training.TrainingRun",
-    "tinyinit.training.Digits",
-    "tinyinit.normalization.Norm",
-    "tinyinit.projector.CurveEnd",
-    "tinyinit.plots.TrainingCurves",
-    "tinyinit.live_training.Pinned",
+    "tinyinit.core.activations.Activation",
+    "tinyinit.physics.depth_result.DepthResult",
+    "tinyinit.physics.depth_result.Experiment",
+    "tinyinit.physics.depth_result.SeedPass",
+    "tinyinit.physics.variance.Moments",
+    "tinyinit.physics.variance.Estimate",
+    "tinyinit.physics.residual.ResidualStack",
+    "tinyinit.physics.residual.ProjectionCheck",
+    "tinyinit.physics.residual.ResidualScalingReport",
+    "tinyinit.networks.transformer.GPTTrace",
+    "tinyinit.networks.training.Forward",
+    "tinyinit.networks.training.AdamState",
+    "tinyinit.networks.training.TrainingRun",
+    "tinyinit.networks.training.Digits",
+    "tinyinit.networks.normalization.Norm",
+    "tinyinit.views.projector.CurveEnd",
+    "tinyinit.views.plots.TrainingCurves",
+    "tinyinit.views.live_training.Pinned",
     "tinyinit.present.look.Look",
     "tinyinit.present.demonstrations.Step",
     "tinyinit.present.demonstrations.Preset",
-    "tinyinit.checker.Result",
-    "tinyinit.checker.Report",
-    "tinyinit.catalog.CatalogTest",
-    "tinyinit.pitfalls.Pitfall",
-    "tinyinit.pitfalls.Diagnosis",
-    "tinyinit.yours.Yours",
-    "tinyinit.normalization.NormCache",
-    "tinyinit.lsuv.LSUVResult",
-    "tinyinit.training.Evaluation",
-    "tinyinit.training.Step",
-    "tinyinit.training.StepStats",
-    "tinyinit.training.TrainState",
+    "tinyinit.course.checker.Result",
+    "tinyinit.course.checker.Report",
+    "tinyinit.course.catalog.CatalogTest",
+    "tinyinit.course.pitfalls.Pitfall",
+    "tinyinit.course.pitfalls.Diagnosis",
+    "tinyinit.course.student_functions.Yours",
+    "tinyinit.networks.normalization.NormCache",
+    "tinyinit.networks.lsuv.LSUVResult",
+    "tinyinit.networks.training.Evaluation",
+    "tinyinit.networks.training.Step",
+    "tinyinit.networks.training.StepStats",
+    "tinyinit.networks.training.TrainState",
 }
 
 

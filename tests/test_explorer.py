@@ -22,9 +22,10 @@ from PIL import Image  # noqa: E402
 from web_page import PageSocket  # noqa: E402
 
 from tinyinit import calculate_gain  # noqa: E402
-from tinyinit.explorer import DepthExplorer, caption_html, depth_explorer, readout_lines  # noqa: E402
-from tinyinit.fastpath import UnitWeights  # noqa: E402
-from tinyinit.plots import (  # noqa: E402
+from tinyinit.physics.propagation import simulate  # noqa: E402
+from tinyinit.physics.propagation_fast import UnitWeights  # noqa: E402
+from tinyinit.views.explorers import DepthExplorer, caption_html, depth_explorer, readout_lines  # noqa: E402
+from tinyinit.views.plots import (  # noqa: E402
     PIN_ALPHA,
     PIN_COLORS,
     DepthPlot,
@@ -32,7 +33,6 @@ from tinyinit.plots import (  # noqa: E402
     initializer_color,
     png_bytes,
 )
-from tinyinit.propagation import simulate  # noqa: E402
 
 CONTROLS = ("initializer", "activation", "gain", "std", "n_layers", "width", "seeds", "direction")
 
@@ -232,8 +232,8 @@ def test_png_view_follows_updates_under_a_non_interactive_backend(ex):
 def test_both_explorers_fall_back_to_a_png_without_a_live_canvas():
     """Without ipympl, each explorer shows its figure as a PNG that follows its controls."""
     from tinyinit import PCG32
-    from tinyinit.explorer import ResidualStreamExplorer
-    from tinyinit.residual import draw_residual_stack
+    from tinyinit.physics.residual import draw_residual_stack
+    from tinyinit.views.explorers import ResidualStreamExplorer
 
     depth = DepthExplorer(n_layers=3, width=16, seeds=1)
     residual = ResidualStreamExplorer(draw_residual_stack(4, 16, 16, 16, PCG32(0)), n_layers=2)
@@ -252,9 +252,9 @@ def test_the_explorer_and_the_figure_draw_the_same_residual_curves():
     import matplotlib.pyplot as plt
 
     from tinyinit import PCG32
-    from tinyinit.explorer import ResidualStreamExplorer
-    from tinyinit.plots import residual_figure
-    from tinyinit.residual import draw_residual_stack
+    from tinyinit.physics.residual import draw_residual_stack
+    from tinyinit.views.explorers import ResidualStreamExplorer
+    from tinyinit.views.plots import residual_figure
 
     stack = draw_residual_stack(4, 16, 16, 16, PCG32(0))
     explorer = ResidualStreamExplorer(stack, n_layers=3)
@@ -431,7 +431,7 @@ def run_under_ipympl(code: str) -> None:
     """Run `code` in a fresh Python under %matplotlib widget, with `ex` a small explorer."""
     start = (
         "import matplotlib; matplotlib.use('module://ipympl.backend_nbagg')\n"
-        "from tinyinit.explorer import depth_explorer\n"
+        "from tinyinit.views.explorers import depth_explorer\n"
         "ex = depth_explorer(width=16, n_layers=5)\n"
     )
     # ipympl itself trips a traitlets DeprecationWarning; ours would be RuntimeWarnings.
@@ -542,7 +542,12 @@ def test_weight_gradient_is_delta_times_h_per_sample():
 
     In float64 here; the simulation's products are float32 (1e-7 relative per layer).
     """
-    from tinyinit.stack import GRADIENT_STREAM, INPUT_STREAM, layer_weights, unit_batch
+    from tinyinit.physics.depth_stack import (
+        GRADIENT_STREAM,
+        INPUT_STREAM,
+        layer_weights,
+        unit_batch,
+    )
 
     width, depth, seed = 16, 3, 1
     r = UnitWeights().simulate("tanh", "xavier_normal", gain=1.3, n_layers=depth, width=width,
@@ -604,7 +609,7 @@ def test_histogram_view_backward_shows_gradients(ex):
 
 
 def test_histogram_update_blits_when_the_axes_stay():
-    from tinyinit.plots import HistogramPlot, histogram_layers
+    from tinyinit.views.plots import HistogramPlot, histogram_layers
 
     plot = HistogramPlot(decorated=False)
     full_draws = []
@@ -646,7 +651,7 @@ def test_changes_from_the_browser_fold_into_one_update(ex):
 
 @pytest.mark.parametrize("name", ["gelu", "silu"])
 def test_gelu_and_silu_start_kaiming_at_the_quadrature_gain_labelled_so(ex, name):
-    from tinyinit.gains import single_layer_gain
+    from tinyinit.physics.gains import single_layer_gain
 
     assert name in ex.activation.options
     with pytest.raises(ValueError):
@@ -664,8 +669,8 @@ def test_gelu_and_silu_start_kaiming_at_the_quadrature_gain_labelled_so(ex, name
 
 @pytest.mark.parametrize("name", ["gelu", "silu"])
 def test_the_gain_note_says_the_single_layer_gain_is_unstable_with_computed_numbers(ex, name):
-    from tinyinit.gaussian import q_map_slope
-    from tinyinit.propagation import mean_field
+    from tinyinit.physics.mean_field import q_map_slope
+    from tinyinit.physics.propagation import mean_field
 
     with ex.hold():
         ex.initializer.value = "kaiming_fan_in"

@@ -1,6 +1,7 @@
 """The explorer's fast path: every kept, rescaled or float32 result equals the plain simulate.
 
-`tinyinit.propagation.simulate` is the definition; `tinyinit.fastpath.UnitWeights`
+`tinyinit.physics.propagation.simulate` is the definition;
+`tinyinit.physics.propagation_fast.UnitWeights`
 reaches the same DepthResult from what it keeps (as pcg32.py pairs its scalar
 definition with its fast path). Equal means: the same theory, bit for bit, and
 the measured numbers to float32's rounding (the fast path's products are float32).
@@ -19,14 +20,14 @@ from hypothesis import strategies as st
 from plain_propagation import propagate
 from refusals import assert_refused
 
-from tinyinit import fastpath as fp
-from tinyinit import propagation as prop
-from tinyinit import stack
-from tinyinit.activations import ACTIVATIONS
-from tinyinit.fastpath import UnitWeights
-from tinyinit.propagation import simulate
-from tinyinit.stack import unit_batch, unit_matrix
-from tinyinit.variance import mean_square
+from tinyinit.core.activations import ACTIVATIONS
+from tinyinit.physics import depth_stack as stack
+from tinyinit.physics import propagation as prop
+from tinyinit.physics import propagation_fast as fp
+from tinyinit.physics.depth_stack import unit_batch, unit_matrix
+from tinyinit.physics.propagation import simulate
+from tinyinit.physics.propagation_fast import UnitWeights
+from tinyinit.physics.variance import mean_square
 
 # The fast path's products are float32: each entry of W h is rounded to about width x 6e-8
 # of the sum of its terms' sizes, over 2 x n_layers products backward, more where a sum

@@ -8,9 +8,9 @@ import numpy as np
 import pytest
 
 from tinyinit import PCG32, calculate_gain, kaiming_normal, normal
-from tinyinit.activations import ACTIVATIONS, activation, gelu
-from tinyinit.gains import gain_for_fixed_point, single_layer_gain
-from tinyinit.gaussian import (
+from tinyinit.core.activations import ACTIVATIONS, activation, gelu
+from tinyinit.physics.gains import gain_for_fixed_point, single_layer_gain
+from tinyinit.physics.mean_field import (
     activation_mean_square,
     fixed_point,
     gaussian_expectation,

@@ -1,4 +1,4 @@
-"""tinyinit.gaussian: the one quadrature, at every scale the theory reaches."""
+"""tinyinit.physics.mean_field: the one quadrature, at every scale the theory reaches."""
 
 from __future__ import annotations
 
@@ -9,8 +9,8 @@ import numpy as np
 import pytest
 from test_propagation import reference_expectation
 
-from tinyinit.activations import ACTIVATIONS
-from tinyinit.gaussian import (
+from tinyinit.core.activations import ACTIVATIONS
+from tinyinit.physics.mean_field import (
     activation_mean_square,
     fixed_point,
     gaussian_expectation,

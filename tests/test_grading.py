@@ -18,9 +18,9 @@ import pytest
 from scripts_loader import load_script
 
 import tinyinit
-from tinyinit.catalog import NAMES
-from tinyinit.grading import COLUMNS, FAIL, PASS, UNCHECKED
-from tinyinit.inventory import ITEMS, class_statistics, score
+from tinyinit.course.catalog import NAMES
+from tinyinit.course.grading import COLUMNS, FAIL, PASS, UNCHECKED
+from tinyinit.course.inventory import ITEMS, class_statistics, score
 
 ROOT = Path(__file__).resolve().parent.parent
 TEACHER = ROOT / "notebooks" / "my_init.py"
@@ -62,7 +62,7 @@ def graded(tmp_path_factory):
     (submitted / "missing" / "ps1" / "notes.txt").write_text("forgot it")
     hand_in(
         "hostile",
-        STUBS + "\nimport tinyinit.parallel as p\no = getattr(p, 'o' + 's')\n"
+        STUBS + "\nimport tinyinit.core.parallel as p\no = getattr(p, 'o' + 's')\n"
         f"o.write(o.open({str(PACKAGE / 'checker.py')!r}, o.O_WRONLY | o.O_TRUNC), b'x')\n",
     )
     hand_in("endless", "while True: pass\n", nbgrader=False)  # stopped on its one line

@@ -1,9 +1,9 @@
-"""The test catalog of module card M07.3 (section 4), one test per row, on tinyinit.init.
+"""The test catalog of module card M07.3 (section 4), one test per row, on tinyinit.core.init.
 
-The eleven catalog tests are defined once, in tinyinit/catalog.py, as `check_*`
+The eleven catalog tests are defined once, in tinyinit/course/catalog.py, as `check_*`
 functions that take an implementation (any namespace with fans, calculate_gain,
 xavier_uniform, xavier_normal, kaiming_normal, normal_init and scaled_residual_std):
-here they run on tinyinit.init, in tests/test_mutants.py on the card's pitfalls
+here they run on tinyinit.core.init, in tests/test_mutants.py on the card's pitfalls
 (tests/mutants/), and through `python -m tinyinit check` on a student's file. A
 failed check raises AssertionError.
 
@@ -24,9 +24,10 @@ import reference_pcg32 as ref
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
-import tinyinit.init as impl
-from tinyinit import PCG32, catalog
-from tinyinit.catalog import NAMES, SEEDS, SHAPES, bits
+import tinyinit.core.init as impl
+from tinyinit import PCG32
+from tinyinit.course import catalog
+from tinyinit.course.catalog import NAMES, SEEDS, SHAPES, bits
 
 # --- the card's eleven tests, in its order --------------------------------------------
 

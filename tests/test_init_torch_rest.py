@@ -18,7 +18,7 @@ import reference_pcg32 as ref
 
 import tinyinit as ti
 from tinyinit import PCG32
-from tinyinit.init import torch_default_bias
+from tinyinit.core.init import torch_default_bias
 
 GOLDEN = json.loads(
     (Path(__file__).parent.parent / "tinyinit" / "data" / "init_torch.json").read_text()

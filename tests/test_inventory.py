@@ -9,7 +9,7 @@ import sys
 
 import pytest
 
-from tinyinit.inventory import (
+from tinyinit.course.inventory import (
     FILE,
     ITEMS,
     MISCONCEPTIONS,

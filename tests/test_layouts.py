@@ -1,4 +1,4 @@
-"""tinyinit.layouts: which dimension of a weight is fan-in, counted by running the layer."""
+"""tinyinit.core.layouts: which dimension of a weight is fan-in, counted by running the layer."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from tinyinit import PCG32, fans, normal
-from tinyinit.layouts import apply_layer, counted_fans, layer_fans, weight_shape
+from tinyinit.core.layouts import apply_layer, counted_fans, layer_fans, weight_shape
 
 
 @pytest.mark.parametrize(

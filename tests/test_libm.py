@@ -1,4 +1,4 @@
-"""tinyinit.libm gives the C library's log, cos and sin, bit for bit, on whole arrays."""
+"""tinyinit.core.libm gives the C library's log, cos and sin, bit for bit, on whole arrays."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from tinyinit import libm
+from tinyinit.core import libm
 
 SCALAR = {"log": math.log, "cos": math.cos, "sin": math.sin}
 

@@ -1,5 +1,6 @@
 """The training explorer driven from code: play, pause, step, reset, pin, and controls moved
-while it trains; what it shows is what tinyinit.training computes, and it says so in words."""
+while it trains; what it shows is what tinyinit.networks.training computes, and it says so in
+words."""
 
 from __future__ import annotations
 
@@ -22,8 +23,9 @@ from event_loop import in_event_loop, without_event_loop  # noqa: E402
 from threadpoolctl import threadpool_limits  # noqa: E402
 
 from tinyinit import PCG32, kaiming_normal, xavier_normal  # noqa: E402
-from tinyinit.a11y import LIVE, Accessible  # noqa: E402
-from tinyinit.live_training import (  # noqa: E402
+from tinyinit.networks.training import evaluate, init_params, load_digits_split, train  # noqa: E402
+from tinyinit.views.a11y import LIVE, Accessible  # noqa: E402
+from tinyinit.views.live_training import (  # noqa: E402
     DISPLAY_SHARE,
     MAX_PINS,
     SETTINGS,
@@ -34,7 +36,6 @@ from tinyinit.live_training import (  # noqa: E402
     step_due,
     training_explorer,
 )
-from tinyinit.training import evaluate, init_params, load_digits_split, train  # noqa: E402
 
 FIELDS = ("losses", "mean_square", "saturated", "dead", "grad_norm", "update_ratio")
 
@@ -381,7 +382,7 @@ def test_a_drag_from_the_browser_is_one_new_run(ex):
 
 def test_playing_waits_for_each_step_at_the_speed_chosen(ex, monkeypatch):
     # A clock of our own: every look at it is a millisecond of work, a wait passes at once.
-    import tinyinit.live_training as live
+    import tinyinit.views.live_training as live
 
     clock, waits, real_sleep = [100.0], [], asyncio.sleep
 
@@ -482,7 +483,7 @@ def test_live_canvases_under_ipympl_blit_a_frame():
     code = (
         "import matplotlib; matplotlib.use('module://ipympl.backend_nbagg')\n"
         "import ipywidgets as w\n"
-        "from tinyinit.live_training import training_explorer\n"
+        "from tinyinit.views.live_training import training_explorer\n"
         "ex = training_explorer(hidden_layers=3)\n"
         "assert isinstance(ex.plot.figure.canvas, w.DOMWidget)\n"
         "assert ex.plot.figure.canvas in ex.app.children\n"
@@ -514,7 +515,7 @@ def test_kaiming_at_torch_gain_is_kaiming_normal(digits):
 
 
 def test_normalization_is_every_kind_of_the_network_and_rescues_xavier(digits):
-    from tinyinit.normalization import NORMS
+    from tinyinit.networks.normalization import NORMS
 
     ex = TrainingExplorer(normalization="batch", digits=digits)
     assert [key for _, key in ex.normalization.options] == list(NORMS)

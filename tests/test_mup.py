@@ -1,4 +1,4 @@
-"""tinyinit.mup: the hand-written MLP is right, and muP keeps coordinates O(1) in width."""
+"""tinyinit.networks.mup: the hand-written MLP is right, and muP keeps coordinates O(1) in width."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from tinyinit import PCG32, kaiming_normal, normal_init
-from tinyinit.mup import (
+from tinyinit.networks.mup import (
     adam_init,
     adam_step,
     coordinate_check,

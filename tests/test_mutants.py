@@ -1,7 +1,8 @@
 """Each pitfall of module card M07.3 is caught by the catalog test the card names.
 
 A mutant (tests/mutants) is the teacher's my_init.py with one pitfall made in it; the
-catalog's checks (tinyinit/catalog.py) run on it as on tinyinit.init. A catalog that passed
+catalog's checks (tinyinit/course/catalog.py) run on it as on tinyinit.core.init. A catalog that
+passed
 a mutant would not protect anyone from that mistake.
 """
 
@@ -14,10 +15,10 @@ import numpy as np
 import pytest
 from mutants import EDITS, MUTANTS
 
-import tinyinit.init as impl
+import tinyinit.core.init as impl
 from tinyinit import PCG32
-from tinyinit.catalog import CHECKS, NAMES
-from tinyinit.pitfalls import FUNCTIONS
+from tinyinit.course.catalog import CHECKS, NAMES
+from tinyinit.course.pitfalls import FUNCTIONS
 
 # The card's section 5, "Caught by": the catalog test, and how its failure reads.
 CAUGHT_BY = {

@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 from tinyinit import PCG32, kaiming_normal
-from tinyinit.normalization import (
+from tinyinit.networks.normalization import (
     EPS,
     Norm,
     batch_norm_eval,
@@ -21,8 +21,7 @@ from tinyinit.normalization import (
     running_statistics,
     standardize,
 )
-from tinyinit.residual import normalize
-from tinyinit.training import (
+from tinyinit.networks.training import (
     accuracy,
     forward,
     init_params,
@@ -33,6 +32,7 @@ from tinyinit.training import (
     train,
     train_step,
 )
+from tinyinit.physics.residual import normalize
 
 GOLDEN = json.loads(
     (Path(__file__).parent / "fixtures" / "training_torch.json").read_text(encoding="utf-8")

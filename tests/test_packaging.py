@@ -241,17 +241,31 @@ def _imports(tree: ast.Module) -> list[tuple[str, str | None]]:
     return [(module, where) for module, where in found if module not in stdlib]
 
 
+def _is_a_layer(init: Path) -> bool:
+    """A subpackage whose __init__ is its docstring alone: a folder of modules."""
+    body = ast.parse(init.read_text(encoding="utf-8")).body
+    return len(body) == 1 and isinstance(body[0], ast.Expr)
+
+
 def _modules() -> dict[str, tuple[str | None, list[tuple[str, str | None]]]]:
     """name -> (the extra the module needs, from a `with extra(...)` in its body, or None for a
-    core module; its third-party imports). A subpackage (tinyinit.present) counts as one module:
-    its __init__ says what it needs, since importing any of its modules runs that first."""
+    core module; its third-party imports). A layer (tinyinit.core, tinyinit.views, ...: an
+    __init__ that only says what it holds) is its modules, each on its own; another subpackage
+    (tinyinit.present) counts as one module: its __init__ says what it needs, since importing
+    any of its modules runs that first."""
     modules = {}
-    for path in sorted((ROOT / "tinyinit").glob("*.py")):
+    layers = [i.parent for i in (ROOT / "tinyinit").glob("*/__init__.py") if _is_a_layer(i)]
+    for path in sorted(
+        [*(ROOT / "tinyinit").glob("*.py"), *(p for d in layers for p in d.glob("[!_]*.py"))]
+    ):
         tree = ast.parse(path.read_text(encoding="utf-8"))
         needs = next((_extra_of(n) for n in tree.body if isinstance(n, ast.With)), None)
-        name = "tinyinit" if path.stem == "__init__" else f"tinyinit.{path.stem}"
+        parts = path.relative_to(ROOT).with_suffix("").parts
+        name = ".".join(parts[:-1] if path.stem == "__init__" else parts)
         modules[name] = (needs, _imports(tree))
     for init in sorted((ROOT / "tinyinit").glob("*/__init__.py")):
+        if init.parent in layers:
+            continue
         trees = [ast.parse(p.read_text(encoding="utf-8")) for p in sorted(init.parent.glob("*.py"))]
         body = ast.parse(init.read_text(encoding="utf-8")).body
         needs = next((_extra_of(n) for n in body if isinstance(n, ast.With)), None)
@@ -265,12 +279,14 @@ CORE_MODULES = sorted(name for name, (needs, _) in _modules().items() if needs i
 def test_the_widget_layer_alone_needs_an_extra():
     needs = {name: extra for name, (extra, _) in _modules().items() if extra}
     assert needs == {
-        "tinyinit.a11y": "lab",
-        "tinyinit.explorer": "lab",
-        "tinyinit.live_training": "lab",
+        "tinyinit.views.a11y": "lab",
+        "tinyinit.views.explorers": "lab",
+        "tinyinit.views.live_training": "lab",
         "tinyinit.present": "present",
     }
-    assert {"tinyinit", "tinyinit.cli", "tinyinit.plots", "tinyinit.init"} <= set(CORE_MODULES)
+    assert {"tinyinit", "tinyinit.cli", "tinyinit.views.plots", "tinyinit.core.init"} <= set(
+        CORE_MODULES
+    )
 
 
 def test_each_import_comes_with_the_set_its_module_needs():
@@ -397,9 +413,10 @@ def test_the_core_alone_imports_the_api_and_draws_the_figure(tmp_path):
 def test_without_the_extras_the_widgets_say_which_extra_to_install(tmp_path):
     out = _run_with_the_core_alone(
         """
-        from tinyinit import plots, training
+        from tinyinit.networks import training
+        from tinyinit.views import plots
         from tinyinit.cli import main
-        out["explorer"] = error(lambda: importlib.import_module("tinyinit.explorer"))
+        out["explorer"] = error(lambda: importlib.import_module("tinyinit.views.explorers"))
         out["present"] = error(lambda: importlib.import_module("tinyinit.present"))
         out["digits"] = error(training.load_digits_split)
         out["show"] = error(lambda: plots.show(None, "a figure that shows nothing at all"))

@@ -13,10 +13,11 @@ import time
 
 import pytest
 
-from tinyinit import PCG32, normal, parallel
-from tinyinit.checks import KindError
-from tinyinit.distributions import PAIRS_PER_BLOCK
-from tinyinit.parallel import cgroup_cpu_quota, run_all, usable_cpus
+from tinyinit import PCG32, normal
+from tinyinit.core import parallel
+from tinyinit.core.arguments import KindError
+from tinyinit.core.distributions import PAIRS_PER_BLOCK
+from tinyinit.core.parallel import cgroup_cpu_quota, run_all, usable_cpus
 
 
 def test_a_cgroup_quota_caps_the_threads(tmp_path, monkeypatch):

@@ -12,7 +12,7 @@ from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from tinyinit import PCG32
-from tinyinit.pcg32 import BLOCK_WORDS
+from tinyinit.core.pcg32 import BLOCK_WORDS
 
 seeds = st.integers(0, 2**64 - 1)
 streams = st.integers(0, 2**63 - 1)

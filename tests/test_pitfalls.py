@@ -11,7 +11,7 @@ from mutants import MUTANTS
 
 import tinyinit
 from tinyinit import normal
-from tinyinit.pitfalls import FUNCTIONS, PITFALLS, Diagnosis, check_initializer, check_module
+from tinyinit.course.pitfalls import FUNCTIONS, PITFALLS, Diagnosis, check_initializer, check_module
 
 # --- an independent, naive implementation: loops, one draw at a time ------------------
 
@@ -286,7 +286,7 @@ def test_the_diagnosis_is_a_pure_function_of_the_initializer():
 
 def test_stack_mean_squares_shows_the_symptoms():
     from tinyinit import PCG32, kaiming_normal, xavier_normal
-    from tinyinit.pitfalls import stack_mean_squares
+    from tinyinit.course.pitfalls import stack_mean_squares
 
     def kaiming(shape, rng):
         return kaiming_normal(shape, "fan_in", "relu", rng)

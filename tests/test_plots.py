@@ -9,7 +9,7 @@ import matplotlib.pyplot as plt
 import pytest
 from IPython.core.interactiveshell import InteractiveShell
 
-from tinyinit.plots import show
+from tinyinit.views.plots import show
 
 
 def test_show_publishes_the_png_with_its_alt_text_and_closes_the_figure(monkeypatch):
@@ -40,8 +40,8 @@ def test_show_refuses_an_empty_or_placeholder_alt(alt):
 
 
 def test_every_initializer_has_one_okabe_ito_colour_and_families_share_theirs():
-    from tinyinit.plots import INITIALIZER_COLORS, OKABE_ITO, initializer_color
-    from tinyinit.stack import INITIALIZERS
+    from tinyinit.physics.depth_stack import INITIALIZERS
+    from tinyinit.views.plots import INITIALIZER_COLORS, OKABE_ITO, initializer_color
 
     offered = list(INITIALIZERS)  # every initializer the explorer offers has a colour
     assert set(INITIALIZER_COLORS.values()) <= set(OKABE_ITO.values())

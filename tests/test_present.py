@@ -33,7 +33,7 @@ from tinyinit.present import (
     voila_command,
 )
 from tinyinit.present.app import APPS
-from tinyinit.projector import power_of_two
+from tinyinit.views.projector import power_of_two
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -413,8 +413,8 @@ def test_present_refuses_a_bad_share_url():
 
 @pytest.mark.parametrize("name", ["gelu", "silu"])
 def test_the_gain_note_beside_the_slider_says_gelu_and_silu_are_unstable_over_depth(name):
-    from tinyinit.gains import single_layer_gain
-    from tinyinit.gaussian import q_map_slope
+    from tinyinit.physics.gains import single_layer_gain
+    from tinyinit.physics.mean_field import q_map_slope
 
     app = Presentation()
     explorer = app.depth

@@ -13,8 +13,9 @@ import pytest
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 
-from tinyinit.plots import DepthPlot, log_limits
-from tinyinit.projector import (
+from tinyinit.physics.propagation import simulate
+from tinyinit.views.plots import DepthPlot, log_limits
+from tinyinit.views.projector import (
     PROJECTOR_FONTS,
     PROJECTOR_LINE_WIDTH,
     accessible_svg,
@@ -29,7 +30,6 @@ from tinyinit.projector import (
     place_end_labels,
     power_of_two,
 )
-from tinyinit.propagation import simulate
 
 SVG = "{http://www.w3.org/2000/svg}"
 

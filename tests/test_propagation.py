@@ -19,15 +19,13 @@ from tinyinit import (
     xavier_normal,
     xavier_uniform,
 )
-from tinyinit import activations as acts
-from tinyinit import propagation as prop
-from tinyinit.activations import ACTIVATIONS, LEAKY_RELU_SLOPE
-from tinyinit.checks import KindError
-from tinyinit.depth_result import DepthResult
-from tinyinit.distributions import normal
-from tinyinit.gaussian import gaussian_expectation
-from tinyinit.propagation import mean_field, simulate
-from tinyinit.stack import (
+from tinyinit.core import activations as acts
+from tinyinit.core.activations import ACTIVATIONS, LEAKY_RELU_SLOPE
+from tinyinit.core.arguments import KindError
+from tinyinit.core.distributions import normal
+from tinyinit.physics import propagation as prop
+from tinyinit.physics.depth_result import DepthResult
+from tinyinit.physics.depth_stack import (
     GRADIENT_STREAM,
     INPUT_STREAM,
     layer_weights,
@@ -36,7 +34,9 @@ from tinyinit.stack import (
     unit_matrix,
     unit_scale,
 )
-from tinyinit.variance import mean_square
+from tinyinit.physics.mean_field import gaussian_expectation
+from tinyinit.physics.propagation import mean_field, simulate
+from tinyinit.physics.variance import mean_square
 
 RELU_GAIN = math.sqrt(2.0)
 
@@ -468,7 +468,7 @@ def test_simulate_takes_each_range_from_its_bound_and_refuses_past_it():
 
 def test_seeds_and_passes_are_refused_in_their_own_words():
     """What a caller reads when the seeds or a result's passes are wrong, to the letter."""
-    from tinyinit.depth_result import experiment
+    from tinyinit.physics.depth_result import experiment
 
     accepted = "a count >= 1 or the seeds themselves (integers)"
     refused = {

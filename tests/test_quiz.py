@@ -1,4 +1,4 @@
-"""`tinyinit.quiz`: predict-then-run questions and the checks that speak to a student."""
+"""`tinyinit.course.quiz`: predict-then-run questions and the checks that speak to a student."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ import nbformat
 import pytest
 from nbclient import NotebookClient
 
-from tinyinit.quiz import (
+from tinyinit.course.quiz import (
     Check,
     NotYet,
     Prediction,
@@ -223,7 +223,7 @@ def test_an_interrupt_is_not_turned_into_a_verdict():
 @pytest.fixture(scope="module")
 def executed():
     cells = [
-        "from tinyinit.quiz import Check, check, predict",
+        "from tinyinit.course.quiz import Check, check, predict",
         "q = predict('2 + 2?', ['4', '5'])\nq",
         "with Check('Exercise 1'):\n    check(answer_1 == 4, 'add again')",
         "answer_1 = 5",
@@ -324,16 +324,16 @@ def test_inside_check_the_message_is_named_after_the_exercise():
 def test_an_exercise_refuses_an_answer_that_is_no_number_before_it_computes_the_right_one(
     monkeypatch,
 ):
-    import tinyinit.mup
+    import tinyinit.networks.mup
     from tinyinit import PCG32
-    from tinyinit.exercises import zero_output_layer
+    from tinyinit.course.exercises import zero_output_layer
 
-    x, t = tinyinit.mup.make_regression(PCG32(0, stream=1), 64, 16, 4)
+    x, t = tinyinit.networks.mup.make_regression(PCG32(0, stream=1), 64, 16, 4)
 
     def no_training(*args, **kwargs):
         raise AssertionError("trained before looking at answer_3")
 
-    monkeypatch.setattr(tinyinit.mup, "train_regression", no_training)
+    monkeypatch.setattr(tinyinit.networks.mup, "train_regression", no_training)
     for value in ("1.12", None, True, [1.12]):
         with pytest.raises(NotYet, match=r"`answer_3` must be a number"):
             zero_output_layer([0.1931, 0.1723, 0.183], value, x, t)

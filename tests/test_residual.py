@@ -12,8 +12,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from tinyinit import PCG32, kaiming_normal, normal, normal_init, scaled_residual_std
-from tinyinit.explorer import ResidualStreamExplorer
-from tinyinit.residual import (
+from tinyinit.physics.residual import (
     GPT2_PATTERNS,
     LLAMA_PATTERNS,
     NAMINGS,
@@ -27,6 +26,7 @@ from tinyinit.residual import (
     stream_variances,
     toy_gpt2_parameters,
 )
+from tinyinit.views.explorers import ResidualStreamExplorer
 
 matplotlib.use("Agg")
 

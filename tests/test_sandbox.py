@@ -30,9 +30,9 @@ import pytest
 from scripts_loader import load_script
 
 import tinyinit
-from tinyinit.answering import WireError, decode, encode
-from tinyinit.checker import check_init
-from tinyinit.sandbox import GENERATOR_FILES, LIMITS
+from tinyinit.course.checker import check_init
+from tinyinit.course.sandbox import GENERATOR_FILES, LIMITS
+from tinyinit.course.student_process import WireError, decode, encode
 
 ROOT = Path(__file__).resolve().parent.parent
 TEACHER = ROOT / "notebooks" / "my_init.py"
@@ -46,7 +46,7 @@ STUBS = make_student.fill_solutions(TEACHER.read_text(), make_student.CODE_STUB)
 # Past the screen: `os` as an attribute of a module of tinyinit's generator that imports it,
 # and __import__ from the interpreter's table of modules. Inside the sandbox both work.
 PRELUDE = """
-import tinyinit.parallel as _parallel
+import tinyinit.core.parallel as _parallel
 _os = getattr(_parallel, "o" + "s")
 _load = getattr(getattr(_os, "s" + "ys").modules["builtins"], "__imp" + "ort__")
 """
@@ -402,8 +402,8 @@ def test_without_a_sandbox_require_sandbox_refuses_in_one_line(tmp_path):
 
 
 def test_a_grader_requires_the_sandbox(monkeypatch, tmp_path):
-    from tinyinit import checker
-    from tinyinit.sandbox import SandboxUnavailable, Unavailable
+    from tinyinit.course import checker
+    from tinyinit.course.sandbox import SandboxUnavailable, Unavailable
 
     path = tmp_path / "my_init.py"
     path.write_text(STUBS)
@@ -433,8 +433,11 @@ def test_the_sandbox_shows_only_what_the_students_process_needs(tmp_path):
     path = tmp_path / "my_init.py"
     path.write_text(
         PRELUDE + "seen = {'uid': _os.getuid(), 'pids': sorted(p for p in _os.listdir('/proc') "
-        "if p.isdigit()), 'package': sorted(_os.listdir(_os.path.dirname(_parallel.__file__))),"
-        " 'here': _os.listdir('.'), 'home': _os.environ.get('HOME')}\n"
+        "if p.isdigit()), 'here': _os.listdir('.'), 'home': _os.environ.get('HOME')}\n"
+        # every file under the package's folder, as a path relative to it
+        "top = _os.path.dirname(_os.path.dirname(_parallel.__file__))\n"
+        "seen['package'] = sorted(_os.path.relpath(_os.path.join(d, f), top) "
+        "for d, _, files in _os.walk(top) for f in files)\n"
         "raise RuntimeError(repr(seen))\n"
     )
     run = check(path)

@@ -6,8 +6,8 @@ import math
 
 import pytest
 
-from tinyinit.init import calculate_gain
-from tinyinit.stack import FANS, KINDS, SCHEMES, Scheme, suggested_gain
+from tinyinit.core.init import calculate_gain
+from tinyinit.physics.depth_stack import FANS, KINDS, SCHEMES, Scheme, suggested_gain
 
 ROW = dict(key="k", label="A label", gain_from_activation=False, formula="f")
 
@@ -55,8 +55,8 @@ def test_the_stacks_sizes_start_at_1_and_are_refused_below_in_their_own_words():
     import numpy as np
     from refusals import assert_refused
 
-    from tinyinit.checks import KindError
-    from tinyinit.stack import layer_weights, unit_batch, words_per_layer
+    from tinyinit.core.arguments import KindError
+    from tinyinit.physics.depth_stack import layer_weights, unit_batch, words_per_layer
 
     # A width and a batch of 1: the least stack, one number per layer and per sample.
     assert layer_weights("xavier_uniform", 1, 1, seed=0).shape == (1, 1)
@@ -85,7 +85,7 @@ def test_the_stacks_sizes_start_at_1_and_are_refused_below_in_their_own_words():
 def test_a_scheme_s_std_takes_gain_1_and_std_0_02_unless_told_and_refuses_at_its_own_door():
     from refusals import assert_refused
 
-    from tinyinit.stack import unit_matrix
+    from tinyinit.physics.depth_stack import unit_matrix
 
     fan_in, fan_out = SCHEMES["kaiming_fan_in"], SCHEMES["kaiming_fan_out"]
     normal = SCHEMES["normal"]

@@ -1,5 +1,7 @@
-"""The package's shape: its imports form no cycle, only tinyinit/transport.py touches another
-package's private attributes, and no public name is there for the tests alone.
+"""The package's shape: its imports form no cycle, its modules sit in layers with a short top
+level, no module takes a name another module keeps private, only
+tinyinit/views/browser_transport.py touches another package's private attributes, and no public
+name is there for the tests alone.
 
 Both are read from the source (ast), not from a running import: an import inside a function
 (made there to stay lazy) counts as much as one at the top.
@@ -85,11 +87,11 @@ def test_the_cycle_finder_finds_a_cycle_and_nothing_else():
 
 
 def test_the_walk_sees_relative_lazy_and_package_imports():
-    assert "tinyinit" not in GRAPH["tinyinit.distributions"]  # its own package: not an edge
-    assert "tinyinit.checks" in GRAPH["tinyinit.init"]
-    assert "tinyinit.libm" in GRAPH["tinyinit.distributions"]  # from . import libm
-    assert "tinyinit.catalog" in GRAPH["tinyinit.cli"]  # inside a function
-    assert "tinyinit.explorer" in GRAPH["tinyinit.present.explorers"]  # from ..explorer
+    assert "tinyinit" not in GRAPH["tinyinit.core.distributions"]  # its own package: not an edge
+    assert "tinyinit.core.arguments" in GRAPH["tinyinit.core.init"]
+    assert "tinyinit.core.libm" in GRAPH["tinyinit.core.distributions"]  # from . import libm
+    assert "tinyinit.course.catalog" in GRAPH["tinyinit.cli"]  # inside a function
+    assert "tinyinit.views.explorers" in GRAPH["tinyinit.present.explorers"]  # from ..explorer
 
 
 def test_no_module_of_tinyinit_imports_itself_back_through_others():
@@ -141,7 +143,7 @@ def own_private_names() -> frozenset[str]:
 
 
 @pytest.mark.parametrize(
-    "name", [name for name in MODULES if name != "tinyinit.transport"], ids=str
+    "name", [name for name in MODULES if name != "tinyinit.views.browser_transport"], ids=str
 )
 def test_only_transport_reads_another_packages_private_attributes(name):
     own = own_private_names()
@@ -186,10 +188,11 @@ def read_in_code(tree: ast.AST) -> set[str]:
 # A public door whose unchecked twin is what the package runs where speed matters (inside each
 # block of a draw, each layer of a live explorer): the door is there for the reader.
 DOORS = {
-    "tinyinit.distributions.box_muller": "normal's blocks run _box_muller",
-    "tinyinit.activations.gelu_slope": "the activations table's phi' is _gelu_slope",
-    "tinyinit.activations.silu_slope": "the activations table's phi' is _silu_slope",
-    "tinyinit.variance.draw_inputs": "sample_sums draws with _inputs, naming its own argument",
+    "tinyinit.core.distributions.box_muller": "normal's blocks run _box_muller",
+    "tinyinit.core.activations.gelu_slope": "the activations table's phi' is _gelu_slope",
+    "tinyinit.core.activations.silu_slope": "the activations table's phi' is _silu_slope",
+    "tinyinit.physics.variance.draw_inputs": "sample_sums draws with _inputs, naming its own "
+    "argument",
 }
 
 
@@ -217,3 +220,71 @@ def test_every_public_name_is_used_by_something_other_than_the_tests():
 
 
 MODULES_SOURCE = {name: path for name, path in MODULES.items()}
+
+
+# --- the layers: a short top level, and no module reads another's private names --------------
+
+# The folders that show the architecture (core, physics, networks, course, views, present);
+# at the top only what belongs to the whole: the public surface, the command line and the like.
+MAX_TOP_LEVEL_MODULES = 12
+
+
+def test_the_package_keeps_its_modules_in_layers_not_at_its_top():
+    top = sorted(path.name for path in PACKAGE.glob("*.py"))
+    assert len(top) <= MAX_TOP_LEVEL_MODULES, f"{len(top)} modules at tinyinit's top: {top}"
+
+
+def is_private(name: str) -> bool:
+    return name.startswith("_") and not name.startswith("__")
+
+
+def private_names_taken(name: str, path: Path) -> list[tuple[int, str]]:
+    """(line, what) of every private name module `name` takes from another tinyinit module:
+    `from .other import _name`, or `other._name` where `other` names a module it imported."""
+    package = name if path.name == "__init__.py" else name.rpartition(".")[0]
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    found, modules = [], {}  # modules: a local name -> the tinyinit module it is bound to
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                anchor = package.split(".")[: len(package.split(".")) - node.level + 1]
+                base = ".".join(anchor + ([base] if base else []))
+            for alias in node.names:
+                if f"{base}.{alias.name}" in MODULES:
+                    modules[alias.asname or alias.name] = f"{base}.{alias.name}"
+                elif base in MODULES and base != name and is_private(alias.name):
+                    found.append((node.lineno, f"{base}.{alias.name}"))
+        elif isinstance(node, ast.Import):
+            for alias in node.names:
+                if alias.asname and alias.name in MODULES:
+                    modules[alias.asname] = alias.name
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Attribute) and is_private(node.attr):
+            value = node.value
+            if isinstance(value, ast.Name) and modules.get(value.id, name) != name:
+                found.append((node.lineno, f"{modules[value.id]}.{node.attr}"))
+            elif isinstance(value, ast.Attribute):  # tinyinit.core.init._name, spelled whole
+                dotted = ast.unparse(value)
+                if dotted in MODULES and dotted != name:
+                    found.append((node.lineno, f"{dotted}.{node.attr}"))
+    return sorted(found)
+
+
+@pytest.mark.parametrize("name", list(MODULES), ids=str)
+def test_no_module_takes_a_name_another_module_keeps_private(name):
+    taken = private_names_taken(name, MODULES[name])
+    assert not taken, f"{name} uses private names of other modules (make them public): {taken}"
+
+
+def test_the_private_name_scan_sees_both_spellings_and_not_a_modules_own(tmp_path):
+    path = tmp_path / "x.py"
+    path.write_text(
+        "from . import init\nfrom .init import _check, fans\nfrom .x import _own\n"
+        "init._draw()\nimport tinyinit.core.init\ntinyinit.core.init._gain\n"
+    )
+    assert private_names_taken("tinyinit.core.x", path) == [
+        (2, "tinyinit.core.init._check"),
+        (4, "tinyinit.core.init._draw"),
+        (6, "tinyinit.core.init._gain"),
+    ]

@@ -19,7 +19,7 @@ from torch_init_checks import CHECKS, run_check
 
 import tinyinit as ti
 from tinyinit import PCG32
-from tinyinit.catalog import torch_golden
+from tinyinit.course.catalog import torch_golden
 
 GOLDEN = torch_golden()  # tinyinit/data/init_torch.json
 

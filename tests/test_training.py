@@ -1,4 +1,5 @@
-"""The digits MLP of tinyinit.training: its handwritten backprop against torch autograd and finite
+"""The digits MLP of tinyinit.networks.training: its handwritten backprop against torch autograd
+and finite
 differences, its bad inputs, and a training loop that a seed reproduces bit for bit."""
 
 from __future__ import annotations
@@ -10,17 +11,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from tinyinit import (
-    PCG32,
-    kaiming_normal,
-    mup,
-    normal_init,
-    training,
-    xavier_normal,
-    xavier_uniform,
-)
-from tinyinit.activations import ACTIVATIONS
-from tinyinit.training import (
+from tinyinit import PCG32, kaiming_normal, normal_init, xavier_normal, xavier_uniform
+from tinyinit.core.activations import ACTIVATIONS
+from tinyinit.networks import mup, training
+from tinyinit.networks.training import (
     accuracy,
     cross_entropy,
     forward,
@@ -334,7 +328,7 @@ def test_the_digits_read_from_scikit_learns_file_are_its_load_digits_bit_for_bit
 
     from sklearn.datasets import load_digits
 
-    from tinyinit import training
+    from tinyinit.networks import training
 
     reference = load_digits()
     for x, labels in (training._digits(), training._digits_from_sklearn()):
@@ -458,7 +452,7 @@ def test_evaluate_is_the_loss_and_accuracy_of_one_forward_pass():
 @pytest.mark.parametrize("initializer", ["xavier_uniform", "xavier_normal", "kaiming_fan_in",
                                          "kaiming_fan_out", "normal"])  # fmt: skip
 def test_scheme_weights_are_the_initializers_own_weights(initializer):
-    from tinyinit.stack import SCHEMES
+    from tinyinit.physics.depth_stack import SCHEMES
 
     assert set(SCHEMES) == {"xavier_uniform", "xavier_normal", "kaiming_fan_in",
                             "kaiming_fan_out", "normal"}  # fmt: skip

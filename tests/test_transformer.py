@@ -15,10 +15,8 @@ from tinyinit import (
     scaled_residual_std,
     xavier_uniform,
 )
-from tinyinit.activations import gelu
-from tinyinit.gaussian import gaussian_expectation
-from tinyinit.residual import check_residual_scaling
-from tinyinit.transformer import (
+from tinyinit.core.activations import gelu
+from tinyinit.networks.transformer import (
     GPTConfig,
     TinyGPT,
     gelu_mean_square,
@@ -27,6 +25,8 @@ from tinyinit.transformer import (
     parameter_shapes,
     random_tokens,
 )
+from tinyinit.physics.mean_field import gaussian_expectation
+from tinyinit.physics.residual import check_residual_scaling
 
 
 @pytest.fixture(scope="module")

@@ -31,9 +31,9 @@ from PIL import Image  # noqa: E402
 from traitlets import TraitError  # noqa: E402
 from web_page import PageSocket  # noqa: E402
 
-from tinyinit import transport  # noqa: E402
-from tinyinit.plots import DepthPlot  # noqa: E402
-from tinyinit.propagation import simulate  # noqa: E402
+from tinyinit.physics.propagation import simulate  # noqa: E402
+from tinyinit.views import browser_transport as transport  # noqa: E402
+from tinyinit.views.plots import DepthPlot  # noqa: E402
 
 try:
     import tomllib

@@ -19,9 +19,9 @@ from tinyinit import (
     xavier_normal,
     xavier_uniform,
 )
-from tinyinit.checks import KindError
-from tinyinit.distributions import scaled_uniform_float32
-from tinyinit.variance import (
+from tinyinit.core.arguments import KindError
+from tinyinit.core.distributions import scaled_uniform_float32
+from tinyinit.physics.variance import (
     INPUTS,
     Estimate,
     draw_inputs,
@@ -135,7 +135,7 @@ def test_format_table_aligns_columns():
 
 
 def test_the_one_mean_square_is_inf_past_float64_and_refuses_nothing_to_average():
-    from tinyinit.variance import mean_square, root_mean_square
+    from tinyinit.physics.variance import mean_square, root_mean_square
 
     assert mean_square(np.array([3.0, -1.0])) == 5.0 and root_mean_square([[3.0], [-3.0]]) == 3.0
     assert mean_square(np.array([1e200, 1.0])) == math.inf  # the square is beyond float64

@@ -4,8 +4,8 @@ The top level is what `torch.nn.init` is to torch: the generator (`PCG32`),
 the numbers it makes (`uniforms`, `normal`), the initializers (the module's
 and the rest of torch.nn.init) and the scales and helpers they are built on
 (`fans`, `calculate_gain`, `xavier_std`, ...), bit for bit as in docs/spec.md. Everything else is
-reached through its submodule: `tinyinit.propagation.simulate`,
-`tinyinit.explorer.depth_explorer`, `tinyinit.gaussian.fixed_point`, ...
+reached through its submodule: `tinyinit.physics.propagation.simulate`,
+`tinyinit.views.explorers.depth_explorer`, `tinyinit.physics.mean_field.fixed_point`, ...
 (docs/developing/architecture.md lists them).
 
 >>> from tinyinit import PCG32, fans, kaiming_normal
@@ -15,10 +15,10 @@ reached through its submodule: `tinyinit.propagation.simulate`,
 dtype('float32')
 """
 
-from . import init
-from .distributions import normal, uniforms
-from .init import *  # noqa: F403  the initializers and their scales: init.__all__, listed once
-from .pcg32 import PCG32
+from .core import init
+from .core.distributions import normal, uniforms
+from .core.init import *  # noqa: F403  the initializers and their scales: init.__all__, listed once
+from .core.pcg32 import PCG32
 
 __all__ = ["PCG32", "normal", "uniforms", *init.__all__]
 __version__ = "0.1.0"

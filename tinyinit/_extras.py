@@ -19,7 +19,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from contextlib import contextmanager
 
-from .checks import one_of
+from .core.arguments import one_of
 
 __all__ = ["extra"]
 

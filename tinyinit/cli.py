@@ -5,11 +5,11 @@
     python -m tinyinit figure --compare xavier_uniform,kaiming_fan_in --slide -o slide.svg
     python -m tinyinit figure --help
 
-The figure is the explorer's own (`tinyinit.plots.DepthPlot`): the median of
+The figure is the explorer's own (`tinyinit.views.plots.DepthPlot`): the median of
 the mean square per layer over the seeds, the min-to-max band, and the
 mean-field theory, for the settings given on the command line. With --compare,
 several curves on one axis, each named where it ends and the gap in the title
-(`tinyinit.projector.comparison_figure`); --slide draws it for a 16:9 slide in
+(`tinyinit.views.projector.comparison_figure`); --slide draws it for a 16:9 slide in
 projector type, --ylim fixes its y axis. Every file carries the figure's text
 alternative (an SVG as its <title> and <desc>).
 """
@@ -29,11 +29,11 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, TextIO
 
-from .activations import ACTIVATIONS
-from .checks import flag, function, instance, integer, number
-from .depth_result import DepthResult
-from .propagation import simulate
-from .stack import SCHEMES, scheme
+from .core.activations import ACTIVATIONS
+from .core.arguments import flag, function, instance, integer, number
+from .physics.depth_result import DepthResult
+from .physics.depth_stack import SCHEMES, scheme
+from .physics.propagation import simulate
 
 # matplotlib (and the figure code built on it) is imported by the functions that draw: `check`,
 # `present`, --help and a refused option answer without loading it (a second on a laptop).
@@ -94,7 +94,7 @@ def resolve_gain(gain: float | None, initializer: str, activation: str) -> float
     torch.nn.init.kaiming_* takes its gain from the nonlinearity (sqrt(2) for
     relu); xavier_* defaults to gain 1, whatever the activation (the point of
     the "Xavier + ReLU" demonstration). The normal initializer has no gain.
-    (`tinyinit.stack.Scheme.initial_gain`, the explorer's rule.)
+    (`tinyinit.physics.depth_stack.Scheme.initial_gain`, the explorer's rule.)
 
     >>> round(resolve_gain(None, "kaiming_fan_in", "relu"), 6)
     1.414214
@@ -164,7 +164,7 @@ def depth_figure(
     from matplotlib.backends.backend_agg import FigureCanvasAgg
     from matplotlib.figure import Figure
 
-    from .plots import DepthPlot  # the explorer's figure code, so a slide shows the same plot
+    from .views.plots import DepthPlot  # the explorer's figure code, so a slide shows the same plot
 
     instance("result", result, DepthResult, "a DepthResult (propagation.simulate's)")
     theory, math_title = flag("theory", theory), flag("math_title", math_title)
@@ -506,9 +506,9 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def add_check_command(commands) -> None:
-    from .catalog import NAMES
-    from .checker import DEFAULT_TIMEOUT, MAX_TIMEOUT, REQUIRE_SANDBOX_VARIABLE
-    from .sandbox import LIMITS
+    from .course.catalog import NAMES
+    from .course.checker import DEFAULT_TIMEOUT, MAX_TIMEOUT, REQUIRE_SANDBOX_VARIABLE
+    from .course.sandbox import LIMITS
 
     check = commands.add_parser(
         "check",
@@ -565,8 +565,8 @@ def add_check_command(commands) -> None:
 
 
 def add_grade_command(commands) -> None:
-    from .checker import DEFAULT_TIMEOUT
-    from .sandbox import LIMITS
+    from .course.checker import DEFAULT_TIMEOUT
+    from .course.sandbox import LIMITS
 
     grade = commands.add_parser(
         "grade",
@@ -627,7 +627,7 @@ def add_inventory_command(commands) -> None:
 def inventory_command(args, parser, stderr: TextIO) -> int:
     import json
 
-    from .inventory import ITEMS, key
+    from .course.inventory import ITEMS, key
 
     if args.key:
         print(json.dumps(key(), indent=1, ensure_ascii=False))
@@ -661,8 +661,8 @@ def add_submit_command(commands) -> None:
 
 
 def submit_command(args, parser, stderr: TextIO) -> int:
-    from .checker import UnreadableFile, check_init
-    from .handin import pack, student_name
+    from .course.checker import UnreadableFile, check_init
+    from .course.handin import pack, student_name
 
     try:
         name = student_name(args.name)
@@ -696,9 +696,9 @@ def _positive_integer(text: str) -> int:
 
 
 def grade_command(args, parser, stderr: TextIO) -> int:
-    from .checker import UnreadableFile, chosen_sandbox
-    from .grading import main as grade_main
-    from .sandbox import SandboxUnavailable, protect_this_process
+    from .course.checker import UnreadableFile, chosen_sandbox
+    from .course.grading import main as grade_main
+    from .course.sandbox import SandboxUnavailable, protect_this_process
 
     protect_this_process()
     try:
@@ -714,7 +714,7 @@ def grade_command(args, parser, stderr: TextIO) -> int:
 
 
 def _test_name(text: str) -> str:
-    from .catalog import NAMES
+    from .course.catalog import NAMES
 
     if text not in NAMES:
         raise argparse.ArgumentTypeError(
@@ -724,7 +724,7 @@ def _test_name(text: str) -> str:
 
 
 def _seconds(text: str) -> float:
-    from .checker import checked_timeout
+    from .course.checker import checked_timeout
 
     try:
         return checked_timeout(float(text))
@@ -735,14 +735,14 @@ def _seconds(text: str) -> float:
 
 
 def _max_timeout() -> float:
-    from .checker import MAX_TIMEOUT
+    from .course.checker import MAX_TIMEOUT
 
     return MAX_TIMEOUT
 
 
 def check_command(args, parser, stderr: TextIO) -> int:
-    from .checker import UnreadableFile, check_init
-    from .sandbox import SandboxUnavailable, protect_this_process
+    from .course.checker import UnreadableFile, check_init
+    from .course.sandbox import SandboxUnavailable, protect_this_process
 
     protect_this_process()
     try:
@@ -907,7 +907,7 @@ def unwritable(path: Path) -> str | None:
 
 
 def figure_command(args, parser, stderr: TextIO) -> int:
-    from .projector import (
+    from .views.projector import (
         SLIDE_SCALE,
         SLIDE_SIZE,
         comparison_alt,

@@ -3,7 +3,7 @@
 import { watch } from "./tinyinit-a11y.js";
 
 // The page's sliders get accessible names and the readouts become live regions, as the
-// explorers do for themselves in JupyterLab and Voila (tinyinit/a11y.js).
+// explorers do for themselves in JupyterLab and Voila (tinyinit/views/a11y.js).
 watch(document.body);
 
 // The sidebar (☰) and contents buttons. pydata-sphinx-theme 0.20 binds its handler to the

@@ -90,8 +90,8 @@ BENIGN_CONSOLE = (
 )
 
 # The depth explorer as the page draws it, for the browser tests and the benchmarks alike:
-# tinyinit/explorer.py gives its widgets these classes (tests/test_explorer.py holds them), and
-# ipympl draws a figure into a canvas inside a div of its own.
+# tinyinit/views/explorers.py gives its widgets these classes (tests/test_explorer.py holds
+# them), and ipympl draws a figure into a canvas inside a div of its own.
 EXPLORER = ".tinyinit-explorer"
 READOUT = ".tinyinit-readout"
 DEPTH_SLIDER = "tinyinit-depth"  # a class name, as slider_handle takes it

@@ -360,7 +360,7 @@ EXPLORER_NOTEBOOK = {
             "metadata": {},
             "execution_count": None,
             "outputs": [],
-            "source": "%matplotlib widget\nfrom tinyinit.explorer import depth_explorer\n"
+            "source": "%matplotlib widget\nfrom tinyinit.views.explorers import depth_explorer\n"
             "ex = depth_explorer()\nex",
         }
     ],
@@ -457,9 +457,9 @@ def test_the_training_demonstration_meets_wcag_21_aa_and_is_operated_with_the_ke
 def test_the_grade_report_meets_wcag_21_aa_and_reflows_to_a_phone(browser, axe_source, tmp_path):
     """`python -m tinyinit grade`'s report.html, for a class with every kind of row and the
     concept inventory, as a teacher opens it from disk."""
-    from tinyinit.catalog import NAMES
-    from tinyinit.grading import FAIL, PASS, Row, write_results
-    from tinyinit.inventory import ITEMS
+    from tinyinit.course.catalog import NAMES
+    from tinyinit.course.grading import FAIL, PASS, Row, write_results
+    from tinyinit.course.inventory import ITEMS
 
     right = {item.id: item.answer for item in ITEMS}
     wrong = {item.id: min(item.misconceptions) for item in ITEMS}

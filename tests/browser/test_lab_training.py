@@ -129,7 +129,7 @@ def test_notebook_11s_explorer_trains_live_and_answers_every_control(page, conso
 # --- Notebook 7 ------------------------------------------------------------------------------
 
 CELL = (
-    "%matplotlib widget\nfrom tinyinit.live_training import training_explorer\n"
+    "%matplotlib widget\nfrom tinyinit.views.live_training import training_explorer\n"
     "training_explorer(hidden_layers=6, speed=100)"
 )
 

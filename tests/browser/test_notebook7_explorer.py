@@ -27,7 +27,10 @@ from .lab import (
 pytestmark = pytest.mark.browser
 
 TIMEOUT_MS = 60_000
-CELL = "%matplotlib widget\nfrom tinyinit.explorer import depth_explorer\ndepth_explorer(width=64)"
+CELL = (
+    "%matplotlib widget\nfrom tinyinit.views.explorers import depth_explorer\n"
+    "depth_explorer(width=64)"
+)
 
 
 @pytest.fixture(scope="module")

@@ -27,13 +27,13 @@ background as soon as the app is on a page.
 With a share URL (`python -m tinyinit present --share-url URL`), a tab shows
 that link and its QR code, where students open the same explorer.
 
-The explorers are the suite's own (`tinyinit.explorer.DepthExplorer`,
-`tinyinit.explorer.ResidualStreamExplorer`, `tinyinit.live_training.TrainingExplorer`),
+The explorers are the suite's own (`tinyinit.views.explorers.DepthExplorer`,
+`tinyinit.views.explorers.ResidualStreamExplorer`, `tinyinit.views.live_training.TrainingExplorer`),
 restyled: what the class sees is what the notebooks show.
 
 One module a job: `demonstrations` (the table of steps), `look` (sizes for a
 projector, the style sheet projector.css; the figures' projector type is
-tinyinit.projector's, shared with `python -m tinyinit figure --slide`), `keys` (the
+tinyinit.views.projector's, shared with `python -m tinyinit figure --slide`), `keys` (the
 clicker, keys.js), `share` (the students' link), `explorers` (the explorers
 restyled), `app` (`Presentation`) and `voila` (serving it, with the template in
 voila_template/: idle kernels culled, the server stopped with its kernels on Ctrl+C
@@ -51,7 +51,7 @@ with extra("present", "the presentation app"):  # checked before the explorer as
     import ipywidgets  # noqa: F401
     import traitlets  # noqa: F401
 
-from ..projector import PROJECTOR_FONTS, PROJECTOR_LINE_WIDTH, projector_style, style_figure
+from ..views.projector import PROJECTOR_FONTS, PROJECTOR_LINE_WIDTH, projector_style, style_figure
 from .app import RULE, SHARE_TITLE, WARM, Presentation
 from .demonstrations import PRESETS, Preset, Step
 from .explorers import depth_headline

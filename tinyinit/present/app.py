@@ -12,11 +12,11 @@ import ipywidgets as widgets
 import numpy as np
 from threadpoolctl import threadpool_limits
 
-from ..a11y import Accessible
-from ..checks import flag, instance, integer, one_of
-from ..pcg32 import PCG32
-from ..plots import log_limits
-from ..residual import ResidualStack, draw_residual_stack
+from ..core.arguments import flag, instance, integer, one_of
+from ..core.pcg32 import PCG32
+from ..physics.residual import ResidualStack, draw_residual_stack
+from ..views.a11y import Accessible
+from ..views.plots import log_limits
 from .demonstrations import CHOOSE, PRESETS
 from .explorers import LargeDepthExplorer, LargeResidualExplorer, LargeTrainingExplorer
 from .keys import PresenterKeys
@@ -41,7 +41,7 @@ APPS = {name: index for index, (name, _) in enumerate(TABS)}
 TAB_TITLES = tuple(title for _, title in TABS)
 SHARE_TITLE = "Link for students"
 # Under the plot, in view at any size: the one rule behind every demonstration (the
-# mean-field recursion of tinyinit.propagation.mean_field, in words).
+# mean-field recursion of tinyinit.physics.propagation.mean_field, in words).
 RULE = (
     "One rule: a layer multiplies the mean square by <i>n</i><sub>in</sub>&#8239;<i>σ</i>²; "
     "the activation keeps E[<i>φ</i>(<i>z</i>)²], <i>z</i> ~ 𝒩(0, <i>q</i>)."
@@ -136,7 +136,7 @@ class Presentation:
         self.rule = widgets.HTML(
             RULE,
             tooltip="The mean-field recursion every curve's theory follows "
-            "(tinyinit.propagation.mean_field)",
+            "(tinyinit.physics.propagation.mean_field)",
         )
         self.rule.add_class("tinyinit-rule")
         self.style = widgets.HTML()
@@ -145,7 +145,7 @@ class Presentation:
         self.keys.layout.display = "none"
         bar = widgets.HBox([self.preset, self.back, self.step, self.forward])
         bar.add_class("tinyinit-bar")
-        # Sliders named and the headlines read out on a screen reader (tinyinit/a11y.js).
+        # Sliders named and the headlines read out on a screen reader (tinyinit/views/a11y.js).
         self.app = widgets.VBox(
             [self.style, self.keys, Accessible(), bar, self.says, self.tabs, self.rule]
         )
@@ -203,7 +203,7 @@ class Presentation:
 
     def axis(self, name: str) -> tuple[float, float] | None:
         """The y axis every depth step of demonstration `name` shares: whole decades around
-        all their curves (tinyinit.plots.log_limits), widened to any step's `ylim`."""
+        all their curves (tinyinit.views.plots.log_limits), widened to any step's `ylim`."""
         steps = PRESETS[one_of("name", name, PRESETS)].steps
         curves = [
             curve

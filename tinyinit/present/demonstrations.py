@@ -10,7 +10,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 
-from ..checks import KindError, one_of, shown
+from ..core.arguments import KindError, one_of, shown
 
 __all__ = [
     "CHOOSE",

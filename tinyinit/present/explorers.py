@@ -10,13 +10,13 @@ import html
 import ipywidgets as widgets
 from matplotlib.colors import to_hex
 
-from ..a11y import live
-from ..checks import KindError, flag, instance, integer, one_of, shown
-from ..depth_result import DepthResult
-from ..explorer import DepthExplorer, ResidualStreamExplorer, one_at_a_time, panel_row_html
-from ..live_training import SETTINGS, TrainingExplorer
-from ..plots import PIN_COLORS, QUANTITIES, DepthPlot, initializer_color
-from ..projector import (
+from ..core.arguments import KindError, flag, instance, integer, one_of, shown
+from ..physics.depth_result import DepthResult
+from ..views.a11y import live
+from ..views.explorers import DepthExplorer, ResidualStreamExplorer, one_at_a_time, panel_row_html
+from ..views.live_training import SETTINGS, TrainingExplorer
+from ..views.plots import PIN_COLORS, QUANTITIES, DepthPlot, initializer_color
+from ..views.projector import (
     curve_end,
     curve_name,
     end_label,
@@ -46,7 +46,7 @@ def depth_headline(result: DepthResult, pins: list[tuple[DepthResult, str]] = ()
     """The readout that matters, as HTML in large type: where the signal ends, as a power of 2,
     and in a comparison how far that is from each pinned curve (`pins`: result and name).
 
-    >>> from tinyinit.propagation import simulate
+    >>> from tinyinit.physics.propagation import simulate
     >>> r = simulate("relu", "xavier_uniform", n_layers=3, width=16, seeds=1)
     >>> depth_headline(r)
     'layer 3: 2<sup>−2.7</sup><br><small>of the input; theory 2<sup>−3.0</sup></small>'

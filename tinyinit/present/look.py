@@ -3,7 +3,7 @@
 Made for a lecture hall: the whole plot in view at 1280x720 (the common projector) and at
 1920x1080, the key number in large type beside it, thick lines and high contrast. The type
 grows with the screen (`Look`); the style sheet is projector.css, its sizes filled in. The
-figures' projector type is tinyinit.projector's, which slides made with `python -m tinyinit
+figures' projector type is tinyinit.views.projector's, which slides made with `python -m tinyinit
 figure --slide` share.
 """
 
@@ -15,8 +15,8 @@ from string import Template
 
 from matplotlib.figure import Figure
 
-from ..checks import instance, integer, number
-from ..projector import scaled_fonts
+from ..core.arguments import instance, integer, number
+from ..views.projector import scaled_fonts
 
 __all__ = [
     "BASE_VIEWPORT",
@@ -86,7 +86,7 @@ class Look:
 
     @property
     def figure_fonts(self) -> dict[str, float]:
-        """The projector's figure fonts (tinyinit.projector.PROJECTOR_FONTS) grown with the
+        """The projector's figure fonts (tinyinit.views.projector.PROJECTOR_FONTS) grown with the
         screen, in points."""
         return scaled_fonts(self.scale)
 

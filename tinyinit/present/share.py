@@ -8,7 +8,7 @@ from urllib.parse import urlsplit
 import ipywidgets as widgets
 
 from .._extras import extra
-from ..checks import instance
+from ..core.arguments import instance
 
 __all__ = [
     "SHARE_URL_VARIABLE",

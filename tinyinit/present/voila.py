@@ -10,7 +10,7 @@ import sys
 from pathlib import Path
 
 from .._extras import extra
-from ..checks import flag, instance, integer
+from ..core.arguments import flag, instance, integer
 
 __all__ = [
     "APP_SOURCE",

@@ -1,0 +1,309 @@
+"""Signal propagation through a deep MLP at initialization: measured and in theory.
+
+The network is a plain stack of L = `n_layers` square layers of `width` units, no
+biases:
+
+    h_0 = x,    z_l = W_l h_{l-1},    h_l = phi(z_l),    l = 1 .. L.
+
+The quantity followed through the stack is the **mean square of the activations**,
+
+    m_l = mean over units and samples of h_l**2        (m_0 = E[x**2] = 1),
+
+because that is what the next layer's variance formula needs (module card 2.1:
+Var(z) = n_in * std**2 * E[x**2], with E[x**2], not Var(x)). It is the quantity
+the card's claims are about: with tanh and gain 5/3 it settles near 0.42, with
+gain 1 it drains to about 0.026 after 20 layers; with ReLU, Xavier halves it per
+layer (2**-20 of the input after 20 layers, 2**-19 of the first layer's).
+
+Backward, an upstream gradient g_L = dloss/dh_L of mean square 1 flows down,
+
+    dloss/dh_{l-1} = W_l^T (phi'(z_l) * dloss/dh_l),
+
+and the mean square of dloss/dh_l is followed from l = L down to l = 0 (the
+gradient with respect to the input).
+
+Theory (mean field): z_l is a sum of many independent terms, so treat it as
+Gaussian with variance q_l:
+
+    q_l = fan_in * std**2 * m_{l-1},        m_l = E[phi(z)**2],  z ~ N(0, q_l),
+    g_{l-1} = fan_out * std**2 * E[phi'(z)**2] * g_l,            z ~ N(0, q_l).
+
+The expectations are Gaussian integrals, computed by quadrature for any activation
+(`tinyinit.physics.mean_field`, which also holds this recursion for every module that asks).
+
+With std = gain / sqrt(n) (the module card's definition of the gain), fan_in * std**2 =
+gain**2: the theory takes the gain, `gain_of(width, std)` for any std.
+
+The weights and batches come from `tinyinit.physics.depth_stack`. Everything here is plain float64
+numpy, run anew on every call; the live explorer's faster way to the same numbers
+(kept matrices, rescaled passes, float32 products) is `tinyinit.physics.propagation_fast`, tested
+equal.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Sequence
+
+import numpy as np
+
+from ..core.activations import as_activation
+from ..core.arguments import instance, integer, number, one_of, real_array, shown
+from ..core.pcg32 import PCG32
+from .depth_result import DIRECTIONS, DepthResult, SeedPass, experiment
+from .depth_stack import GRADIENT_STREAM, INPUT_STREAM, layer_weights, unit_batch, weight_std
+from .mean_field import Phi, mean_field_backward, mean_field_forward, slope_mean_square
+from .variance import mean_square
+
+__all__ = [
+    "backward_values",
+    "forward_values",
+    "gain_of",
+    "mean_field",
+    "per_sample_weight_square",
+    "simulate",
+    "weight_gradient_theory",
+]
+
+# --- measuring ---------------------------------------------------------------------------
+
+
+def per_sample_weight_square(delta: np.ndarray, h: np.ndarray) -> float:
+    """Mean square of one sample's weight gradient dloss/dW = delta h^T, averaged over samples.
+
+    delta (n_out, batch), h (n_in, batch). For sample b the entries are delta_i h_j, so
+    their mean square is mean(delta_b**2) * mean(h_b**2): no (n_out, n_in) matrix is formed.
+    An empty array (no units, or no samples) has no mean: ValueError, as for `mean_square`.
+
+    >>> per_sample_weight_square(np.array([[2.0], [0.0]]), np.array([[1.0], [1.0]]))
+    2.0
+    """
+    delta, h = real_array("delta", delta, ndim=2), real_array("h", h, ndim=2)
+    for name, array in (("delta", delta), ("h", h)):
+        if not array.size:
+            raise ValueError(
+                f"{name} must be a real array of 2 dimensions with at least one row (a unit) "
+                f"and one column (a sample), got {shown(array)}"
+            )
+    if delta.shape[1] != h.shape[1]:
+        raise ValueError(
+            f"h must have as many columns (samples) as delta, {delta.shape[1]}, "
+            f"got an array of shape {h.shape}"
+        )
+    with np.errstate(all="ignore"):
+        columns = np.einsum("ij,ij->j", delta, delta) * np.einsum("ij,ij->j", h, h)
+        m = float(columns.sum()) / (delta.shape[0] * h.shape[0] * columns.size)
+    return math.inf if math.isnan(m) else m
+
+
+# --- the recursion, forward and backward ---------------------------------------------------
+
+
+def _weights(weights) -> list[np.ndarray]:
+    """weights checked: a non-empty sequence of square float arrays of one size."""
+    if isinstance(weights, np.ndarray) and weights.ndim == 3:
+        weights = list(weights)
+    instance("weights", weights, (list, tuple), "a list of square weight matrices")
+    arrays = [real_array("weights", w, ndim=2) for w in weights]
+    if not arrays or any(w.shape != arrays[0].shape or w.shape[0] != w.shape[1] for w in arrays):
+        shapes = [w.shape for w in arrays]
+        raise ValueError(f"weights must be square matrices of one size, got shapes {shapes}")
+    return arrays
+
+
+def _batch(name: str, x, width: int) -> np.ndarray:
+    x = real_array(name, x, ndim=2)
+    if x.shape[0] != width:
+        raise ValueError(f"{name} must have {width} rows, one per unit, got shape {x.shape}")
+    return x
+
+
+def forward_values(weights: Sequence[np.ndarray], activation: Phi, x: np.ndarray):
+    """h_0 = x, z_l = W_l h_{l-1}, h_l = phi(z_l): the lists ([h_0 .. h_L], [z_1 .. z_L]).
+
+    weights: the square (width, width) matrices W_1 .. W_L; x (width, batch).
+
+    >>> hs, zs = forward_values([2 * np.eye(2)], "relu", np.array([[1.0], [-1.0]]))
+    >>> hs[1].ravel().tolist(), zs[0].ravel().tolist()
+    ([2.0, 0.0], [2.0, -2.0])
+    """
+    act, weights = as_activation(activation, name="activation"), _weights(weights)
+    hs, zs = [_batch("x", x, weights[0].shape[1])], []
+    with np.errstate(all="ignore"):  # overflow is inf, underflow 0: shown, not raised
+        for w in weights:
+            zs.append(w @ hs[-1])
+            hs.append(act.phi(zs[-1]))
+    return hs, zs
+
+
+def backward_values(weights: Sequence[np.ndarray], slopes, g: np.ndarray):
+    """From g_L = dloss/dh_L down: ([dloss/dh_0 .. dloss/dh_L], [dloss/dz_1 .. dloss/dz_L]).
+
+    dloss/dz_l = phi'(z_l) * dloss/dh_l,    dloss/dh_{l-1} = W_l^T dloss/dz_l;
+    slopes[l - 1] = phi'(z_l), one (width, batch) array per layer; g (width, batch).
+
+    >>> gs, _ = backward_values([2 * np.eye(2)], [np.array([[1.0], [0.0]])], np.ones((2, 1)))
+    >>> gs[0].ravel().tolist()
+    [2.0, 0.0]
+    """
+    weights = _weights(weights)
+    g = _batch("g", g, weights[-1].shape[0])
+    instance("slopes", slopes, (list, tuple), "a list of arrays, phi'(z_l) for each layer")
+    slopes = [_batch("slopes", slope, g.shape[0]) for slope in slopes]
+    if len(slopes) != len(weights) or any(slope.shape != g.shape for slope in slopes):
+        raise ValueError(
+            f"slopes must hold one array of g's shape {g.shape} per layer ({len(weights)}), "
+            f"got shapes {[slope.shape for slope in slopes]}"
+        )
+    gs, deltas = [g], []
+    with np.errstate(all="ignore"):
+        for w, slope in zip(reversed(weights), reversed(slopes)):
+            deltas.insert(0, slope * gs[0])
+            gs.insert(0, w.T @ deltas[0])
+    return gs, deltas
+
+
+# --- theory: the mean-field recursion (tinyinit.physics.mean_field) -------------------------------
+
+
+def gain_of(width: int, std: float) -> float:
+    """The gain of weights of std over `width` inputs: std = gain / sqrt(width), so gain = std
+    * sqrt(width), and gain**2 = width * std**2 is what Var(z) = gain**2 * E[h**2] multiplies.
+
+    >>> gain_of(256, 2**0.5 / 16), gain_of(64, 0.02)
+    (1.4142135623730951, 0.16)
+    """
+    width = integer("width", width, minimum=1)
+    return number("std", std, minimum=0) * math.sqrt(width)
+
+
+def mean_field(activation: Phi, *, gain: float, n_layers: int, direction: str = "forward"):
+    """Theory for the mean square per layer, l = 0 .. n_layers (float64 array, read-only).
+
+    gain: std = gain / sqrt(n) (n fan_in forward, fan_out backward: equal for a square stack).
+    Forward: m_0 = 1, q_l = gain**2 * m_{l-1}, m_l = E[phi(z)**2], z ~ N(0, q_l).
+    Backward: g_L = 1, g_{l-1} = gain**2 * E[phi'(z)**2] * g_l, z ~ N(0, q_l).
+    Beyond float64 is inf. activation: a name of ACTIVATIONS, a callable or an Activation.
+
+    >>> mean_field("relu", gain=1.0, n_layers=3)      # Xavier + ReLU halves per layer
+    array([1.   , 0.5  , 0.25 , 0.125])
+    """
+    act = as_activation(activation, name="activation")
+    gain = number("gain", gain, minimum=0)
+    n_layers = integer("n_layers", n_layers, minimum=0)
+    one_of("direction", direction, DIRECTIONS)
+    q, m = mean_field_forward(act, gain, n_layers)
+    out = np.array(m if direction == "forward" else mean_field_backward(act, gain, q))
+    out[np.isnan(out)] = math.inf  # inf * 0 on the way down: the stack has overflowed
+    out.setflags(write=False)
+    return out
+
+
+def weight_gradient_theory(activation: Phi, *, gain: float, n_layers: int, curves=None):
+    """Theory for per_sample_weight_square of dloss/dW_l, l = 0 .. n_layers (nan at 0).
+
+    dloss/dW_l = delta_l h_{l-1}^T with delta_l = phi'(z_l) * dloss/dh_l, so in
+    mean field its mean square is E[phi'(z)**2] * g_l * m_{l-1}, z ~ N(0, q_l).
+    curves: (m, g), mean_field's forward and backward curves, when already at hand.
+
+    >>> weight_gradient_theory("relu", gain=2**0.5, n_layers=2)   # Kaiming + ReLU: 1/2
+    array([nan, 0.5, 0.5])
+    """
+    act = as_activation(activation, name="activation")
+    gain = number("gain", gain, minimum=0)
+    n_layers = integer("n_layers", n_layers, minimum=0)
+    if curves is None:
+        curves = [mean_field(act, gain=gain, n_layers=n_layers, direction=d) for d in DIRECTIONS]
+    instance("curves", curves, (list, tuple), "(m, g), mean_field's two curves, or None")
+    if len(curves) != 2:
+        raise ValueError(f"curves must be (m, g), mean_field's two curves, got {len(curves)}")
+    m, g = (real_array("curves", c, ndim=1) for c in curves)
+    if not len(m) == len(g) == n_layers + 1:
+        raise ValueError(f"curves must be two curves of n_layers + 1 = {n_layers + 1} values")
+    out = np.full(n_layers + 1, math.nan)
+    with np.errstate(all="ignore"):
+        for layer in range(1, n_layers + 1):
+            slope2 = slope_mean_square(act, gain * gain * m[layer - 1])
+            out[layer] = slope2 * g[layer] * m[layer - 1]
+    out[1:][np.isnan(out[1:])] = math.inf  # as mean_field: beyond float64
+    out.setflags(write=False)
+    return out
+
+
+# --- one experiment: measured over seeds, and theory --------------------------------------
+
+
+def simulate(
+    activation: Phi = "relu",
+    initializer: str = "xavier_uniform",
+    *,
+    gain: float = 1.0,
+    std: float = 0.02,
+    n_layers: int = 20,
+    width: int = 256,
+    seeds=3,
+    batch: int = 32,
+    direction: str = "forward",
+    sample_layers: Sequence[int] = (),
+    draw: Callable | None = None,
+) -> DepthResult:
+    """Push a unit batch through `n_layers` layers for each seed; measure and predict.
+
+    seeds: a count n (seeds 0 .. n-1) or the seeds themselves, taken one at a time (a
+    progress bar may wrap them, as tqdm wraps a loop). Each seed has its own weights
+    (PCG32(seed), stream 54), inputs and upstream gradient (streams 1 and 2). std: the
+    weights' std for initializer "normal" (the others compute theirs from the gain).
+    sample_layers: layers whose values to keep in `samples` (for histograms); those beyond
+    n_layers are left out. draw: a function draw(shape, rng) -> weights that draws the
+    initializer's weights instead of tinyinit (a student's own,
+    `tinyinit.course.student_functions.Yours.draw`),
+    layer after layer from PCG32(seed) as a model is initialized; the theory stays the
+    initializer's, so a mistake in draw shows as a gap between the two.
+
+    >>> r = simulate("relu", "kaiming_fan_in", gain=2**0.5, n_layers=5, width=64, seeds=1)
+    >>> r.per_seed.shape, round(r.theory_end, 12)    # Kaiming keeps relu's signal
+    ((1, 6), 1.0)
+    """
+    e = experiment(
+        activation, initializer, gain=gain, std=std, n_layers=n_layers, width=width,
+        seeds=seeds, batch=batch, direction=direction, sample_layers=sample_layers, draw=draw,
+    )  # fmt: skip
+    passes = []
+    for seed in e.seeds:
+        layers = range(1, e.n_layers + 1)
+        if draw is None:
+            weights = [
+                layer_weights(e.initializer, e.width, k, seed, e.gain, e.std) for k in layers
+            ]
+        else:
+            weights = _drawn(e.draw, e.width, e.n_layers, seed)
+        x = unit_batch(e.width, e.batch, seed, INPUT_STREAM)
+        hs, zs = forward_values(weights, e.act, x)
+        if e.direction == "forward":
+            passes.append(SeedPass(seed, [mean_square(h) for h in hs], None, hs))
+            continue
+        with np.errstate(all="ignore"):
+            slopes = [e.act.dphi(z) for z in zs]
+        upstream = unit_batch(e.width, e.batch, seed, GRADIENT_STREAM)
+        gs, deltas = backward_values(weights, slopes, upstream)
+        weight_squares = [math.nan, *map(per_sample_weight_square, deltas, hs)]
+        passes.append(SeedPass(seed, [mean_square(g) for g in gs], weight_squares, gs))
+    std_w = weight_std(e.initializer, e.width, e.width, e.gain, e.std)
+    gain_w = gain_of(e.width, std_w)
+    theory = mean_field(e.act, gain=gain_w, n_layers=e.n_layers, direction=e.direction)
+    weight_theory = None
+    if e.direction == "backward":
+        weight_theory = weight_gradient_theory(e.act, gain=gain_w, n_layers=e.n_layers)
+    return e.result(std_w, passes, theory, weight_theory)
+
+
+def _drawn(draw: Callable, width: int, n_layers: int, seed: int) -> list[np.ndarray]:
+    """n_layers square weight matrices from draw((width, width), rng), one rng for the stack."""
+    rng = PCG32(seed)
+    weights = []
+    for _ in range(n_layers):
+        w = real_array("what draw returned", draw((width, width), rng), ndim=2)
+        if w.shape != (width, width):
+            raise ValueError(f"draw must return weights of shape {(width, width)}, got {w.shape}")
+        weights.append(w)
+    return weights

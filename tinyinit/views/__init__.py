@@ -1,0 +1,11 @@
+"""The live views: the explorers, their figures, and how a figure reaches the browser.
+
+The widgets need the `lab` extra; the figures need only matplotlib.
+
+    explorers          the depth and residual-stream explorers (ipywidgets)
+    live_training      the training explorer: a network learns while its figures redraw
+    plots              every figure: the live depth plot, the residual stream's panels, muP's
+    projector          figures for a room: projector type, curves named where they end
+    a11y               accessible names and live regions for the widgets (with a11y.js)
+    browser_transport  blitting, whole pictures and fast PNGs to the browser
+"""

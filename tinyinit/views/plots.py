@@ -1,0 +1,1270 @@
+"""The package's figures: pixels here, numbers in the modules they draw.
+
+The mean square per layer (tinyinit.physics.propagation): live figures updated in
+place, and static ones. Below them, the residual stream's two panels
+(`residual_figure`, tinyinit.physics.residual) and muP's coordinate checks and
+learning-rate sweeps (`plot_coordinate_check`, `plot_lr_sweep`, tinyinit.networks.mup).
+
+`DepthPlot` (the mean square per layer) and `HistogramPlot` (the values
+themselves at a few layers) build their artists once; `update(result)` moves
+their data and redraws: the whole figure when the axes change, else only the
+data over the kept pixels of the axes (blitting, `tinyinit.views.browser_transport.BlitPlot`). A
+slider never
+rebuilds the figure, which is what keeps a live explorer smooth (and what lets a
+test hold on to the same Line2D objects).
+
+The y axis is logarithmic: the interesting behaviour is geometric, a factor per
+layer. Values a float64 cannot hold (inf after overflow, exactly 0 after
+underflow or with zero weights) have no place on a log axis; they are drawn as
+triangles on the axis edge and named in a note, never silently dropped.
+"""
+
+from __future__ import annotations
+
+import io
+import math
+import warnings
+from collections.abc import Iterable, Sequence
+from typing import NamedTuple
+
+import numpy as np
+from matplotlib import colormaps, ticker
+from matplotlib.axes import Axes
+from matplotlib.backends.backend_agg import FigureCanvasAgg
+from matplotlib.colors import is_color_like
+from matplotlib.figure import Figure
+from matplotlib.lines import Line2D
+from matplotlib.patches import Polygon
+
+from .._extras import extra
+from ..core.activations import TANH_SATURATED
+from ..core.arguments import (
+    KindError,
+    flag,
+    instance,
+    integer,
+    integers,
+    is_integer,
+    is_number,
+    number,
+    one_of,
+    real_array,
+    shown,
+)
+from ..physics.depth_result import DepthResult
+from ..physics.depth_stack import SCHEMES
+from ..physics.residual import ResidualStack, block_variances
+from .browser_transport import BlitPlot
+
+__all__ = [
+    "DepthPlot",
+    "FIGURE_FONTS",
+    "HISTOGRAM_BINS",
+    "HISTOGRAM_PANELS",
+    "HistogramPlot",
+    "INITIALIZER_COLORS",
+    "LOSS_WINDOW",
+    "MAX_LOSS_SHOWN",
+    "MAX_PINS",
+    "OKABE_ITO",
+    "OVERFLOW_COLOR",
+    "PIN_ALPHA",
+    "PIN_COLORS",
+    "QUANTITIES",
+    "RULE_OF_THUMB_RATIO",
+    "TICK_FONTSIZE",
+    "TrainingCurves",
+    "TrainingPlot",
+    "UNDERFLOW_COLOR",
+    "WEIGHT_COLOR",
+    "compare_figure",
+    "curve_colors",
+    "decade_ticks",
+    "edge_note",
+    "histogram_layers",
+    "initializer_color",
+    "layer_span",
+    "layer_stats",
+    "legend_labels",
+    "log_limits",
+    "nice_ceiling",
+    "pin_label",
+    "plot_coordinate_check",
+    "plot_lr_sweep",
+    "png_bytes",
+    "quantity_label",
+    "residual_figure",
+    "results_checked",
+    "running_mean",
+    "set_line",
+    "settings_title",
+    "show",
+    "step_span",
+    "weight_labels",
+]
+
+# Okabe and Ito's eight colours ("Color Universal Design", 2008): told apart by readers with
+# any common colour-vision deficiency, and in greyscale by their lightness.
+OKABE_ITO = {
+    "black": "#000000",
+    "orange": "#E69F00",
+    "sky blue": "#56B4E9",
+    "bluish green": "#009E73",
+    "yellow": "#F0E442",
+    "blue": "#0072B2",
+    "vermillion": "#D55E00",
+    "reddish purple": "#CC79A7",
+}
+
+# One colour per initializer, in every notebook, the explorer, the app and the CLI: Xavier is
+# blue and Kaiming vermillion wherever a student meets them. A family shares its colour (its
+# variants differ in the distribution or the fan, not in what they do to the signal), so a
+# new variant (xavier_..., kaiming_...) has its colour already and a new family is a row here.
+INITIALIZER_COLORS = {
+    "xavier": OKABE_ITO["blue"],
+    "kaiming": OKABE_ITO["vermillion"],
+    "normal": OKABE_ITO["bluish green"],  # a flat std, e.g. 0.02
+    "scaled_residual": OKABE_ITO["reddish purple"],  # 0.02 / sqrt(2 N) on residual outputs
+    "mup": OKABE_ITO["orange"],
+    "torch_default": OKABE_ITO["sky blue"],  # nn.Linear's own kaiming_uniform_(a=sqrt(5))
+}
+
+
+# Below this a figure's type is less than a pixel high, which FreeType refuses to draw.
+MIN_DPI = 10
+
+
+def size_pair(name: str, value, accepted: str = "a (width, height) in inches, both > 0",
+              holds=lambda a, b: a > 0 and b > 0) -> tuple[float, float]:  # fmt: skip
+    """value as a pair of finite real numbers (a, b) for which holds(a, b): a figure's size by
+    default, or a range (`accepted` says which).
+
+    >>> size_pair("figsize", [4, 3.0])
+    (4.0, 3.0)
+    """
+    if not (isinstance(value, (tuple, list)) and len(value) == 2 and all(map(is_number, value))):
+        raise KindError(f"{name} must be {accepted}, got {shown(value)}")
+    if not (all(map(math.isfinite, value)) and holds(*value)):
+        raise ValueError(f"{name} must be {accepted}, got {shown(value)}")
+    return float(value[0]), float(value[1])
+
+
+def _result(name: str, value) -> DepthResult:
+    return instance(
+        name, value, DepthResult, "a DepthResult (tinyinit.physics.propagation.simulate)"
+    )
+
+
+def results_checked(results) -> list[DepthResult]:
+    """results as a list, if it is a non-empty list of DepthResults that all go one direction
+    (the curves of one figure); else a KindError or a ValueError naming `results`.
+
+    >>> from tinyinit.physics.propagation import simulate
+    >>> len(results_checked([simulate("relu", n_layers=2, width=8, seeds=1)]))
+    1
+    >>> results_checked([])  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    ValueError: results must be a non-empty list of DepthResults, all forward or all backward, ...
+    """
+    accepted = "a non-empty list of DepthResults, all forward or all backward"
+    if not isinstance(results, (list, tuple)) or not all(
+        isinstance(r, DepthResult) for r in results
+    ):
+        raise KindError(f"results must be {accepted}, got {shown(results)}")
+    if not results or len({r.direction for r in results}) != 1:
+        raise ValueError(f"results must be {accepted}, got {shown(results)}")
+    return list(results)
+
+
+def curve_names_checked(names, n: int) -> list[str]:
+    """names as a list of n texts, one per curve."""
+    accepted = f"a list of {n} texts, one per result"
+    if not isinstance(names, (list, tuple)) or not all(isinstance(x, str) for x in names):
+        raise KindError(f"names must be {accepted}, got {shown(names)}")
+    if len(names) != n:
+        raise ValueError(f"names must be {accepted}, got {shown(names)}")
+    return list(names)
+
+
+def _figure(name: str, value, none: bool = False) -> Figure | None:
+    if none and value is None:
+        return None
+    return instance(name, value, Figure, "None or a matplotlib Figure" if none else "a Figure")
+
+
+def initializer_color(initializer: str) -> str:
+    """The colour of `initializer`, or of its family (the name up to its first "_").
+
+    >>> initializer_color("xavier_uniform"), initializer_color("kaiming_fan_in")
+    ('#0072B2', '#D55E00')
+    >>> initializer_color("he")  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    ValueError: initializer must be one of 'xavier', 'kaiming', ... or their variants, got 'he'
+    """
+    if isinstance(initializer, str):
+        for key in (initializer, initializer.split("_")[0]):
+            if key in INITIALIZER_COLORS:
+                return INITIALIZER_COLORS[key]
+    choices = ", ".join(repr(key) for key in INITIALIZER_COLORS)
+    kind = ValueError if isinstance(initializer, str) else KindError
+    raise kind(f"initializer must be one of {choices} or their variants, got {shown(initializer)}")
+
+
+# Tick labels and legends of a stored figure, in points: readable on a projector and in print.
+TICK_FONTSIZE = 11
+# The same sizes for a notebook's own figures: plt.rcParams.update(FIGURE_FONTS) once, at the top.
+FIGURE_FONTS = {
+    "xtick.labelsize": TICK_FONTSIZE,
+    "ytick.labelsize": TICK_FONTSIZE,
+    "axes.labelsize": 11,
+    "axes.titlesize": 12,
+    "legend.fontsize": 10,
+}
+OVERFLOW_COLOR = "#b2182b"
+UNDERFLOW_COLOR = "#5e3c99"
+# The weight gradient's curve: a colour no initializer has.
+WEIGHT_COLOR = OKABE_ITO["sky blue"]
+# Pinned curves: colours no live artist and no initializer uses, so a pin never looks like
+# the current curve (the legend names the pin's initializer).
+PIN_COLORS = ("#555555", "#999999", "#8C6D31", "#B8A200")
+MAX_PINS = len(PIN_COLORS)
+PIN_ALPHA = 0.55
+
+
+def _initializer_words(result: DepthResult) -> tuple[str, list[str]]:
+    """The initializer's name, and the numbers it was given (the one that was set first)."""
+    row = SCHEMES[result.initializer]
+    if not row.uses_gain:
+        return row.title, [f"std {result.weight_std:.3g}"]
+    return row.title, [f"gain {result.gain:.3g}", f"std {result.weight_std:.3g}"]
+
+
+def settings_title(result: DepthResult) -> str:
+    """One line naming what is on the figure: activation, initializer, gain, std, shape.
+
+    >>> from tinyinit.physics.propagation import simulate
+    >>> settings_title(simulate("relu", n_layers=2, width=16, seeds=1))
+    'relu, Xavier uniform (gain 1, std 0.25): width 16, 1 seed'
+    >>> settings_title(simulate("linear", "normal", std=0.02, n_layers=2, width=16, seeds=1))
+    'linear, normal weights (std 0.02): width 16, 1 seed'
+    """
+    name, numbers = _initializer_words(_result("result", result))
+    init = f"{name} ({', '.join(numbers)})"
+    seeds = len(result.seeds)
+    return f"{result.activation}, {init}: width {result.width}, {seeds} seed{'s' * (seeds != 1)}"
+
+
+# What a depth figure shows, in words and symbol. Figures set the symbol with mathtext
+# (matplotlib caches its layout, so a slider's redraw does not pay for it); HTML captions,
+# which nothing typesets, spell it in plain Unicode.
+QUANTITIES = {
+    "forward": ("mean square of the activations", r"$h_\ell$", "hℓ"),
+    "backward": (
+        "mean square of the gradient",
+        r"$\partial\,\mathrm{loss}/\partial h_\ell$",
+        "∂loss/∂hℓ",
+    ),
+}
+
+
+def quantity_label(direction: str, *, plain: bool = False) -> str:
+    """The y axis's label for `direction` ("forward" or "backward"): mathtext, or plain text.
+
+    >>> print(quantity_label("forward"))
+    mean square of the activations $h_\\ell$
+    >>> quantity_label("backward", plain=True)
+    'mean square of the gradient ∂loss/∂hℓ'
+    """
+    words, math, text = QUANTITIES[one_of("direction", direction, QUANTITIES)]
+    return f"{words} {text if flag('plain', plain) else math}"
+
+
+def weight_labels(*, plain: bool = False) -> tuple[str, str]:
+    """The legend's words for the weight gradient's curve and its theory.
+
+    >>> weight_labels(plain=True)
+    ('weight gradient ∂loss/∂Wℓ per sample', 'its theory')
+    """
+    symbol = "∂loss/∂Wℓ" if flag("plain", plain) else r"$\partial\,\mathrm{loss}/\partial W_\ell$"
+    return (f"weight gradient {symbol} per sample", "its theory")
+
+
+def legend_labels(result: DepthResult) -> list[str]:
+    """The legend's words for `result`: median, band, theory, reference level.
+
+    >>> from tinyinit.physics.propagation import simulate
+    >>> legend_labels(simulate("relu", n_layers=3, width=16, seeds=2))
+    ['median of 2 seeds', 'min to max', 'theory', 'input: 1']
+    """
+    level = "input" if _result("result", result).direction == "forward" else "upstream gradient"
+    return [f"median of {len(result.seeds)} seeds", "min to max", "theory", f"{level}: 1"]
+
+
+def pin_label(result: DepthResult) -> str:
+    """A pinned curve's name in the legend: the settings that tell curves apart, in the
+    order of the figure's title (activation, then initializer).
+
+    >>> from tinyinit.physics.propagation import simulate
+    >>> pin_label(simulate("relu", "kaiming_fan_in", gain=2**0.5, n_layers=3, width=16, seeds=1))
+    'relu, Kaiming normal, fan_in, gain 1.41, depth 3'
+    >>> pin_label(simulate("linear", "normal", std=10.0, n_layers=3, width=16, seeds=1))
+    'linear, normal weights, std 10, depth 3'
+    """
+    name, numbers = _initializer_words(_result("result", result))
+    return f"{result.activation}, {name}, {numbers[0]}, depth {result.n_layers}"
+
+
+def _positive(values: np.ndarray) -> np.ndarray:
+    """values with inf, nan and 0 (not drawable on a log axis) replaced by nan."""
+    v = np.asarray(values, dtype=float)
+    return np.where(np.isfinite(v) & (v > 0), v, np.nan)
+
+
+# The decades a float64 spans: 1e-323 is its smallest (subnormal) power of 10.
+SMALLEST_DECADE, LARGEST_DECADE = -323, 308
+
+
+def log_limits(*arrays: np.ndarray) -> tuple[float, float]:
+    """y limits on whole decades around every drawable value and the level 1.
+
+    >>> log_limits(np.array([1.0, 0.5, 0.0, np.inf]))
+    (0.1, 10.0)
+    """
+    finite = np.concatenate([_positive(a).ravel() for a in arrays] + [np.array([1.0])])
+    lo = max(math.floor(math.log10(np.nanmin(finite)) - 0.1), SMALLEST_DECADE)
+    hi = min(math.ceil(math.log10(np.nanmax(finite)) + 0.1), LARGEST_DECADE)
+    return 10.0**lo, 10.0**hi
+
+
+def decade_ticks(bottom: float, top: float, max_ticks: int = 7) -> np.ndarray:
+    """At most max_ticks powers of 10 in [bottom, top], evenly strided.
+
+    >>> decade_ticks(1e-6, 10.0)
+    array([1.e-06, 1.e-05, 1.e-04, 1.e-03, 1.e-02, 1.e-01, 1.e+00, 1.e+01])
+    """
+    bottom, top = number("bottom", bottom, above=0), number("top", top, above=0)
+    if top < bottom:
+        raise ValueError(f"top must be >= bottom ({bottom:g}), got {top!r}")
+    max_ticks = integer("max_ticks", max_ticks, minimum=4)  # float64's 631 decades by 200s: 4
+    lo, hi = round(math.log10(bottom)), round(math.log10(top))
+    stride = next(s for s in (1, 2, 5, 10, 20, 25, 50, 100, 200) if (hi - lo) / s <= max_ticks)
+    return 10.0 ** np.arange(math.ceil(lo / stride) * stride, hi + 1, stride)
+
+
+def layer_span(depth: int) -> int:
+    """The x axis of a live plot: depth itself up to 10, then rounded up to the next ten
+    (beyond 100, the next hundred), so that the curve fills at least half the width.
+
+    >>> [layer_span(d) for d in (3, 10, 20, 21, 100, 150)]
+    [3, 10, 20, 30, 100, 200]
+    """
+    if integer("depth", depth, minimum=0) <= 10:
+        return depth
+    step = 10 if depth <= 100 else 100
+    return -(-depth // step) * step
+
+
+def edge_note(result: DepthResult) -> str:
+    """The words for values beyond float64, or "" when every value is drawable.
+
+    >>> from tinyinit.physics.propagation import simulate
+    >>> print(edge_note(simulate("linear", "normal", std=1e200, n_layers=3, width=16, seeds=1)))
+    ▲ overflow: mean square beyond float64 (inf) from layer 1 on;  theory is inf from layer 1 on
+    """
+    toward = "on" if _result("result", result).direction == "forward" else "and below"
+    why_zero = "underflow: below float64's 1e-323"
+    if result.weight_std == 0:
+        why_zero = "all weights are 0"
+    parts = []
+    if (k := result.overflow_from) is not None:
+        parts.append(f"▲ overflow: mean square beyond float64 (inf) from layer {k} {toward}")
+    if (k := result.underflow_from) is not None:
+        parts.append(f"▼ mean square exactly 0 from layer {k} {toward} ({why_zero})")
+    for name, where in (("inf", np.isinf), ("0", lambda v: v == 0)):
+        if (k := result.first_layer(result.theory, where)) is not None:
+            parts.append(f"theory is {name} from layer {k} {toward}")
+    return ";  ".join(parts)
+
+
+def set_line(line, x, y) -> None:
+    """New data for `line`, hidden when there is none: an empty line still costs a draw.
+
+    >>> (line,) = Figure().add_subplot().plot([], [])
+    >>> set_line(line, [0, 1], [1.0, 0.5]); line.get_visible(), line.get_xdata().tolist()
+    (True, [0.0, 1.0])
+    >>> set_line(line, [], []); line.get_visible()
+    False
+    """
+    instance("line", line, Line2D, "a matplotlib Line2D")
+    x, y = real_array("x", x, ndim=1), real_array("y", y, ndim=1)
+    if len(x) != len(y):
+        raise ValueError(f"y must be as long as x ({len(x)}), got {shown(y)}")
+    line.set_data(x, y)
+    line.set_visible(len(x) > 0)
+
+
+class DepthPlot(BlitPlot):
+    """Mean square per layer, log y: measured median, min-max band over seeds, theory.
+
+    Backward, the weight gradient's mean square per layer too (WEIGHT_COLOR), and
+    up to MAX_PINS pinned curves, faded (`set_pins`). Built once; `update(result)`
+    changes the artists in place.
+
+    >>> from tinyinit.physics.propagation import simulate
+    >>> plot = DepthPlot()
+    >>> plot.update(simulate("relu", "xavier_uniform", n_layers=4, width=16, seeds=2))
+    >>> plot.median_line.get_ydata()[-1] < 0.2
+    np.True_
+    """
+
+    def __init__(
+        self,
+        figure: Figure | None = None,
+        figsize=(7.5, 4.6),
+        decorated: bool = True,
+        steady_x: bool = False,
+    ):
+        figsize, decorated = size_pair("figsize", figsize), flag("decorated", decorated)
+        steady_x = flag("steady_x", steady_x)
+        if _figure("figure", figure, none=True) is None:
+            figure = Figure(figsize=figsize, dpi=100)
+            FigureCanvasAgg(figure)  # so that update() renders, as a live canvas would
+        self.figure = figure
+        # A live plot's x axis grows in steps (`layer_span`): a depth slider then
+        # moves the data over a kept frame, not the whole figure, most of the time.
+        self.steady_x = steady_x
+        # Room for the title, the legend and the note below the x label.
+        top, bottom, left = (0.92, 0.27, 0.1) if decorated else (0.97, 0.2, 0.08)
+        self.figure.subplots_adjust(left=left, right=0.97, top=top, bottom=bottom)
+        ax = self.ax = self.figure.add_subplot()
+        ax.set_yscale("log")
+        # Minor ticks on a log axis cost more to draw than everything else together;
+        # fixed decades, set on each update, also never overflow at 1e300.
+        self.yticks = ticker.FixedLocator([1.0])
+        ax.yaxis.set_major_locator(self.yticks)
+        ax.yaxis.set_minor_locator(ticker.NullLocator())
+        ax.xaxis.set_major_locator(ticker.MaxNLocator(nbins=6, integer=True))
+        ax.tick_params(labelsize=TICK_FONTSIZE)
+        ax.set_xlabel("layer ℓ")
+        # One collection of horizontal lines at the decades: a single path to draw,
+        # where a grid draws one line per tick.
+        self.decades = ax.hlines(
+            [], 0, 1, transform=ax.get_yaxis_transform(), color="0.85", lw=0.8, zorder=0
+        )
+
+        # The band is one polygon, out along the lowest seed and back along the highest:
+        # a third of the time fill_between's collection takes to draw.
+        color = initializer_color("xavier_uniform")  # until update() says which initializer
+        self.band = ax.add_patch(Polygon([(0.0, 1.0), (1.0, 1.0)], color=color, alpha=0.25, lw=0))
+        # Pinned curves are part of the frame: they do not move while a slider does.
+        self.pin_lines = [
+            ax.plot([], [], "-", color=color, lw=2.2, alpha=PIN_ALPHA, zorder=1)[0]
+            for color in PIN_COLORS
+        ]
+        self.pins: list[tuple[DepthResult, str]] = []
+        # The least y range shown, (bottom, top), or None: a presentation keeps one axis for
+        # all the steps of a demonstration; the axis still widens where the data leave it.
+        self.ylim: tuple[float, float] | None = None
+        self._pins_version = 0
+        self._drawn_pins: tuple = ()
+        (self.weight_line,) = ax.plot([], [], "s-", color=WEIGHT_COLOR, ms=3, lw=1.2)
+        (self.weight_theory_line,) = ax.plot([], [], ":", color=WEIGHT_COLOR, lw=1.2)
+        (self.median_line,) = ax.plot([], [], "o-", color=color, ms=3, lw=1.5)
+        (self.theory_line,) = ax.plot([], [], "--", color="black", lw=1.2)
+        self.reference = ax.axhline(1.0, color="0.45", lw=0.9, ls=":")
+        marks = dict(ls="none", ms=8, clip_on=False, zorder=5)
+        (self.overflow_marks,) = ax.plot([], [], "^", color=OVERFLOW_COLOR, **marks)
+        (self.underflow_marks,) = ax.plot([], [], "v", color=UNDERFLOW_COLOR, **marks)
+        # Below the x label (and above the legend, if any): never on top of a curve.
+        y = 0.105 if decorated else 0.04
+        self.note = self.figure.text(0.01, y, "", va="center", fontsize=9, color=OVERFLOW_COLOR)
+        # Title, legend and y label are text drawn anew on every update: most of the
+        # cost of a redraw. A live explorer shows them as HTML instead (decorated=False).
+        self.decorated = decorated
+        self.legend = None
+        if decorated:
+            # A legend below the axes never covers data, and a fixed place is cheap to draw.
+            self.legend = self.figure.legend(
+                [self.median_line, self.band, self.theory_line, self.reference],
+                ["median of seeds", "min to max", "theory", "input: 1"],
+                loc="lower center", ncols=4, fontsize=9, frameon=False,
+            )  # fmt: skip
+
+        self._moving = [self.band, self.weight_line, self.weight_theory_line, self.median_line]
+        self._moving += [self.theory_line, self.overflow_marks, self.underflow_marks]
+        self._start_blitting()
+
+    def set_pins(self, pins) -> None:
+        """Show `pins`, (DepthResult, label) pairs, faded, from the next update on.
+
+        Only the pins of the direction shown are drawn; at most MAX_PINS.
+        """
+        accepted = f"a list of at most {MAX_PINS} (DepthResult, label) pairs"
+        if not isinstance(pins, (list, tuple)) or not all(
+            isinstance(p, tuple) and len(p) == 2 and isinstance(p[0], DepthResult)
+            and isinstance(p[1], str) for p in pins
+        ):  # fmt: skip
+            raise KindError(f"pins must be {accepted}, got {shown(pins)}")
+        if len(pins) > MAX_PINS:
+            raise ValueError(f"pins must be {accepted}, got {shown(pins)}")
+        self.pins = list(pins)
+        self._pins_version += 1
+
+    def shown_pins(self, direction: str) -> list[tuple[int, DepthResult, str]]:
+        """(slot, result, label) of the pins drawn with `direction`; the slot picks the colour."""
+        one_of("direction", direction, QUANTITIES)
+        return [(k, r, label) for k, (r, label) in enumerate(self.pins) if r.direction == direction]
+
+    def update(self, result: DepthResult, draw: bool = True) -> None:
+        """Show `result`: new data in the same artists, new limits, one redraw."""
+        ax, layers = self.ax, _result("result", result).layers
+        flag("draw", draw)
+        pins = self.shown_pins(result.direction)
+        weights = result.weight_per_seed is not None
+        extra = [p.median for _, p, _ in pins]
+        if weights:
+            extra += [result.weight_median[1:], result.weight_theory[1:]]
+        bottom, top = log_limits(result.low, result.high, result.theory, *extra)
+        if self.ylim is not None:
+            bottom, top = min(bottom, self.ylim[0]), max(top, self.ylim[1])
+        median = np.asarray(result.median, dtype=float)
+        color = initializer_color(result.initializer)
+        self.median_line.set_color(color)
+        self.band.set_color(color)
+        self.median_line.set_data(layers, _positive(median))
+        self.theory_line.set_data(layers, _positive(result.theory))
+        # The band keeps inf and 0 in view by clipping them to the axis edges.
+        low = np.clip(np.nan_to_num(result.low, posinf=top), bottom, top)
+        high = np.clip(np.nan_to_num(result.high, posinf=top), bottom, top)
+        verts = np.concatenate([np.c_[layers, low], np.c_[layers[::-1], high[::-1]]])
+        self.band.set_xy(verts)
+        if weights:
+            set_line(self.weight_line, layers[1:], _positive(result.weight_median[1:]))
+            set_line(self.weight_theory_line, layers[1:], _positive(result.weight_theory[1:]))
+        else:
+            set_line(self.weight_line, [], [])
+            set_line(self.weight_theory_line, [], [])
+        for line in self.pin_lines:
+            set_line(line, [], [])
+        for slot, pinned, _ in pins:
+            set_line(self.pin_lines[slot], pinned.layers, _positive(pinned.median))
+        # Which pins, by the version of the list they came in: ids of objects are reused.
+        self._drawn_pins = (self._pins_version, tuple(slot for slot, _, _ in pins))
+        over, under = layers[np.isinf(median)], layers[median == 0]
+        set_line(self.overflow_marks, over, np.full(len(over), top))
+        set_line(self.underflow_marks, under, np.full(len(under), bottom))
+        self.note.set_text(edge_note(result))
+
+        depth = max([result.n_layers] + [p.n_layers for _, p, _ in pins])
+        span = layer_span(depth) if self.steady_x else depth
+        ax.set_xlim(-0.02 * span - 0.1, span * 1.02 + 0.1)
+        ax.set_ylim(bottom, top)
+        self.yticks.locs = decade_ticks(bottom, top)
+        self.decades.set_segments([[(0, y), (1, y)] for y in self.yticks.locs])
+        if self.decorated:
+            ax.set_ylabel(quantity_label(result.direction))
+            ax.set_title(settings_title(result), fontsize=10)
+            self._rebuild_legend(result, pins)
+        if draw:
+            self._show()
+
+    def _rebuild_legend(self, result: DepthResult, pins) -> None:
+        """The figure legend for what `result` and the pins put on the axes."""
+        handles = [self.median_line, self.band, self.theory_line, self.reference]
+        labels = legend_labels(result)
+        if result.weight_per_seed is not None:
+            handles += [self.weight_line, self.weight_theory_line]
+            labels += list(weight_labels())
+        for slot, _, label in pins:
+            handles.append(self.pin_lines[slot])
+            labels.append(f"pinned: {label}")
+        size = self.legend.get_texts()[0].get_fontsize()
+        self.legend.remove()
+        self.legend = self.figure.legend(
+            handles, labels, loc="lower center", ncols=min(4, len(handles)) if len(handles) <= 4
+            else 2, fontsize=size, frameon=False,
+        )  # fmt: skip
+
+    def _frame_state(self) -> tuple:
+        """Everything the frame shows; when it changes, the frame is drawn anew."""
+        texts = [self.note.get_text(), self.ax.get_ylabel(), self.ax.get_title()]
+        if self.legend is not None:
+            texts += [text.get_text() for text in self.legend.get_texts()]
+        limits = (self.ax.get_xlim(), self.ax.get_ylim(), tuple(self.yticks.locs))
+        pins = self._drawn_pins
+        return limits, tuple(self.figure.bbox.bounds), tuple(texts), pins
+
+
+# --- the values themselves at a few layers --------------------------------------------------
+
+HISTOGRAM_PANELS = 4
+HISTOGRAM_BINS = 41
+
+
+def histogram_layers(depth: int, direction: str, panels: int = HISTOGRAM_PANELS) -> list[int]:
+    """The layers a histogram view shows, spread along the depth in the direction of travel.
+
+    Forward the activations h_1 .. h_depth; backward the gradients dloss/dh_{depth-1}
+    .. dloss/dh_0 (dloss/dh_depth is the unit upstream gradient itself).
+
+    >>> histogram_layers(20, "forward"), histogram_layers(20, "backward")
+    ([1, 7, 14, 20], [19, 13, 6, 0])
+    >>> histogram_layers(2, "forward")
+    [1, 2]
+    """
+    depth, panels = integer("depth", depth, minimum=1), integer("panels", panels, minimum=1)
+    first, last = (1, depth) if one_of("direction", direction, QUANTITIES) == "forward" else (
+        depth - 1, 0)  # fmt: skip
+    spread = np.linspace(first, last, min(panels, depth))
+    return list(dict.fromkeys(int(round(v)) for v in spread))
+
+
+def nice_ceiling(value: float) -> float:
+    """The smallest of 1, 2, 5 times a power of 10 that is >= value (value > 0).
+
+    Limits on this ladder stay put while a slider moves a little, so the frame
+    is kept and only the bars are redrawn.
+
+    >>> nice_ceiling(0.031), nice_ceiling(7.0), nice_ceiling(1.0)
+    (0.05, 10.0, 1.0)
+    """
+    if not is_number(value):
+        raise KindError(f"value must be a real number, got {shown(value)}")
+    if not (math.isfinite(value) and value > 0):
+        return 1.0
+    decade = 10.0 ** math.floor(math.log10(value))
+    return next(m * decade for m in (1.0, 2.0, 5.0, 10.0) if m * decade >= value * (1 - 1e-12))
+
+
+def layer_stats(values: np.ndarray, activation_name: str, direction: str) -> tuple[str, np.ndarray]:
+    """(the words printed on a histogram panel, the values its bars show).
+
+    Forward ReLU: the fraction of entries that are exactly 0 (h = 0; a unit is *dead*
+    only when it is 0 for every input, notebook 11), left out of the bars so that the
+    positive half keeps its shape; tanh: the fraction saturated,
+    |h| > 0.97. Other activations, and gradients: no words.
+
+    >>> layer_stats(np.array([0.0, 0.0, 1.0, 2.0]), "relu", "forward")
+    ('h = 0: 50% of entries', array([1., 2.]))
+    """
+    values = real_array("values", values, ndim=1, float64=False)
+    if not len(values):
+        raise ValueError("values must be a real array of 1 dimension, not empty, got none")
+    instance("activation_name", activation_name, str, "an activation's name")
+    one_of("direction", direction, QUANTITIES)
+    if direction == "forward" and activation_name == "relu":
+        zero = values == 0
+        return f"h = 0: {100 * np.mean(zero):.0f}% of entries", values[~zero]
+    if direction == "forward" and activation_name == "tanh":
+        saturated = np.mean(np.abs(values) > TANH_SATURATED)
+        return f"|h| > {TANH_SATURATED}: {100 * saturated:.0f}%", values
+    return "", values
+
+
+class HistogramPlot(BlitPlot):
+    """The distribution of h_l (forward) or dloss/dh_l (backward) at a few layers.
+
+    One panel per layer of `histogram_layers`, on shared axes: x symmetric around
+    0, to the 99.5th percentile of |value| over every panel (on the 1-2-5 ladder);
+    y the fraction of all the values (every seed's batch) in each of 41 bins.
+    Each panel's words (`notes`): its layer, and the fraction of zero ReLU entries
+    or of saturated tanh units (`layer_stats`). A decorated figure (a saved
+    picture) draws them on the panels; a live one leaves them to HTML above the
+    canvas (`panel_words`), as it does its title: four texts redrawn with the
+    bars on every move would cost more than the bars and the frame together.
+
+    >>> from tinyinit.physics.propagation import simulate
+    >>> r = simulate("tanh", "xavier_normal", gain=3.0, n_layers=8, width=32, seeds=1,
+    ...              sample_layers=histogram_layers(8, "forward"))
+    >>> plot = HistogramPlot()
+    >>> plot.update(r, draw=False)
+    >>> [note.get_text().splitlines()[0] for note in plot.notes]
+    ['layer 1', 'layer 3', 'layer 6', 'layer 8']
+    >>> plot.notes[-1].get_text().splitlines()[1]
+    '|h| > 0.97: 44%'
+    """
+
+    def __init__(self, figure: Figure | None = None, figsize=(7.5, 4.6), decorated: bool = True):
+        figsize, decorated = size_pair("figsize", figsize), flag("decorated", decorated)
+        if _figure("figure", figure, none=True) is None:
+            figure = Figure(figsize=figsize, dpi=100)
+            FigureCanvasAgg(figure)
+        self.figure = figure
+        top = 0.85 if decorated else 0.97  # live: the words are HTML above the canvas
+        self.figure.subplots_adjust(left=0.08, right=0.98, top=top, bottom=0.14, wspace=0.08)
+        self.axes = list(self.figure.subplots(1, HISTOGRAM_PANELS, sharex=True, sharey=True))
+        self.bars, self.notes = [], []
+        for ax in self.axes:
+            edges = np.linspace(-1.0, 1.0, HISTOGRAM_BINS + 1)
+            color = initializer_color("xavier_uniform")  # until update() says which initializer
+            self.bars.append(ax.stairs(np.zeros(HISTOGRAM_BINS), edges, fill=True, color=color))
+            self.notes.append(
+                ax.text(
+                    0.04, 0.96, "", transform=ax.transAxes, va="top", fontsize=8.5, linespacing=1.3
+                )  # fmt: skip
+            )
+            ax.xaxis.set_major_locator(ticker.MaxNLocator(nbins=3, symmetric=True))
+            ax.yaxis.set_major_locator(ticker.MaxNLocator(nbins=4))
+            ax.tick_params(labelsize=TICK_FONTSIZE)
+        for ax in self.axes[1:]:  # shared axes: the numbers once, on the first panel
+            ax.tick_params(labelbottom=False, labelleft=False)
+        self.axes[0].set_ylabel("fraction of values", fontsize=9)
+        self.axes[0].set_xlabel("", fontsize=9, loc="left")  # update() writes its words
+        # The title's Text, made once and kept: the figure's own is a private attribute.
+        self.title = self.figure.suptitle("", fontsize=10)
+        self.decorated = decorated
+        for note in self.notes:
+            note.set_visible(decorated)
+        # Pinned samples, outlined in their pin's colour: part of the frame, as in DepthPlot.
+        self.pin_bars = [
+            [
+                ax.stairs(np.zeros(HISTOGRAM_BINS), edges, fill=False, color=color,
+                          alpha=PIN_ALPHA, lw=1.6, visible=False)
+                for ax in self.axes
+            ]
+            for color in PIN_COLORS
+        ]  # fmt: skip
+        self.pins: list[tuple[int, dict[int, np.ndarray]]] = []
+        self._pins_version = 0
+        self._moving = self.bars + (self.notes if decorated else [])
+        self._start_blitting()
+
+    def set_pins(self, pins: Sequence[tuple[int, dict[int, np.ndarray]]]) -> None:
+        """Outline `pins` from the next update on: (slot, samples of the layers shown), each in
+        PIN_COLORS[slot], faded, on the current samples' bins (their values widen the x range)."""
+        self.pins = _slotted(pins, dict, "samples by layer")
+        self._pins_version += 1
+
+    def panel_words(self) -> list[list[str]]:
+        """The lines of words of each panel shown, left to right."""
+        return [n.get_text().splitlines() for n in self.notes if n.get_text()]
+
+    def update(self, result: DepthResult, draw: bool = True) -> None:
+        """Show the samples of `result` (simulate(..., sample_layers=histogram_layers(...)))."""
+        layers = histogram_layers(_result("result", result).n_layers, result.direction)
+        missing = [layer for layer in layers if layer not in (result.samples or {})]
+        if missing:
+            raise ValueError(
+                f"result has no samples of layers {missing}: simulate it with "
+                f"sample_layers=histogram_layers({result.n_layers}, {result.direction!r})"
+            )
+        self.update_samples(
+            {layer: result.samples[layer] for layer in layers}, result.activation,
+            result.direction, initializer_color(result.initializer), settings_title(result),
+            draw=draw,
+        )  # fmt: skip
+
+    def update_samples(
+        self,
+        samples: dict[int, np.ndarray],
+        activation_name: str,
+        direction: str,
+        color: str,
+        title: str = "",
+        draw: bool = True,
+    ) -> None:
+        """Show samples[layer], a panel per layer in order, in `color`, and the pins (`set_pins`)
+        on the same bins; a decorated figure is titled `title`."""
+        accepted = "a non-empty dict of 1-D real arrays by layer"
+        if not isinstance(samples, dict) or not all(
+            is_integer(k) and isinstance(v, np.ndarray) and v.ndim == 1
+            and v.dtype.kind in "iuf" for k, v in samples.items()
+        ):  # fmt: skip
+            raise KindError(f"samples must be {accepted}, got {shown(samples)}")
+        if not samples:
+            raise ValueError(f"samples must be {accepted}, got {{}}")
+        instance("activation_name", activation_name, str, "an activation's name")
+        one_of("direction", direction, QUANTITIES)
+        if not is_color_like(color) or not isinstance(color, str):
+            kind = ValueError if isinstance(color, str) else KindError
+            raise kind(f"color must be a matplotlib colour ('#0072B2'), got {shown(color)}")
+        instance("title", title, str, "a text")
+        flag("draw", draw)
+        layers = list(samples)[: len(self.axes)]
+        for bars in self.bars:
+            bars.set_color(color)
+        drawn, words = [], []
+        for layer in layers:
+            text, values = layer_stats(samples[layer], activation_name, direction)
+            drawn.append(values[np.isfinite(values)])
+            words.append(text)
+        pinned = [
+            (slot, [layer_stats(those[layer], activation_name, direction)[1] for layer in layers])
+            for slot, those in self.pins
+        ]
+        everything = drawn + [v[np.isfinite(v)] for _, values in pinned for v in values]
+        tops = [np.percentile(np.abs(v), 99.5) for v in everything if v.size]
+        reach = nice_ceiling(max(tops, default=1.0) or 1.0)
+        edges = np.linspace(-reach, reach, HISTOGRAM_BINS + 1)
+        total = len(samples[layers[0]])
+        highest = 0.0
+        for bars in (b for row in self.pin_bars for b in row):
+            bars.set_visible(False)
+        for (slot, values), (_, those) in zip(pinned, self.pins):
+            for k, layer in enumerate(layers):
+                counts, _ = np.histogram(values[k], bins=edges)
+                fractions = counts / len(those[layer])
+                highest = max(highest, float(fractions.max(initial=0.0)))
+                self.pin_bars[slot][k].set_data(fractions, edges)
+                self.pin_bars[slot][k].set_visible(True)
+        for k, ax in enumerate(self.axes):
+            if k < len(layers):
+                counts, _ = np.histogram(drawn[k], bins=edges)
+                fractions = counts / total
+                highest = max(highest, float(fractions.max(initial=0.0)))
+                self.bars[k].set_data(fractions, edges)
+                self.notes[k].set_text(f"layer {layers[k]}\n{words[k]}".strip())
+                ax.set_visible(True)
+            else:  # a stack shallower than the panels
+                self.bars[k].set_data(np.zeros(HISTOGRAM_BINS), edges)
+                self.notes[k].set_text("")
+                ax.set_visible(False)
+        limits = ((-reach, reach), (0.0, nice_ceiling(highest * 1.15) if highest > 0 else 1.0))
+        # Setting shared limits walks every panel's callbacks: only when they change.
+        if limits != (self.axes[0].get_xlim(), self.axes[0].get_ylim()):
+            self.axes[0].set_xlim(*limits[0])
+            self.axes[0].set_ylim(*limits[1])
+        kind = "activations" if direction == "forward" else "gradients"
+        what = f"{kind} {QUANTITIES[direction][1]}"
+        self.axes[0].xaxis.label.set_text(f"value of the {what}")  # its size: set once, above
+        if self.decorated:
+            self.title.set_text(title)
+        if draw:
+            self._show()
+
+    def _frame_state(self) -> tuple:
+        ax = self.axes[0]
+        shown = tuple(a.get_visible() for a in self.axes)
+        texts = (ax.get_xlabel(), self.title.get_text())
+        limits = (ax.get_xlim(), ax.get_ylim())
+        return limits, shown, texts, tuple(self.figure.bbox.bounds), self._pins_version
+
+
+def _slotted(pins, kind: type, what: str) -> list:
+    """pins as a list of (slot, kind) pairs, at most MAX_PINS, each slot 0 .. MAX_PINS - 1."""
+    accepted = f"a list of at most {MAX_PINS} (slot, {what}) pairs, slots 0 .. {MAX_PINS - 1}"
+    if not isinstance(pins, (list, tuple)) or not all(
+        isinstance(p, tuple) and len(p) == 2 and is_integer(p[0]) and isinstance(p[1], kind)
+        for p in pins
+    ):
+        raise KindError(f"pins must be {accepted}, got {shown(pins)}")
+    if len(pins) > MAX_PINS or any(not 0 <= slot < MAX_PINS for slot, _ in pins):
+        raise ValueError(f"pins must be {accepted}, got {shown(pins)}")
+    return list(pins)
+
+
+# --- a run as it trains (tinyinit.networks.training.Trainer) --------------------------------------
+
+# The minibatch loss is noisy: the figure draws its mean over this many steps (notebook 04's).
+LOSS_WINDOW = 20
+# The update-to-weight ratio a common rule of thumb wants (notebook 11): much less and a layer
+# does not learn, much more and it is overwritten.
+RULE_OF_THUMB_RATIO = 1e-3
+# The loss axis reaches at most this far (4 times ln 10): a start with huge logits would
+# otherwise flatten every later step against the axis. A caption says what lies above it.
+MAX_LOSS_SHOWN = 10.0
+
+
+def running_mean(values: np.ndarray, window: int = LOSS_WINDOW) -> np.ndarray:
+    """The mean of each value and the window - 1 before it (fewer at the start).
+
+    >>> running_mean(np.array([4.0, 2.0, 0.0, 2.0]), window=2)
+    array([4., 3., 1., 1.])
+    """
+    # Window by window, not by differences of a cumulative sum: after a huge first loss
+    # those differences would lose every digit of the small ones.
+    values = real_array("values", values, ndim=1)
+    window = integer("window", window, minimum=1)
+    if values.size == 0:
+        return values
+    padded = np.concatenate([np.full(window - 1, np.nan), values])
+    with warnings.catch_warnings():  # a window of NaN alone (a diverged run) means NaN
+        warnings.simplefilter("ignore", RuntimeWarning)
+        return np.nanmean(np.lib.stride_tricks.sliding_window_view(padded, window), axis=1)
+
+
+def step_span(steps: int) -> int:
+    """The x axis of a live loss: at least 100 steps, then 1, 2, 5 times a power of 10, so that
+    the axis moves a few times over a run and the frame is kept in between.
+
+    >>> [step_span(n) for n in (0, 100, 101, 480, 2001)]
+    [100, 100, 200, 500, 5000]
+    """
+    return int(nice_ceiling(max(integer("steps", steps, minimum=0), 100)))
+
+
+class TrainingCurves(NamedTuple):
+    """What a training figure shows of one run: the minibatch loss of every step, the test
+    loss at the steps it was measured, the latest update-to-weight ratio of each layer, and
+    the initializer (its colour).
+
+    >>> TrainingCurves(np.ones(3), np.array([3]), np.array([2.3]), np.ones(2), "xavier").steps
+    3
+    """
+
+    losses: np.ndarray
+    test_steps: np.ndarray
+    test_losses: np.ndarray
+    update_ratio: np.ndarray
+    initializer: str
+
+    @property
+    def steps(self) -> int:
+        return len(self.losses)
+
+
+class TrainingPlot(BlitPlot):
+    """A run as it trains: the loss over the steps, and the update-to-weight ratio per layer.
+
+    Left, linear: the minibatch loss's running mean over LOSS_WINDOW steps (solid) and
+    the test loss where it was measured (dashed, dots), with ln 10, a uniform guess over
+    ten classes (dotted), up to MAX_LOSS_SHOWN. Right, log: the update-to-weight ratio
+    ||ΔW_l|| / ||W_l|| of each layer l (`TrainingCurves.update_ratio`), with the rule of
+    thumb 10^-3 (dotted). Pinned runs (`set_pins`) are drawn faded, in PIN_COLORS: they
+    are part of the frame, which is drawn again only when an axis or the pins change
+    (the step axis grows in `step_span` steps), so a frame of a run that trains redraws
+    only the current run's lines. Title and legend are the caller's (HTML, as in the
+    explorers).
+
+    >>> plot = TrainingPlot()
+    >>> plot.update(TrainingCurves(np.full(30, 2.3), np.array([30]), np.array([2.2]),
+    ...                            np.full(21, 1e-3), "kaiming_fan_in"))
+    >>> [float(x) for x in plot.loss_ax.get_xlim()], float(plot.ratio_line.get_ydata()[0])
+    ([0.0, 100.0], 0.001)
+    """
+
+    def __init__(self, figure: Figure | None = None, figsize=(7.5, 3.0)):
+        figsize = size_pair("figsize", figsize)
+        if _figure("figure", figure, none=True) is None:
+            figure = Figure(figsize=figsize, dpi=100)
+            FigureCanvasAgg(figure)
+        self.figure = figure
+        self.figure.subplots_adjust(left=0.08, right=0.98, top=0.95, bottom=0.17, wspace=0.3)
+        self.loss_ax, self.ratio_ax = self.figure.subplots(
+            1, 2, gridspec_kw={"width_ratios": (3, 2)}
+        )
+        loss, ratio = self.loss_ax, self.ratio_ax
+        loss.set_xlabel("step")
+        loss.set_ylabel("loss")
+        loss.axhline(math.log(10), color="0.45", lw=0.9, ls=":")
+        ratio.set_yscale("log")
+        ratio.set_xlabel("layer ℓ")
+        ratio.set_ylabel(r"$\|\Delta W_\ell\| / \|W_\ell\|$")
+        ratio.axhline(RULE_OF_THUMB_RATIO, color="0.45", lw=0.9, ls=":")
+        ratio.xaxis.set_major_locator(ticker.MaxNLocator(nbins=5, integer=True))
+        # Fixed decades, as in DepthPlot: minor log ticks cost more than the data.
+        self.yticks = ticker.FixedLocator([RULE_OF_THUMB_RATIO])
+        ratio.yaxis.set_major_locator(self.yticks)
+        ratio.yaxis.set_minor_locator(ticker.NullLocator())
+        for ax in (loss, ratio):
+            ax.tick_params(labelsize=TICK_FONTSIZE)
+        color = initializer_color("xavier")  # until update() says which initializer
+        self.pin_lines = [
+            (
+                loss.plot([], [], "-", color=c, lw=2.0, alpha=PIN_ALPHA)[0],
+                loss.plot([], [], "o--", color=c, ms=3, lw=1.2, alpha=PIN_ALPHA)[0],
+                ratio.plot([], [], "o-", color=c, ms=3, lw=2.0, alpha=PIN_ALPHA)[0],
+            )
+            for c in PIN_COLORS
+        ]
+        self.pins: list[tuple[int, TrainingCurves]] = []
+        self._pins_version = 0
+        (self.train_line,) = loss.plot([], [], "-", color=color, lw=1.8)
+        (self.test_line,) = loss.plot([], [], "o--", color=color, ms=3.5, lw=1.2)
+        (self.ratio_line,) = ratio.plot([], [], "o-", color=color, ms=3.5, lw=1.5)
+        self._moving = [self.train_line, self.test_line, self.ratio_line]
+        self._start_blitting()
+
+    def set_pins(self, pins: Sequence[tuple[int, TrainingCurves]]) -> None:
+        """Draw `pins`, (slot, TrainingCurves), faded in PIN_COLORS[slot], from the next update."""
+        self.pins = _slotted(pins, TrainingCurves, "TrainingCurves")
+        self._pins_version += 1
+        for lines in self.pin_lines:
+            for line in lines:
+                set_line(line, [], [])
+        for slot, pinned in self.pins:
+            self._set_curves(self.pin_lines[slot], pinned)
+
+    @staticmethod
+    def _set_curves(lines, curves: TrainingCurves) -> None:
+        train, test, ratio = lines
+        set_line(train, np.arange(1, curves.steps + 1), running_mean(curves.losses))
+        set_line(test, curves.test_steps, curves.test_losses)
+        layers = np.arange(1, len(curves.update_ratio) + 1)
+        set_line(ratio, layers, _positive(curves.update_ratio))
+
+    def update(self, curves: TrainingCurves, draw: bool = True) -> None:
+        """Show `curves`: new data in the same lines; new limits only when the data leaves them."""
+        color = initializer_color(
+            instance("curves", curves, TrainingCurves, "TrainingCurves").initializer
+        )
+        flag("draw", draw)
+        for line in self._moving:
+            line.set_color(color)
+        self._set_curves((self.train_line, self.test_line, self.ratio_line), curves)
+        runs = [curves] + [pinned for _, pinned in self.pins]
+        self.loss_ax.set_xlim(0, step_span(max(run.steps for run in runs)))
+        shown = [running_mean(run.losses) for run in runs] + [run.test_losses for run in runs]
+        finite = np.concatenate([v[np.isfinite(v)] for v in shown] + [[math.log(10)]])
+        self.loss_ax.set_ylim(0, min(nice_ceiling(1.05 * float(finite.max())), MAX_LOSS_SHOWN))
+        bottom, top = log_limits(RULE_OF_THUMB_RATIO, *(run.update_ratio for run in runs))
+        layers = max(len(run.update_ratio) for run in runs)
+        self.ratio_ax.set_xlim(0.5, layers + 0.5)
+        self.ratio_ax.set_ylim(bottom, top)
+        self.yticks.locs = decade_ticks(bottom, top)
+        if draw:
+            self._show()
+
+    def _frame_state(self) -> tuple:
+        limits = (self.loss_ax.get_xlim(), self.loss_ax.get_ylim(), self.ratio_ax.get_xlim())
+        ratio = (self.ratio_ax.get_ylim(), tuple(self.yticks.locs))
+        return limits, ratio, tuple(self.figure.bbox.bounds), self._pins_version
+
+
+def curve_colors(results: Sequence[DepthResult]) -> list[str]:
+    """One colour per result: its initializer's (initializer_color); a second result of the
+    same initializer (another gain, another activation) black, a third and later grey, so
+    that blue still means Xavier.
+
+    >>> from tinyinit.physics.propagation import simulate
+    >>> runs = [simulate("relu", i, n_layers=2, width=8, seeds=1)
+    ...         for i in ("xavier_uniform", "xavier_uniform", "kaiming_fan_in")]
+    >>> curve_colors(runs)
+    ['#0072B2', 'black', '#D55E00']
+    """
+    seen: dict[str, int] = {}
+    colors = []
+    for result in results_checked(results):
+        repeat = seen[result.initializer] = seen.get(result.initializer, -1) + 1
+        colors.append((initializer_color(result.initializer), "black", "0.55")[min(repeat, 2)])
+    return colors
+
+
+def compare_figure(
+    results: Sequence[DepthResult],
+    names: Sequence[str],
+    title: str = "",
+    figsize=(7.5, 4.2),
+    theory: bool = True,
+) -> Figure:
+    """A static figure of several results on one log axis: median, band and theory each.
+
+    Each result in its colour (`curve_colors`), named in the legend by `names`;
+    theory=False leaves the dashed theory curves out. Made without pyplot, so it is never
+    shown twice and works under any backend.
+
+    >>> from tinyinit.physics.propagation import simulate
+    >>> runs = [simulate("relu", i, n_layers=3, width=16, seeds=2)
+    ...         for i in ("xavier_uniform", "kaiming_fan_in")]
+    >>> fig = compare_figure(runs, ["Xavier", "Kaiming"], title="ReLU, 3 layers")
+    >>> [text.get_text() for text in fig.axes[0].get_legend().get_texts()]
+    ['Xavier', 'Kaiming', 'theory (dashed)']
+    """
+    results = results_checked(results)
+    names = curve_names_checked(names, len(results))
+    instance("title", title, str, "a text")
+    figsize, theory = size_pair("figsize", figsize), flag("theory", theory)
+    fig = Figure(figsize=figsize, dpi=100)
+    ax = fig.add_subplot()
+    ax.set_yscale("log")
+    ax.tick_params(labelsize=TICK_FONTSIZE)
+    for result, name, color in zip(results, names, curve_colors(results)):
+        layers = result.layers
+        ax.fill_between(layers, _positive(result.low), _positive(result.high), color=color,
+                        alpha=0.2, lw=0)  # fmt: skip
+        ax.plot(layers, _positive(result.median), "o-", ms=3, color=color, label=name)
+        if theory:
+            ax.plot(layers, _positive(result.theory), "--", color=color, lw=1)
+    ax.axhline(1.0, color="0.45", lw=0.9, ls=":")
+    if theory:
+        ax.plot([], [], "--", color="0.3", lw=1, label="theory (dashed)")
+    ax.set_xlabel("layer ℓ")
+    ax.xaxis.set_major_locator(ticker.MaxNLocator(integer=True))
+    ax.set_ylabel(quantity_label(results[0].direction))
+    ax.set_title(title, fontsize=11)
+    ax.legend(fontsize=10)
+    ax.grid(True, which="major", alpha=0.25)
+    fig.tight_layout()
+    return fig
+
+
+def png_bytes(fig: Figure, dpi: int = 100) -> bytes:
+    """The figure as PNG bytes (for IPython.display.Image or an ipywidgets.Image).
+
+    >>> png_bytes(Figure(figsize=(1, 1)), dpi=20)[:4]
+    b'\\x89PNG'
+    """
+    _figure("fig", fig)
+    dpi = integer("dpi", dpi, minimum=MIN_DPI)
+    buffer = io.BytesIO()
+    fig.savefig(buffer, format="png", dpi=dpi)
+    return buffer.getvalue()
+
+
+def show(fig: Figure, alt: str) -> None:
+    """Show a figure in a notebook with its text alternative, then close it.
+
+    The picture is the one the inline backend would store (IPython's `print_figure`, PNG,
+    tight bounding box), and `alt` travels with it twice: as the PNG's `alt` metadata, which
+    nbconvert, MyST-NB and JupyterLab put on the `<img>`, and as the output's text/plain, what a
+    terminal, a screen reader on a text view and strict nbval read. Say what the figure shows
+    and what it concludes, with the numbers of its title computed, not typed:
+
+        show(fig, f"Mean square per layer of a 20-layer ReLU network: Xavier falls to "
+                  f"2^{np.log2(xavier[-1]):.1f} of the input, Kaiming stays at {kaiming[-1]:.2g}")
+
+    It never opens a window, whatever the backend: the picture is rendered to PNG. Outside a
+    notebook (a script, a doctest) IPython prints the output, alt included, instead of
+    displaying it:
+
+    >>> import contextlib, io
+    >>> import matplotlib.pyplot as plt
+    >>> fig, ax = plt.subplots(figsize=(2, 1.5))
+    >>> _ = ax.plot([1, 2, 3])
+    >>> with contextlib.redirect_stdout(io.StringIO()) as printed:
+    ...     show(fig, "A straight line rising from 1 to 3 over three points")
+    >>> "rising from 1 to 3" in printed.getvalue(), plt.fignum_exists(fig.number)
+    (True, False)
+    """
+    with extra("lab", "plots.show"):
+        from IPython.core.pylabtools import print_figure
+        from IPython.display import display
+
+    _figure("fig", fig)
+    accepted = "a sentence (15 characters or more) saying what the figure shows and concludes"
+    instance("alt", alt, str, accepted)
+    if len(alt.strip()) < 15:
+        raise ValueError(
+            "alt must be a sentence (15 characters or more) saying what the figure shows and "
+            f"concludes, got {alt!r}"
+        )
+
+    data = print_figure(fig, "png", base64=True, bbox_inches="tight")
+    display({"image/png": data, "text/plain": alt}, raw=True, metadata={"image/png": {"alt": alt}})
+    import matplotlib.pyplot as plt
+
+    plt.close(fig)
+
+
+# --- the residual stream (tinyinit.physics.residual) ---------------------------------------------
+
+
+def residual_figure(stack: ResidualStack, n_layers: int, depths: Iterable[int]):
+    """Two panels: the stream after each block for n_layers, and the final variance vs N.
+
+    Measured (markers) against theory (lines), without and with the 1/sqrt(2N) scaling.
+    Linear axes: growth like 1 + 2N is a straight line there, where a log axis would bend it
+    into what looks like saturation. Made with pyplot: close it, or `show` it, when done.
+
+    >>> import matplotlib.pyplot as plt
+    >>> from tinyinit import PCG32
+    >>> from tinyinit.physics.residual import draw_residual_stack
+    >>> fig = residual_figure(draw_residual_stack(4, 32, 32, 16, PCG32(0)), 4, depths=[1, 2, 4])
+    >>> [ax.get_title() for ax in fig.axes]
+    ['N = 4 blocks', '1 + 2N unscaled, 2 scaled']
+    >>> plt.close(fig)
+    """
+    import matplotlib.pyplot as plt
+
+    instance("stack", stack, ResidualStack, "a ResidualStack (draw_residual_stack)")
+    n_layers = integer("n_layers", n_layers, minimum=1, maximum=stack.max_layers)
+    depths = integers("depths", depths, minimum=1)
+    if not depths or max(depths) > stack.max_layers:
+        raise ValueError(f"depths must be numbers of blocks from 1 to {stack.max_layers}, "
+                         f"got {depths}")  # fmt: skip
+    fig, (left, right) = plt.subplots(1, 2, figsize=(10, 3.8))
+    # Unscaled blocks are Kaiming's variance-preserving sublayers; scaled ones GPT-2's.
+    colors = (
+        (False, initializer_color("kaiming")),
+        (True, initializer_color("scaled_residual")),
+    )
+    b = np.arange(n_layers + 1)
+    for scaled, color in colors:
+        label = "scaled 1/√(2N)" if scaled else "unscaled"
+        measured, theory = block_variances(stack, n_layers, scaled)
+        left.plot(b, measured, "o", ms=3, color=color, label=f"{label}, measured")
+        left.plot(b, theory, "-", color=color, lw=1, label=f"{label}, theory")
+    left.set(xlabel="block b", ylabel="Var(stream)", title=f"N = {n_layers} blocks")
+    depths = np.array(sorted(depths))
+    for scaled, color in colors:
+        curves = [block_variances(stack, n, scaled) for n in depths]
+        right.plot(depths, [measured[-1] for measured, _ in curves], "o", color=color)
+        right.plot(depths, [theory[-1] for _, theory in curves], "-", color=color, lw=1)
+    right.set(
+        xlabel="number of blocks N",
+        ylabel="Var(stream) after the last block",
+        title="1 + 2N unscaled, 2 scaled",
+    )
+    left.legend(fontsize=10)
+    for ax in (left, right):
+        ax.tick_params(labelsize=TICK_FONTSIZE)
+        ax.grid(alpha=0.3)
+        ax.set_ylim(bottom=0)
+    fig.tight_layout()
+    return fig
+
+
+# --- muP: coordinate checks and learning-rate sweeps (tinyinit.networks.mup) ----------------------
+
+
+def plot_coordinate_check(ax, widths, sizes: np.ndarray, title: str = "") -> None:
+    """One line per step t: coordinate size of one layer against width, log-log.
+
+    sizes has shape (len(widths), steps + 1), e.g. coordinate_check(...)[:, :, -1]
+    for the output. Missing points are diverged runs (NaN).
+
+    >>> from tinyinit.networks.mup import coordinate_check
+    >>> sizes = coordinate_check((64, 256), 1, "sp", "adam", 0.01)[:, :, -1]
+    >>> ax = Figure().add_subplot()
+    >>> plot_coordinate_check(ax, [64, 256], sizes, "SP: output y")
+    >>> [line.get_label() for line in ax.get_lines()], ax.get_xscale(), ax.get_yscale()
+    (['t=0', 't=1'], 'log', 'log')
+    """
+    instance("ax", ax, Axes, "a matplotlib Axes")
+    widths = integers("widths", widths, minimum=1)
+    sizes = real_array("sizes", sizes, ndim=2, what=f"a real array of {len(widths)} rows")
+    if len(sizes) != len(widths):
+        raise ValueError(
+            f"sizes must have one row per width of widths ({len(widths)}), got {shown(sizes)}"
+        )
+    if not ((sizes > 0) | np.isnan(sizes)).all() or not (sizes > 0).any():
+        raise ValueError(f"sizes must be rms values > 0 (NaN where a run diverged), got {sizes}")
+    instance("title", title, str, "a text")
+    colors = colormaps["viridis"](np.linspace(0, 0.9, sizes.shape[1]))
+    for t, color in enumerate(colors):
+        ax.plot(widths, sizes[:, t], "o-", color=color, ms=3, label=f"t={t}")
+    ax.set(xscale="log", yscale="log", xlabel="width n", ylabel="rms", title=title)
+    ax.set_xticks(widths, [str(w) for w in widths])
+    ax.minorticks_off()
+
+
+def plot_lr_sweep(ax, widths, lrs, losses: np.ndarray, title: str = "") -> None:
+    """Final training loss against global learning rate, one line per width.
+
+    A star marks each width's best learning rate; diverged runs (NaN) are gaps.
+
+    >>> from tinyinit.networks.mup import lr_sweep
+    >>> lrs = 2.0 ** np.arange(-10, -3, 2)
+    >>> losses = lr_sweep((32, 256), lrs, "sp", "adam", 5, base_width=32)
+    >>> ax = Figure().add_subplot()
+    >>> plot_lr_sweep(ax, [32, 256], lrs, losses, "SP: loss after 5 Adam steps")
+    >>> stars = [line for line in ax.get_lines() if line.get_marker() == "*"]
+    >>> [float(np.log2(star.get_xdata()[0])) for star in stars]     # each width's best lr
+    [-6.0, -10.0]
+    """
+    instance("ax", ax, Axes, "a matplotlib Axes")
+    widths = integers("widths", widths, minimum=1)
+    lrs = real_array("lrs", lrs, ndim=1, finite=True)
+    losses = real_array("losses", losses, ndim=2)
+    if losses.shape != (len(widths), len(lrs)):
+        raise ValueError(f"losses must have shape (widths, lrs) = {(len(widths), len(lrs))}, "
+                         f"got {shown(losses)}")  # fmt: skip
+    instance("title", title, str, "a text")
+    colors = colormaps["plasma"](np.linspace(0, 0.85, len(widths)))
+    for width, row, color in zip(widths, losses, colors, strict=True):
+        ax.plot(lrs, row, "o-", color=color, ms=3, label=f"n={width}")
+        best = np.nanargmin(row)
+        ax.plot(lrs[best], row[best], "*", color=color, ms=14, mec="k")
+    ax.set(xscale="log", yscale="log", xlabel="global learning rate", ylabel="loss", title=title)
