@@ -1,4 +1,5 @@
-"""The project's scripts (scripts/*.py) as modules, for the tests that check them."""
+"""The project's scripts (scripts/*.py) as modules, for the tests that check them; and where
+the repository and the tests' fixtures are."""
 
 from __future__ import annotations
 
@@ -6,7 +7,10 @@ import importlib.util
 import sys
 from pathlib import Path
 
-SCRIPTS = Path(__file__).resolve().parent.parent / "scripts"
+# The repository, for tests in any folder under tests/ (pyproject.toml puts tests/ on the path).
+ROOT = Path(__file__).resolve().parent.parent
+FIXTURES = ROOT / "tests" / "fixtures"
+SCRIPTS = ROOT / "scripts"
 
 
 def load_script(name: str):

@@ -48,7 +48,8 @@ from tinyinit.course.quiz import NotYet, Unanswered
 
 # The modules covered, each by its __all__: every module of the package with public functions.
 # Not here: tinyinit.core.arguments, whose refusals name the argument of the function that asks (its
-# `name`), tested to the letter in tests/test_checks.py; tinyinit.core.libm's twin tinyinit._extras
+# `name`), tested to the letter in tests/core/test_arguments.py; tinyinit.core.libm's twin
+# tinyinit._extras
 # and tinyinit.__main__ (no public functions). A name a module takes from another module of
 # this list is called in its own (tinyinit.present gathers its submodules' names).
 MODULES = [
@@ -1058,25 +1059,27 @@ INSTANCES = {
 # Not called here, and why.
 ELSEWHERE = {
     "tinyinit.course.student_process.encode": "the wire format: any value is encoded, one it "
-    "cannot carry as a Foreign (tests/test_checker.py)",
+    "cannot carry as a Foreign (tests/course/test_checker.py)",
     "tinyinit.course.student_process.decode": "the wire format: a malformed message raises "
-    "WireError, the one error the checker reads from it (tests/test_checker.py)",
+    "WireError, the one error the checker reads from it (tests/course/test_checker.py)",
     "tinyinit.course.student_process.PCG32State": "the wire format's generator, made by decode "
     "(WireError)",
     "tinyinit.views.live_training.TrainingExplorer.play": "trains on the kernel's running "
-    "event loop, which a test has not: its `until` is checked first (tests/test_live_training.py)",
+    "event loop, which a test has not: its `until` is checked first "
+    "(tests/views/test_live_training.py)",
     "tinyinit.present.voila.offline_template": "writes Voila's template into a folder, by "
-    "default this Python's own: any path is a place to write (tests/test_present.py)",
-    "tinyinit.present.voila.serve": "runs Voila until it is stopped (tests/test_present.py)",
+    "default this Python's own: any path is a place to write (tests/present/test_present.py)",
+    "tinyinit.present.voila.serve": "runs Voila until it is stopped "
+    "(tests/present/test_present.py)",
     "tinyinit.course.student_process.serve": "the student's process itself, started by the "
-    "checker with its argv (tests/test_checker.py)",
+    "checker with its argv (tests/course/test_checker.py)",
     "tinyinit.cli.main": "a command line: its bad input exits with status 2 (tests/test_cli.py)",
 }
 
 # Constructors that build a whole widget (a second or more each, drawing included): the
 # exhaustive pass gives them every bad value but the finite Python numbers where a number (or
-# None) goes. Each of those a range check of tinyinit.core.arguments refuses (tests/test_checks.py)
-# or
+# None) goes. Each of those a range check of tinyinit.core.arguments refuses
+# (tests/core/test_arguments.py) or
 # lets build one more widget, the minute this pass would spend.
 COSTLY = {
     "tinyinit.views.live_training.TrainingExplorer",

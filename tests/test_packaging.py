@@ -517,5 +517,5 @@ def test_make_mutation_runs_each_mutated_module_s_own_tests():
     selected = set(mutmut["pytest_add_cli_args_test_selection"])
     assert all((ROOT / path).is_file() for path in selected)
     for module in mutmut["only_mutate"]:
-        own = f"tests/test_{Path(module).stem}.py"
+        own = f"tests/{Path(module).parent.name}/test_{Path(module).stem}.py"  # tests/ mirrors it
         assert not (ROOT / own).is_file() or own in selected, f"{own} tests {module}"

@@ -90,7 +90,7 @@ BENIGN_CONSOLE = (
 )
 
 # The depth explorer as the page draws it, for the browser tests and the benchmarks alike:
-# tinyinit/views/explorers.py gives its widgets these classes (tests/test_explorer.py holds
+# tinyinit/views/explorers.py gives its widgets these classes (tests/views/test_explorers.py holds
 # them), and ipympl draws a figure into a canvas inside a div of its own.
 EXPLORER = ".tinyinit-explorer"
 READOUT = ".tinyinit-readout"

@@ -3,7 +3,8 @@
 A mutant is notebooks/my_init.py, the file a student writes, with the solutions in and
 the few lines of one pitfall changed the way a student gets them wrong: a student's file
 with exactly that mistake. tests/test_mutants.py shows that the catalog test the card names
-catches it, tests/test_pitfalls.py that the checker names it, tests/test_catalog.py that
+catches it, tests/course/test_pitfalls.py that the checker names it, tests/course/test_checker.py
+that
 `python -m tinyinit check` reports it, and tests/test_student.py that the notebooks'
 experiments show it. Get one as source text (`source`), as a file (`write`) or as a module
 (`load`).

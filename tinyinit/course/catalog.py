@@ -5,7 +5,7 @@ card's order in `CATALOG`. `impl` is anything that has the card's seven function
 tinyinit.core.init, a pitfall mutant of tests/mutants/, or the stand-in for a student's file
 that `tinyinit.course.checker.check_init` builds, whose functions are calls to the student's own
 process. A check returns None, or raises AssertionError saying what it measured. tinyinit's
-own tests (tests/test_init.py, tests/test_mutants.py) run exactly these functions, and
+own tests (tests/core/test_init.py, tests/test_mutants.py) run exactly these functions, and
 `check_init` runs them on a student's file, as the card's `ol check M07.3` does:
 
     python -m tinyinit check my_init.py          # exit status 0 only when all eleven pass
@@ -422,7 +422,7 @@ def initializers(impl) -> dict:
 
 
 # (seed, other seed, shape): seeds at both ends of the 64 bits, and shapes (out, in) and
-# (out, in, kh, kw) from 1 to 6 wide, as tests/test_init.py draws more of them at random.
+# (out, in, kh, kw) from 1 to 6 wide, as tests/core/test_init.py draws more of them at random.
 SAME_SEED_CASES = [
     (0, 1, (1, 1)),
     (1, 0, (6, 6)),

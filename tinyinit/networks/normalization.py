@@ -18,7 +18,7 @@ whatever the scale of the weights that made z: y is unchanged when z is multipli
 c > 0 (up to eps). That is why a normalized network stops caring about its init's scale.
 
 Backprop through the standardization, over the N = z.shape[axis] entries it averages
-(derived in notebook 13; `tests/test_normalization.py` checks it against finite
+(derived in notebook 13; `tests/networks/test_normalization.py` checks it against finite
 differences and torch's autograd):
 
     dz_hat = gamma * dy

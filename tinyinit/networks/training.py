@@ -1092,7 +1092,7 @@ class Digits(NamedTuple):
 # Voila page's), reading the file a twentieth of that. The file's place is scikit-learn's own,
 # not its API: it is read here only, checked for its shape and labels, and anything else
 # (another place, another layout, no scikit-learn) goes through sklearn.datasets.load_digits.
-# tests/test_training.py holds the two equal, array for array.
+# tests/networks/test_training.py holds the two equal, array for array.
 DIGITS_ROWS, DIGITS_PIXELS = 1797, 64
 
 

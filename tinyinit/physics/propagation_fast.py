@@ -5,7 +5,7 @@ anew on each call, plain float64. A slider move cannot wait for that (drawing
 the unit matrices of 3 seeds x 20 layers of width 256 takes about 0.3 s), so the
 explorer owns a `UnitWeights` that keeps what a move can reuse, and
 `UnitWeights.simulate` gives the same DepthResult (tested equal, to float32's
-rounding, in tests/test_fastpath.py) with these tricks:
+rounding, in tests/physics/test_propagation_fast.py) with these tricks:
 
 - Kept unit matrices (`UnitWeights.get`): every initializer is a unit matrix
   times a scale (`tinyinit.physics.depth_stack`), so the matrices are drawn once per (kind,
@@ -140,7 +140,8 @@ class _Trace:
         Its z_l, h_l and phi'(z_l) are float64 arrays of x's shape (the layers are
         square), so they are counted, not summed: `UnitWeights.trim_memo` asks every
         kept pass at every move, and summing some 60 arrays per pass there tripled the
-        time of a rescaled move (0.3 ms to 1 ms). tests/test_fastpath.py checks the count.
+        time of a rescaled move (0.3 ms to 1 ms). tests/physics/test_propagation_fast.py checks the
+        count.
         """
         if self._source is not None:
             return self._source.nbytes

@@ -48,7 +48,7 @@ KAIMING_RELU = dict(initializer="kaiming_fan_in", gain=math.sqrt(2.0))
 RELU_AXIS = dict(ylim=(1e-7, 1e1))
 
 # (demonstration, step, explorer, what the caption says, settings). A caption fits one
-# line on a projector: 95 characters at most (tests/test_present.py). Settings name the
+# line on a projector: 95 characters at most (tests/present/test_present.py). Settings name the
 # controls that differ from START, and may give `ylim`, the least y range of the plot.
 DEMONSTRATIONS = (
     ("Xavier + ReLU: collapse", "Xavier, gain 1", "depth",

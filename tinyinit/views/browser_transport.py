@@ -19,7 +19,7 @@ Each is named once, below, and checked against the installed versions
 ipympl): where one is missing or used otherwise, the plot takes the public path
 (`draw_idle()`, the canvas's own pictures), slower but right. pyproject.toml
 bounds matplotlib, ipympl and ipywidgets to the versions tested;
-tests/test_transport.py fails on a version whose internals differ.
+tests/views/test_browser_transport.py fails on a version whose internals differ.
 
 A slider dragged in the browser sends a value per pixel; `BrowserChanges` tells
 a change that came from the browser (applied through ipywidgets' public

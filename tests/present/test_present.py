@@ -14,6 +14,7 @@ import nbformat
 import numpy as np
 import pytest
 from event_loop import in_event_loop, without_event_loop
+from scripts_loader import ROOT
 
 from tinyinit.present import (
     PRESETS,
@@ -34,8 +35,6 @@ from tinyinit.present import (
 )
 from tinyinit.present.app import APPS
 from tinyinit.views.projector import power_of_two
-
-ROOT = Path(__file__).resolve().parent.parent
 
 
 @pytest.fixture(scope="module")

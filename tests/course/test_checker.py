@@ -23,7 +23,7 @@ from pathlib import Path
 import mutants
 import pytest
 from mutants import MUTANTS
-from scripts_loader import load_script
+from scripts_loader import FIXTURES, ROOT, load_script
 
 try:
     import tomllib
@@ -51,9 +51,8 @@ from tinyinit.course.checker import (
 )
 from tinyinit.course.pitfalls import CARD_PITFALLS, PITFALLS
 
-ROOT = Path(__file__).resolve().parent.parent
 TEACHER = ROOT / "notebooks" / "my_init.py"
-CARD_ONLY = Path(__file__).parent / "fixtures" / "card_only_init.py"
+CARD_ONLY = FIXTURES / "card_only_init.py"
 FAST = ["test_fans_and_gains_match_torch", "test_scaled_residual_keeps_the_stream_bounded"]
 
 

@@ -10,19 +10,17 @@ from __future__ import annotations
 
 import json
 import math
-from pathlib import Path
 
 import numpy as np
 import pytest
 import reference_pcg32 as ref
+from scripts_loader import ROOT
 
 import tinyinit as ti
 from tinyinit import PCG32
 from tinyinit.core.init import torch_default_bias
 
-GOLDEN = json.loads(
-    (Path(__file__).parent.parent / "tinyinit" / "data" / "init_torch.json").read_text()
-)
+GOLDEN = json.loads((ROOT / "tinyinit" / "data" / "init_torch.json").read_text())
 SEEDS = (5, 2**63 + 11)
 SHAPES = [(4, 3), (1, 1), (5, 7), (7, 5), (8, 4, 3, 3), (3, 5, 7), (2, 3, 3, 5, 7)]
 

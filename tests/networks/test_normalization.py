@@ -5,10 +5,10 @@ keeps them, and the digits MLP trained with either one."""
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import numpy as np
 import pytest
+from scripts_loader import FIXTURES
 
 from tinyinit import PCG32, kaiming_normal
 from tinyinit.networks.normalization import (
@@ -34,9 +34,7 @@ from tinyinit.networks.training import (
 )
 from tinyinit.physics.residual import normalize
 
-GOLDEN = json.loads(
-    (Path(__file__).parent / "fixtures" / "training_torch.json").read_text(encoding="utf-8")
-)
+GOLDEN = json.loads((FIXTURES / "training_torch.json").read_text(encoding="utf-8"))
 KINDS = ("batch", "layer")
 
 

@@ -11,7 +11,6 @@ import base64
 import io
 import re
 from importlib.metadata import version
-from pathlib import Path
 
 import matplotlib
 
@@ -28,6 +27,7 @@ from matplotlib.backends.backend_webagg_core import (  # noqa: E402
 from matplotlib.figure import Figure  # noqa: E402
 from packaging.specifiers import SpecifierSet  # noqa: E402
 from PIL import Image  # noqa: E402
+from scripts_loader import ROOT  # noqa: E402
 from traitlets import TraitError  # noqa: E402
 from web_page import PageSocket  # noqa: E402
 
@@ -40,7 +40,6 @@ try:
 except ModuleNotFoundError:  # Python 3.10
     import tomli as tomllib
 
-ROOT = Path(__file__).resolve().parent.parent
 BOUNDED = ("matplotlib", "ipympl", "ipywidgets")
 
 

@@ -27,16 +27,15 @@ from pathlib import Path
 
 import numpy
 import pytest
-from scripts_loader import load_script
+from scripts_loader import FIXTURES, ROOT, load_script
 
 import tinyinit
 from tinyinit.course.checker import check_init
 from tinyinit.course.sandbox import GENERATOR_FILES, LIMITS
 from tinyinit.course.student_process import WireError, decode, encode
 
-ROOT = Path(__file__).resolve().parent.parent
 TEACHER = ROOT / "notebooks" / "my_init.py"
-CARD_ONLY = Path(__file__).parent / "fixtures" / "card_only_init.py"
+CARD_ONLY = FIXTURES / "card_only_init.py"
 PACKAGE = Path(tinyinit.__file__).resolve().parent
 SITE_PACKAGES = Path(numpy.__file__).resolve().parent.parent  # the environment's own
 

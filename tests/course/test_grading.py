@@ -15,14 +15,13 @@ from pathlib import Path
 
 import mutants
 import pytest
-from scripts_loader import load_script
+from scripts_loader import ROOT, load_script
 
 import tinyinit
 from tinyinit.course.catalog import NAMES
 from tinyinit.course.grading import COLUMNS, FAIL, PASS, UNCHECKED
 from tinyinit.course.inventory import ITEMS, class_statistics, score
 
-ROOT = Path(__file__).resolve().parent.parent
 TEACHER = ROOT / "notebooks" / "my_init.py"
 PACKAGE = Path(tinyinit.__file__).resolve().parent
 make_student = load_script("make_student")

@@ -6,10 +6,10 @@ from __future__ import annotations
 
 import json
 import math
-from pathlib import Path
 
 import numpy as np
 import pytest
+from scripts_loader import FIXTURES
 
 from tinyinit import PCG32, kaiming_normal, normal_init, xavier_normal, xavier_uniform
 from tinyinit.core.activations import ACTIVATIONS
@@ -25,9 +25,7 @@ from tinyinit.networks.training import (
     train,
 )
 
-GOLDEN = json.loads(
-    (Path(__file__).parent / "fixtures" / "training_torch.json").read_text(encoding="utf-8")
-)
+GOLDEN = json.loads((FIXTURES / "training_torch.json").read_text(encoding="utf-8"))
 
 
 def _params(case):
