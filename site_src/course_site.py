@@ -109,7 +109,7 @@ def copy_offline_assets(app: Sphinx) -> None:
         ignore=shutil.ignore_patterns("*.map", "*.d.ts"),
     )
     student = Path(app.srcdir) / STUDENT
-    shutil.copy2(ROOT / "tinyinit" / "a11y.js", static / "tinyinit-a11y.js")
+    shutil.copy2(ROOT / "tinyinit" / "views" / "a11y.js", static / "tinyinit-a11y.js")
     if student.is_dir():
         shutil.copytree(student, Path(app.outdir) / STUDENT, dirs_exist_ok=True)
 

@@ -570,11 +570,7 @@ CALLS = {
     "tinyinit.present.voila.app_path": dict(folder=None),
     "tinyinit.present.demonstrations.presets": dict(
         rows=Fresh(
-            lambda: (
-                importlib.import_module(
-                    "tinyinit.present.demonstrations"
-                ).demonstrations.DEMONSTRATIONS
-            )
+            lambda: importlib.import_module("tinyinit.present.demonstrations").DEMONSTRATIONS
         )
     ),
     "tinyinit.views.plots.initializer_color": dict(initializer="xavier_uniform"),
@@ -990,13 +986,13 @@ INSTANCES = {
     "tinyinit.present.app.Presentation": small_presentation,
     "tinyinit.present.explorers.LabelledDepthPlot": lambda: importlib.import_module(
         "tinyinit.present.explorers"
-    ).explorers.LabelledDepthPlot(),
+    ).LabelledDepthPlot(),
     "tinyinit.present.explorers.LargeDepthExplorer": lambda: importlib.import_module(
         "tinyinit.present.explorers"
-    ).explorers.LargeDepthExplorer(n_layers=2, width=16, seeds=1, png_fallback=False),
+    ).LargeDepthExplorer(n_layers=2, width=16, seeds=1, png_fallback=False),
     "tinyinit.present.explorers.LargeResidualExplorer": lambda: importlib.import_module(
         "tinyinit.present.explorers"
-    ).explorers.LargeResidualExplorer(small_stack(), 2),
+    ).LargeResidualExplorer(small_stack(), 2),
     "tinyinit.present.explorers.LargeTrainingExplorer": large_training_explorer,
     "tinyinit.views.plots.DepthPlot": lambda: importlib.import_module(
         "tinyinit.views.plots"
@@ -1062,6 +1058,8 @@ ELSEWHERE = {
     "cannot carry as a Foreign (tests/course/test_checker.py)",
     "tinyinit.course.student_process.decode": "the wire format: a malformed message raises "
     "WireError, the one error the checker reads from it (tests/course/test_checker.py)",
+    "tinyinit.course.student_process.decode_integer": "the wire format's integer, read by decode: "
+    "a malformed one raises WireError (tests/course/test_sandbox.py)",
     "tinyinit.course.student_process.PCG32State": "the wire format's generator, made by decode "
     "(WireError)",
     "tinyinit.views.live_training.TrainingExplorer.play": "trains on the kernel's running "
