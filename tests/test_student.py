@@ -731,3 +731,20 @@ def test_no_check_cell_spells_a_piece_of_its_exercises_solution(stem):
         ]  # fmt: skip
         spelled = sorted({f for line in solution for f in code_fragments(line) if f in check})
         assert not spelled, f"{stem} {e.name}: its check cell spells {spelled[:3]}"
+
+
+@pytest.mark.parametrize("stem", [s for s in STEMS if s[:2] in ("01", "02", "03", "04")])
+def test_the_core_notebooks_carry_teaching_notes_for_the_teacher_alone(student, stem):
+    """The teacher's 01-04 hold notes for the room (what to ask, what the plot shows, what a
+    wrong answer means), each in a cell tagged `teacher`; the student edition holds none."""
+    notes = [
+        cell.source
+        for cell in teacher(stem).cells
+        if cell.cell_type == "markdown"
+        and "teacher" in cell.metadata.get("tags", [])
+        and cell.source.startswith("*For the teacher")
+    ]
+    assert notes, f"{stem}: no teaching note"
+    assert any("Ask" in note or "ask" in note for note in notes), stem
+    out = nbformat.read(student / f"{stem}.ipynb", as_version=4)
+    assert not any("For the teacher" in cell.source for cell in out.cells), stem
