@@ -448,3 +448,12 @@ def test_the_sandbox_shows_only_what_the_students_process_needs(tmp_path):
         "here": ["my_init.py"],
         "home": "/scratch",
     }
+
+
+def test_the_readme_and_the_classroom_page_state_the_limits_the_sandbox_sets():
+    from conftest import ROOT
+
+    for page in (ROOT / "README.md", ROOT / "docs" / "teaching" / "classroom.md"):
+        text = " ".join(page.read_text(encoding="utf-8").split())
+        for limit in LIMITS.text().split(", "):
+            assert limit.replace("--timeout", "`--timeout`") in text, (page.name, limit)
