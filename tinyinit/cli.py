@@ -697,14 +697,14 @@ def _positive_integer(text: str) -> int:
 
 def grade_command(args, parser, stderr: TextIO) -> int:
     from .course.checker import UnreadableFile, chosen_sandbox
-    from .course.grading import main as grade_main
+    from .course.grading import grade_from_command_line
     from .course.sandbox import SandboxUnavailable, protect_this_process
 
     protect_this_process()
     try:
         chosen_sandbox(True)
         with stopped_by_signals():
-            return grade_main(args, stderr)
+            return grade_from_command_line(args, stderr)
     except (UnreadableFile, SandboxUnavailable) as error:
         stderr.write(f"{parser.prog}: error: {error}\n")
         return 2

@@ -93,6 +93,7 @@ from .student_process import (
     WireError,
     decode,
     encode,
+    shorten,
 )
 
 __all__ = ["NotPassed", "NotWrittenYet", "Report", "Result", "check_init", "screen"]
@@ -131,7 +132,7 @@ YOURS, STUB, MISSING, BORROWED, UNFINISHED = (
     "did not finish",
 )
 # One valid call of each function, to see whether it is written (no NotImplementedError).
-PROBES = {
+FIRST_CALLS = {
     "fans": ((4, 3),),
     "calculate_gain": ("relu",),
     "xavier_uniform": ((4, 3), 1.0, "rng"),
@@ -588,10 +589,6 @@ class _Bounded:
         return text + (f"… ({self.dropped} more characters)" if self.dropped else "")
 
 
-def shorten(text: str, limit: int) -> str:
-    return student_process.shorten(text, limit)
-
-
 class StudentModule:
     """The student's file as the tests see it: the card's seven functions, each a call to the
     student's process, which is started on the first call and again after it ended.
@@ -741,10 +738,10 @@ class StudentModule:
 
     def inventory(self) -> dict[str, str]:
         """What each of the seven functions is: the student's, a stub still, missing,
-        tinyinit's (refused), or one that did not finish. Calls each once (`PROBES`)."""
+        tinyinit's (refused), or one that did not finish. Calls each once (`FIRST_CALLS`)."""
         found = {}
         for name in FUNCTIONS:
-            args = tuple(PCG32(0) if a == "rng" else a for a in PROBES[name])
+            args = tuple(PCG32(0) if a == "rng" else a for a in FIRST_CALLS[name])
             self.begin(self.timeout, "its first call")
             try:
                 self.call(name, args, {}, probe=True)

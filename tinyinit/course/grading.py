@@ -448,7 +448,7 @@ def _number(value: float) -> str:
     return "" if value != value else f"{value:.2f}"
 
 
-def main(args, stderr: TextIO = sys.stderr) -> int:
+def grade_from_command_line(args, stderr: TextIO = sys.stderr) -> int:
     """`python -m tinyinit grade`: exit 0 when every submission was checked (whatever its
     verdict), 2 when the folder or the sandbox is missing."""
     rows = grade_class(
