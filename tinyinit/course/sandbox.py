@@ -180,15 +180,7 @@ class Sandbox:
             # First, so that what is bound below shows through it even from under it.
             "--size", str(LIMITS.scratch), "--tmpfs", SCRATCH,
         ]  # fmt: skip
-        args += _system_binds()
-        for tree in _python_trees():
-            args += ["--ro-bind", tree, tree]
-        # Every site-packages inside what is bound shows empty; numpy comes back on top.
-        for folder in _site_folders():
-            if _inside_any(folder, _bound_trees()):
-                args += ["--tmpfs", folder]
-        for folder in numpy_dirs:
-            args += ["--ro-bind", folder, folder]
+        args += _machine_binds()
         if _inside_any(str(package_dir), _bound_trees() + numpy_dirs):
             args += ["--tmpfs", str(package_dir)]
         for name in GENERATOR_FILES:
@@ -206,6 +198,22 @@ class Sandbox:
         for name, value in sorted(environment.items()):
             args += ["--setenv", name, value]
         return [*args, "--", *python]
+
+
+@functools.cache
+def _machine_binds() -> tuple[str, ...]:
+    """What every student's process sees of this machine, the same for each (worked out once
+    per checker, not at each process's start): the system, the interpreter's tree, every
+    site-packages in them shown empty, and numpy back on top."""
+    args = _system_binds()
+    for tree in _python_trees():
+        args += ["--ro-bind", tree, tree]
+    for folder in _site_folders():
+        if _inside_any(folder, _bound_trees()):
+            args += ["--tmpfs", folder]
+    for folder in _numpy_dirs():
+        args += ["--ro-bind", folder, folder]
+    return tuple(args)
 
 
 def _system_binds() -> list[str]:
