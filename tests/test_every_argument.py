@@ -658,7 +658,7 @@ CALLS = {
     "tinyinit.course.catalog.advise": dict(text="torch raises ValueError here"),
     "tinyinit.course.student_process.shorten": dict(text="x" * 10, limit=4),
     "tinyinit.course.student_process.Foreign": dict(type_name="MyWeights", text="MyWeights(4, 3)"),
-    "tinyinit.course.student_process.Borrowed": dict(module="tinyinit.core.init", name="fans"),
+    "tinyinit.course.student_process.StandIn": dict(module="tinyinit.core.init", name="fans"),
     "tinyinit.course.quiz.check_value": dict(
         name="var_z", value=2.0, right=2.0, tol=0.1, hint="again"
     ),

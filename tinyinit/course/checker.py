@@ -118,7 +118,7 @@ PASSED, FAILED, NOT_WRITTEN, ERROR, TIMED_OUT = (
     "error",
     "timed out",
 )
-STATUSES = (PASSED, FAILED, NOT_WRITTEN, ERROR, TIMED_OUT)
+TEST_STATUSES = (PASSED, FAILED, NOT_WRITTEN, ERROR, TIMED_OUT)
 # A symbol beside each word, never instead of it.
 MARKS = {PASSED: "✓", FAILED: "✗", NOT_WRITTEN: "○", ERROR: "✗", TIMED_OUT: "✗"}
 CARD_IDS = {key: card_id for card_id, key in CARD_PITFALLS.items()}
@@ -879,7 +879,7 @@ def _same_file(filename: str, path: Path) -> bool:
 class Result:
     """One test's verdict on a student's file: its status, and what a student reads next to it.
 
-    status is one of STATUSES. measured says what the test found (failed), the exception
+    status is one of TEST_STATUSES. measured says what the test found (failed), the exception
     (error), the function still to write (not written yet) or where it was stopped (timed
     out); where is file:line in the student's file and code its line; pitfalls are the
     card's pitfalls found in the functions this test uses (dicts: id, title, symptom, fix,
@@ -1118,7 +1118,7 @@ class Report:
         text = f"{name}: {passed} of {n} test{'s' if n != 1 else ''} passed"
         others = [
             f"{count} {status}"
-            for status in STATUSES[1:]
+            for status in TEST_STATUSES[1:]
             if (count := sum(r.status == status for r in self.results))
         ]
         return text + ("; " + ", ".join(others) if others else "")
@@ -1130,7 +1130,7 @@ class Report:
         lines = [self.summary()]
         if self.problem is not None:
             lines += ["  " + line for line in self.problem.splitlines()]
-        width = max(len(s) for s in STATUSES)
+        width = max(len(s) for s in TEST_STATUSES)
         for r in self.results:
             lines.append(f"  {MARKS[r.status]} {r.status:<{width}}  {r.test}")
             lines += [" " * (width + 6) + line for line in r.lines()]

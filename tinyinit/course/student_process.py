@@ -69,7 +69,7 @@ import types
 import numpy as np
 
 __all__ = [
-    "Borrowed",
+    "StandIn",
     "BorrowedCall",
     "DTYPES",
     "FORMER_MODULES",
@@ -383,12 +383,12 @@ class PCG32State(tuple):
 # --- the student's process -----------------------------------------------------------------
 
 
-class Borrowed:
+class StandIn:
     """Stands in for a name of tinyinit other than the generator's: calling it is refused.
 
     In the student's process, `from tinyinit.core.init import kaiming_normal` gives one of these:
 
-    >>> stand_in = Borrowed("tinyinit.core.init", "kaiming_normal")
+    >>> stand_in = StandIn("tinyinit.core.init", "kaiming_normal")
     >>> stand_in
     <tinyinit's kaiming_normal>
     >>> stand_in((4, 3), "fan_in", "relu", None)
@@ -414,7 +414,7 @@ class BorrowedCall(Exception):
     Its message is the function's full name, which the answer carries back as "refused":
 
     >>> try:
-    ...     Borrowed("tinyinit", "fans")((4, 3))
+    ...     StandIn("tinyinit", "fans")((4, 3))
     ... except BorrowedCall as call:
     ...     print(f"refused: {call}")
     refused: tinyinit.fans
@@ -428,7 +428,7 @@ def _borrowed_module(name: str, names: list[str]) -> types.ModuleType:
     def attribute(attr: str):  # PEP 562
         if f"{name}.{attr}" in OWN_MODULES + NEEDED_MODULES:  # `from . import libm` in core
             return importlib.import_module(f"{name}.{attr}")
-        return Borrowed(name, attr)
+        return StandIn(name, attr)
 
     module.__getattr__ = attribute
     return module
@@ -478,7 +478,7 @@ def _install_tinyinit(package_dir: str, public: dict[str, list[str]]) -> None:
             return own[name]
         if name.startswith("__"):
             raise AttributeError(name)
-        return Borrowed("tinyinit", name)
+        return StandIn("tinyinit", name)
 
     package.__getattr__ = attribute
     package.__dict__.update(own)
@@ -534,7 +534,7 @@ def _raised(error: BaseException, path: str) -> dict:
 
 def _status(module, name: str) -> str:
     fn = getattr(module, name, None)
-    if isinstance(fn, Borrowed):
+    if isinstance(fn, StandIn):
         return "tinyinit's"
     return "yours" if callable(fn) else "missing"
 
