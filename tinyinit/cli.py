@@ -665,25 +665,19 @@ def submit_command(args, parser, stderr: TextIO) -> int:
     from .course.checker import UnreadableFile, check_init
     from .course.handin import pack, student_name
 
-    try:
+    def work() -> int:
         name = student_name(args.name)
-        solution = args.folder / "my_init.py"
-        with stopped_by_signals():
-            report = check_init(solution)
-    except (UnreadableFile, ValueError) as error:
-        stderr.write(f"{parser.prog}: error: {error}\n")
-        return 2
-    except Stopped as stop:
-        stderr.write(f"{parser.prog}: stopped by {stop}: nothing packed\n")
-        return 2
-    where = (
-        f"checked as a plain process ({report.not_isolated})"
-        if report.not_isolated
-        else "checked in the sandbox"
-    )
-    packed = pack(args.folder, name, f"{where}\n{report}\n")
-    stderr.write(f"{report.summary()}\nwrote {packed}: hand this file in\n")
-    return 0
+        report = check_init(args.folder / "my_init.py")
+        where = (
+            f"checked as a plain process ({report.not_isolated})"
+            if report.not_isolated
+            else "checked in the sandbox"
+        )
+        packed = pack(args.folder, name, f"{where}\n{report}\n")
+        stderr.write(f"{report.summary()}\nwrote {packed}: hand this file in\n")
+        return 0
+
+    return in_one_line(work, parser, stderr, (UnreadableFile, ValueError), "nothing packed")
 
 
 def _positive_integer(text: str) -> int:
@@ -702,16 +696,14 @@ def grade_command(args, parser, stderr: TextIO) -> int:
     from .course.sandbox import SandboxUnavailable, protect_this_process
 
     protect_this_process()
-    try:
+
+    def work() -> int:
         chosen_sandbox(True)
-        with stopped_by_signals():
-            return grade_from_command_line(args, stderr)
-    except (UnreadableFile, SandboxUnavailable) as error:
-        stderr.write(f"{parser.prog}: error: {error}\n")
-        return 2
-    except Stopped as stop:
-        stderr.write(f"\n{parser.prog}: stopped by {stop}: no grades written\n")
-        return 2
+        return grade_from_command_line(args, stderr)
+
+    refused = (UnreadableFile, SandboxUnavailable)
+    # A stop comes in the middle of the progress bar's line: the one line starts a new one.
+    return in_one_line(work, parser, stderr, refused, "no grades written", after_progress=True)
 
 
 def _test_name(text: str) -> str:
@@ -746,29 +738,44 @@ def check_command(args, parser, stderr: TextIO) -> int:
     from .course.sandbox import SandboxUnavailable, protect_this_process
 
     protect_this_process()
+
+    def work() -> int:
+        sandbox = True if args.require_sandbox else None
+        report = check_init(args.path, tests=args.tests, timeout=args.timeout, sandbox=sandbox)
+        text = str(report) + "\n"
+        encoding = getattr(sys.stdout, "encoding", None) or "utf-8"
+        sys.stdout.write(text.encode(encoding, "replace").decode(encoding))  # a console without ✓
+        if report.not_isolated:
+            stderr.write(
+                f"{parser.prog}: this run is not isolated ({report.not_isolated}): fine for "
+                "practice; a grade needs the sandbox\n"
+            )
+        return 0 if report.ok else 1
+
+    return in_one_line(work, parser, stderr, (UnreadableFile, SandboxUnavailable), "no verdict")
+
+
+def in_one_line(
+    work: Callable[[], int],
+    parser: argparse.ArgumentParser,
+    stderr: TextIO,
+    refused: tuple[type[Exception], ...],
+    when_stopped: str,
+    after_progress: bool = False,
+) -> int:
+    """Run a command that checks students' code (check, grade, submit) so that whatever ends
+    it early ends it in one line and exit 2: an input it refuses (an exception of `refused`)
+    as `PROG: error: ...`, Ctrl+C or SIGTERM as `PROG: stopped by SIGINT: {when_stopped}`,
+    after its students' processes are killed. Otherwise the command's own exit code."""
     try:
         with stopped_by_signals():
-            report = check_init(
-                args.path,
-                tests=args.tests,
-                timeout=args.timeout,
-                sandbox=True if args.require_sandbox else None,
-            )
-    except (UnreadableFile, SandboxUnavailable) as error:
+            return work()
+    except refused as error:
         stderr.write(f"{parser.prog}: error: {error}\n")
-        return 2
     except Stopped as stop:
-        stderr.write(f"{parser.prog}: stopped by {stop}: no verdict\n")
-        return 2
-    text = str(report) + "\n"
-    encoding = getattr(sys.stdout, "encoding", None) or "utf-8"
-    sys.stdout.write(text.encode(encoding, "replace").decode(encoding))  # a console without ✓
-    if report.not_isolated:
-        stderr.write(
-            f"{parser.prog}: this run is not isolated ({report.not_isolated}): fine for "
-            "practice; a grade needs the sandbox\n"
-        )
-    return 0 if report.ok else 1
+        lead = "\n" if after_progress else ""
+        stderr.write(f"{lead}{parser.prog}: stopped by {stop}: {when_stopped}\n")
+    return 2
 
 
 class Stopped(BaseException):
