@@ -7,7 +7,9 @@ Two small tools shared by the notebooks' exercises:
   itself holds no answer. The answer comes later, in the cell after the measurement:
   `q.reveal(answer, measured)`. That cell shows the verdict only once a prediction is made:
   run without one, it asks for it first, and opens as soon as the reader chooses. Answering
-  from code works too: `q.choose("b")`, `q.enter(2.0)`.
+  from code works too: `q.choose("b")`, `q.enter(2.0)`. A measurement drawn with the
+  student's own functions may contradict the answer (a bug in them): `holds=False` says so,
+  and the verdict then calls no prediction right or wrong.
 * `Check` and `check`: the cell after an exercise runs its test inside `with Check("Exercise 1"):`
   and states each condition with `check(condition, hint)`. A failed condition stops with
   "not yet" and its hint, no traceback; an answer not written yet (a `NameError`, or the
@@ -71,6 +73,7 @@ class _Question:
         self.choice = None
         self.answer = None
         self.measured: str | None = None
+        self.holds = True
         self._reveals: list[Reveal] = []
         self._status = None
         self.widget = self._build_widget()
@@ -97,12 +100,33 @@ class _Question:
         said = f"Your prediction: {self._label(self.choice)}."
         if not self.revealed:
             return f"{said} Run the cells below: the answer opens after the measurement."
+        if not self.holds:
+            return (
+                f"{said} With the card's functions the answer is {self._answer_text()}, but "
+                f"this run, drawn with yours, measured {self.measured}: it contradicts that "
+                "answer, so it judges no prediction. The line above the plot says where your "
+                "functions differ; fix my_init.py and run the cells again."
+            )
         judged = "Right." if self.correct else f"Not quite: the answer is {self._answer_text()}."
         return f"{said} {judged} Measured: {self.measured}"
 
-    def reveal(self, answer, measured: str) -> Reveal:
-        """Give the answer, computed by the cells above; shown once a prediction is made."""
+    def reveal(self, answer, measured: str, *, holds: bool = True) -> Reveal:
+        """Give the answer, computed by the cells above; shown once a prediction is made.
+
+        holds: whether the measurement bears the answer out. False where the run, drawn with
+        the student's functions, contradicts it: the verdict then says so and calls no
+        prediction right (a wrong measurement cannot confirm a right prediction).
+
+        >>> q = predict("Kaiming, 20 ReLU layers: m_20 is about", ["2^-20", "1", "2^20"])
+        >>> _ = q.choose("1")
+        >>> print(q.reveal("1", "m_20 = 870813.53", holds=False))  # doctest: +NORMALIZE_WHITESPACE
+        Your prediction: (b) 1. With the card's functions the answer is (b) 1, but this run, drawn
+        with yours, measured m_20 = 870813.53: it contradicts that answer, so it judges no
+        prediction. The line above the plot says where your functions differ; fix my_init.py and
+        run the cells again.
+        """
         self.answer = self._checked_answer(answer)
+        self.holds = flag("holds", holds)
         self.measured = str(measured)
         shown = Reveal(self)
         self._reveals.append(shown)
@@ -363,6 +387,8 @@ class Reveal:
     def _fold_html(self) -> str:
         q = self.question
         answer = f"The answer is {q._answer_text()}. Measured: {q.measured}"
+        if not q.holds:
+            answer += " (drawn with your functions: it contradicts the answer)"
         return (
             "<details><summary>Reading without a kernel? Show the answer</summary>"
             f"{_html(answer)}</details>"
