@@ -28,15 +28,16 @@ from __future__ import annotations
 
 import html
 import importlib.util
+import math
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
 
 from ..core import init as tinyinits
-from ..core.arguments import instance, number, one_of
+from ..core.arguments import KindError, instance, is_number, number, one_of, shown
 from ..core.pcg32 import PCG32
 from .checker import BORROWED, MISSING, STUB, UNFINISHED, YOURS, Report
 from .student_process import FUNCTIONS
@@ -84,8 +85,17 @@ class Yours:
         one_of("name", name, FUNCTIONS)
         return self.status[name] == YOURS and self.problem is None
 
-    def line(self, *names: str) -> str:
-        """One sentence: whose of these functions draw what follows, and why tinyinit's."""
+    def line(self, *names: str, calls: Sequence[tuple] = ()) -> str:
+        """One sentence: whose of these functions draw what follows, and why tinyinit's; with
+        `calls` (the experiment's own calls, see `differences`), where yours differ from the
+        card's and by how much, or that they draw the card's numbers bit for bit.
+
+        >>> from tinyinit.course.checker import Report
+        >>> mine = yours(Report("my_init.py", problem="SyntaxError"))
+        >>> calls = [("kaiming_normal", (128, 256), "fan_in", "relu")]
+        >>> print(mine.line("kaiming_normal", calls=calls))
+        Drawn with tinyinit's functions: your file could not be run by the checker (see its report)
+        """
         for name in names:
             one_of("name", name, FUNCTIONS)
         if self.problem is not None:
@@ -97,7 +107,43 @@ class Yours:
             parts.append("your " + ", ".join(mine))
         if theirs:
             parts.append("tinyinit's " + ", ".join(theirs))
-        return "Drawn with " + ", and ".join(parts) + "."
+        said = "Drawn with " + ", and ".join(parts) + "."
+        if not calls or not mine:
+            return said
+        found = self.differences(*calls)
+        if not found:
+            return f"{said} Here yours give the card's numbers, bit for bit."
+        return f"{said} Where yours differ from the card's: {'; '.join(found)}."
+
+    def differences(self, *calls: tuple) -> list[str]:
+        """Where your functions give other numbers than the card's (tinyinit's), on the calls
+        an experiment makes: each call is (name, *arguments), an initializer's without its rng
+        (it is called with PCG32(1), yours and the card's alike). Each difference is one
+        phrase, by how much and where: "your kaiming_normal's std is 1.41 of the card's at
+        256 -> 128"; none when yours give the card's numbers bit for bit.
+
+        >>> import pathlib, tempfile
+        >>> from tinyinit.course.checker import check_init
+        >>> path = pathlib.Path(tempfile.mkdtemp()) / "my_init.py"
+        >>> _ = path.write_text(
+        ...     "import math\\ndef scaled_residual_std(base_std, n_layers):\\n"
+        ...     "    return base_std / math.sqrt(n_layers)\\n"
+        ... )
+        >>> mine = yours(check_init(path, tests=["test_scaled_residual_keeps_the_stream_bounded"]))
+        >>> mine.differences(("scaled_residual_std", 1.0, 12))
+        ["your scaled_residual_std(1, 12) is 1.414 times the card's (0.2887, not 0.2041)"]
+        """
+        found = []
+        for call in calls:
+            if not isinstance(call, tuple) or not call:
+                raise KindError(f"calls must be tuples (name, *arguments), got {shown(call)}")
+            name, args = one_of("name", call[0], FUNCTIONS), call[1:]
+            if not self.is_yours(name):
+                continue
+            difference = _difference(name, self.functions[name], getattr(tinyinits, name), args)
+            if difference is not None and difference not in found:
+                found.append(difference)
+        return found
 
     def verdicts(self) -> str:
         """The checker's verdict on the tests this was made with, one short line."""
@@ -157,6 +203,61 @@ class Yours:
         gain, std = number("gain", gain, minimum=0), number("std", std, minimum=0)
         instance("activation", activation, str, "a nonlinearity's name for calculate_gain")
         return CARD_CALLS[initializer](self, gain, std, activation)
+
+
+# The card's functions that draw weights from an rng (their last argument).
+DRAWS = ("xavier_uniform", "xavier_normal", "kaiming_normal", "normal_init")
+
+
+def _where(name: str, args: tuple) -> str:
+    """Where a call is made, in the words of a layer: "256 -> 128" for a (128, 256) weight."""
+    shape, rest = tuple(args[0]), args[1:]
+    at = f"{shape[1]} -> {shape[0]}" if len(shape) == 2 else f"shape {shape}"
+    if name in ("xavier_uniform", "xavier_normal") and rest and rest[0] != 1:
+        at += f", gain {rest[0]:.3g}"
+    if name == "kaiming_normal":
+        at += f" ({', '.join(map(str, rest))})"
+    return at
+
+
+def _difference(name: str, mine: Callable, card: Callable, args: tuple) -> str | None:
+    """One phrase saying how your `name` differs from the card's on `args`, or None."""
+    call = f"{name}({', '.join(f'{a:g}' if isinstance(a, float) else repr(a) for a in args)})"
+    with np.errstate(all="ignore"):
+        expected = card(*args, PCG32(1)) if name in DRAWS else card(*args)
+        try:
+            got = mine(*args, PCG32(1)) if name in DRAWS else mine(*args)
+        except Exception as error:  # noqa: BLE001 - your code may raise anything
+            return f"your {call} raised {type(error).__name__}: {error}"
+        if name not in DRAWS:
+            if got == expected:
+                return None
+            if is_number(got) and is_number(expected) and expected and got:
+                return (
+                    f"your {call} is {got / expected:.4g} times the card's "
+                    f"({got:.4g}, not {expected:.4g})"
+                )
+            return f"your {call} is {got!r}, the card's {expected!r}"
+        where = _where(name, args)
+        if not isinstance(got, np.ndarray) or got.shape != expected.shape:
+            return f"your {name} returns {shown(got)} at {where}, not a {expected.shape} array"
+        if got.dtype == expected.dtype and got.tobytes() == expected.tobytes():
+            return None
+        mine, card = np.float64(got), np.float64(expected)
+        ratio = math.sqrt(np.sum(mine**2) / np.sum(card**2))
+        if not math.isfinite(ratio):
+            return f"your {name} draws weights that are not finite at {where}"
+        if np.allclose(mine, ratio * card, rtol=1e-4, atol=0):  # the card's draws, scaled
+            return f"your {name}'s std is {ratio:.3g} of the card's at {where}"
+        if abs(ratio - 1) > 4 / math.sqrt(2 * card.size):  # beyond 4 standard errors
+            return (
+                f"your {name} draws other weights, their std about {ratio:.3g} of the card's, "
+                f"at {where}"
+            )
+        return (
+            f"your {name} draws other weights than the card's at {where}, with its std (in "
+            "another order, or from another generator?)"
+        )
 
 
 # How same_bits calls each initializer (before rng): the notebooks' shapes and settings.
