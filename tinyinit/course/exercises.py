@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
+from fractions import Fraction
 
 import numpy as np
 
@@ -30,15 +31,18 @@ from .quiz import NotYet, Unanswered, check, check_value
 
 __all__ = [
     "adam_first_step",
+    "gradient_ratio",
     "elu_gain",
     "first_xavier_weight",
     "gpt_mlp_addition",
     "kaiming_uniform_by_hand",
     "learning_rate_for_the_ratio",
     "mean_squares_loop",
+    "scale_that_holds",
     "tanh_gain_for_half",
     "truncation_sigma",
     "variance_of_a_sum",
+    "xavier_relu_gain",
     "zero_output_layer",
 ]
 
@@ -49,7 +53,10 @@ def variance_of_a_sum(var_z, relu_ms) -> None:
 
     >>> variance_of_a_sum(2.02, 0.99)
     """
-    rows = "each row of w and x is one sum: shape (n_samples, n), z = (w * x).sum(axis=1)."
+    rows = (
+        "Each of the n_samples rows of w and of x holds the n terms of one sum: add up each row "
+        "(section 3's z = sum_j w_j x_j; the axis of the n inputs)."
+    )
     check_value(
         "var_z",
         var_z,
@@ -59,7 +66,8 @@ def variance_of_a_sum(var_z, relu_ms) -> None:
             1.0: (
                 "About 1 is what inputs centred at 0 give, or one weight vector shared by all "
                 "the sums: x must be 1 + normal, and every sum needs its own weights.",
-                "w = std * normal(rng, n_samples * n).reshape(n_samples, n), x likewise plus 1.",
+                "Both arrays hold n_samples * n draws, shape (n_samples, n): w of std 1/16, x the "
+                "shifted normals 1 + N(0, 1) of section 2.",
             ),
             2 / 256: (
                 "About 2/256 is the variance of one product w_j x_j (or weights of std "
@@ -82,12 +90,46 @@ def variance_of_a_sum(var_z, relu_ms) -> None:
             1 - 1 / np.pi: (
                 "That is the variance of max(z, 0): np.var takes its mean out, but the next layer "
                 "feels E[h^2], mean included.",
-                "relu_ms = np.mean(np.maximum(z, 0) ** 2)",
+                "E[max(z, 0)^2]: square each value of max(z, 0), then average (section 5).",
             ),
             1 / np.sqrt(np.pi): "That is the mean of max(z, 0): square before you average.",
         },
-        hint=("The mean square of max(z, 0).", "relu_ms = np.mean(np.maximum(z, 0) ** 2)"),
+        hint=(
+            "The mean square of max(z, 0).",
+            "E[max(z, 0)^2]: square each value of max(z, 0), then average (section 5).",
+        ),
     )
+
+
+def scale_that_holds(scale, mean_squares: Callable) -> None:
+    """Notebook 01, exercise 1: a scale of the standard normal weights that keeps the mean
+    square after 50 layers within 0.5 to 2; mean_squares(scale) is the notebook's experiment,
+    the mean square after each layer. Prints what it measured, then raises NotYet or returns.
+
+    >>> scale_that_holds(0.5, lambda scale: 1.1 ** np.arange(1, 51))
+    Traceback (most recent call last):
+    ...
+    tinyinit.course.quiz.NotYet: not yet. Hint: scale 0.5: the mean square after 50 layers is \
+117, 1.1 times larger at each layer. The factor of a layer goes as scale^2: try a smaller scale.
+    """
+    check(is_number(scale) and scale > 0, f"scale must be a number > 0, got {scale!r}")
+    squares = np.asarray(_yours("mean_squares", mean_squares, scale), dtype=float)
+    check(squares.ndim == 1 and len(squares) >= 2, "mean_squares(scale) must give one per layer")
+    with np.errstate(all="ignore"):
+        factor = float(np.median(squares[1:11] / squares[:10]))
+    end = squares[-1]
+    said = f"scale {scale:.4g}: the mean square after {len(squares)} layers is {end:.3g}"
+    check(
+        np.isfinite(end) and end <= 2,
+        f"{said}, {factor:.3g} times larger at each layer. The factor of a layer goes as "
+        "scale^2: try a smaller scale.",
+    )
+    check(
+        end >= 0.5,
+        f"{said}, {factor:.3g} times smaller at each layer. The factor of a layer goes as "
+        "scale^2: try a larger scale.",
+    )
+    print(f"{said}: it holds.")
 
 
 def mean_squares_loop(mean_squares: Callable) -> np.ndarray:
@@ -120,6 +162,83 @@ def mean_squares_loop(mean_squares: Callable) -> np.ndarray:
     check(not np.allclose(got, np.sqrt(right)), "a mean square, not its root: np.mean(h**2)")
     check(np.allclose(got, right), f"expected {np.round(right, 3)}, got {np.round(got, 3)}")
     return got
+
+
+def xavier_relu_gain(gain_squared) -> None:
+    """Notebook 02, exercise 1: the g^2 for which Xavier-normal with gain g on the (4, 3) layer,
+    inputs of E[x^2] = 1, then a ReLU, give E[relu(z)^2] = 1; exactly, a Fraction.
+
+    >>> xavier_relu_gain(Fraction(1, 1))
+    Traceback (most recent call last):
+    ...
+    tinyinit.course.quiz.NotYet: not yet: `gain_squared` = 1. Hint: Var(z) = n_in sigma^2 E[x^2] \
+(card 2.2) with Xavier's sigma^2 times g^2 (card 2.3); then the ReLU keeps half (card 2.2).
+    """
+    n_in, n_out = 3, 4
+    right = Fraction(2 * (n_in + n_out), 2 * n_in)  # (1/2) n_in g^2 2 / (n_in + n_out) = 1
+    where = (
+        "Card 2.2: Var(z) = n_in sigma^2 E[x^2], and the ReLU keeps half; card 2.3: Xavier's sigma."
+    )
+    check(
+        not (
+            is_number(gain_squared) and math.isclose(gain_squared, math.sqrt(right), rel_tol=1e-6)
+        ),
+        "that is g, a standard deviation's factor: the question asks for g^2, as a Fraction",
+    )
+    check_value(
+        "gain_squared",
+        gain_squared,
+        right,
+        exact=True,
+        wrong={
+            right / 2: ("The ReLU keeps half of Var(z): E[relu(z)^2] = Var(z) / 2.", where),
+            Fraction(n_in + n_out, n_out): ("Each output sums n_in products, not n_out.", where),
+            Fraction(2): (
+                "2 is ReLU's g^2 for Kaiming, whose sigma = g / sqrt(n_in); Xavier's "
+                "sigma^2 has n_in + n_out below.",
+                where,
+            ),
+            Fraction(n_in + n_out): ("Var(z) adds n_in products: n_in sigma^2 E[x^2].", where),
+        },
+        hint=(
+            "Var(z) = n_in sigma^2 E[x^2] (card 2.2) with Xavier's sigma^2 times g^2 (card 2.3); "
+            "then the ReLU keeps half (card 2.2).",
+            "Write E[relu(z)^2] with g^2 in it, set it to 1 and solve for g^2.",
+        ),
+    )
+
+
+def gradient_ratio(ratio_10) -> None:
+    """Notebook 04, exercise 1: section 4's theory of Xavier's per-example weight-gradient norm
+    over Kaiming's, for a ReLU MLP of L = 10 square weight matrices; judged by its power of 2.
+
+    >>> gradient_ratio(2 ** -5)
+    Traceback (most recent call last):
+    ...
+    tinyinit.course.quiz.NotYet: not yet: `log2(ratio_10)` = -5. Hint: L matrices have L - 1 ReLU \
+layers between them: count the halvings of the layers between the matrices.
+    """
+    n_matrices = 10
+    check(is_number(ratio_10) and ratio_10 > 0, f"ratio_10 must be a number > 0, got {ratio_10!r}")
+    count = "forward and backward together lose a factor 2 of the mean square per ReLU layer"
+    check_value(
+        "log2(ratio_10)",
+        math.log2(ratio_10),
+        -(n_matrices - 1) / 2,
+        tol=0.1,
+        wrong={
+            -n_matrices / 2: (
+                "L matrices have L - 1 ReLU layers between them: count the halvings of the "
+                "layers between the matrices."
+            ),
+            -(n_matrices - 1): ("That is the mean square's ratio: a norm is its root.", count),
+            -10: (
+                "2^-10 is section 4's network of L = 21 matrices: count for this one's L = 10.",
+                count,
+            ),
+        },
+        hint=(f"Section 4: {count}; a norm is the root of a mean square.", count),
+    )
 
 
 # --- notebook 08: init and learning rate --------------------------------------------------
