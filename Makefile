@@ -149,8 +149,12 @@ student-lab: $(VENV)/.lab
 	test -d $(STUDENT) || $(MAKE_STUDENT)
 	cd $(STUDENT) && $(JUPYTER_LAB)
 
+# The recipe ends with the checker's status (0 pass, 1 a test failed, 2 the file could not be
+# checked) and names it; make reports any status but 0 as a failed command and exits 2 itself.
 check: $(VENV)/.core
-	$(PY) -m tinyinit check $(STUDENT)/my_init.py
+	@$(PY) -m tinyinit check $(STUDENT)/my_init.py; status=$$?; \
+	if [ $$status -ne 0 ]; then echo "make check: the checker exited $$status" >&2; fi; \
+	exit $$status
 
 bench: $(VENV)/.test
 	$(PY) benchmarks/bench_init.py
