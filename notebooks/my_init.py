@@ -51,10 +51,12 @@ def fans(shape: tuple[int, ...]) -> tuple[int, int]:
 def calculate_gain(nonlinearity: str, param: float | None = None) -> float:
     """The gain g of an activation (std = g / sqrt(fan)), from torch's table.
 
-    The table is the card's section 2.3, quoted in notebook 01, section 6: the names it
-    knows ("linear", the convolutions, "sigmoid", "tanh", "relu", "leaky_relu", "selu")
-    and their gains. For "leaky_relu", param is the negative slope (0.01 when None).
-    ValueError for a name the table does not know.
+    The table is the card's section 2.3, quoted in notebook 01, section 6: "linear",
+    "conv1d" to "conv3d", "conv_transpose1d" to "conv_transpose3d", "sigmoid", "tanh",
+    "relu", "leaky_relu" and "selu", and their gains. For "leaky_relu", param is the
+    negative slope (0.01 when None). ValueError for a name the table does not know
+    ("gelu"), or a param that is not a number ("0.2"), naming the argument, its value and
+    what is accepted.
     """
     ### BEGIN SOLUTION
     table = {

@@ -14,15 +14,18 @@ from __future__ import annotations
 
 import ast
 import json
+import math
 import re
 import shutil
 import subprocess
 import sys
 from dataclasses import dataclass, field
+from fractions import Fraction
 from pathlib import Path
 
 import mutants
 import nbformat
+import numpy as np
 import pytest
 from mutants import MUTANTS
 from nbclient import NotebookClient
@@ -45,7 +48,8 @@ STEMS = [p.stem for p in TEACHER]
 #                           words the hint it gets must contain)
 WRONG_ANSWERS: dict[str, dict[str, tuple[str, str]]] = {
     "01_variance_of_a_sum": {
-        "Exercise 1": (
+        "Exercise 1": ("scale = 0.05", "try a smaller scale"),
+        "Exercise 2": (
             "w = std * normal(rng, n_samples * n).reshape(n_samples, n)\n"
             "x = normal(rng, n_samples * n).reshape(n_samples, n)\n"
             "z = (w * x).sum(axis=1)\n"
@@ -578,35 +582,55 @@ def test_the_edition_is_never_written_over_a_students_work(tmp_path):
 
 # The notebooks whose experiments are drawn with the student's my_init.py (cells tagged
 # `yours`), and the my_init.py each is run with: the teacher's ("right") and the card's
-# pitfalls (tests/mutants). 03's stacks take every pitfall; 04's training, slower, those that
-# show in it (a fan swap in its 64 -> 10 layer, ReLU's gain) and two that must not.
+# pitfalls (tests/mutants). 03's stacks take every pitfall; 04's training and residual stream,
+# slower, those that show in it (a fan swap in its 64 -> 10 layer, ReLU's gain, the residual
+# scale) and one that must not (no kernels).
 DRIVEN = {
     "03_signal_through_depth": ("right", *sorted(MUTANTS)),
     "04_does_it_train": ("right", "s01", "s05", "s02", "s08"),
 }
+# Each notebook's predictions, answered as the card's theory answers them: then a reveal beside
+# a measurement drawn with a pitfall must not call them right.
+PREDICTED = {
+    "03_signal_through_depth": "q_xavier.enter(-20)\nq_kaiming.choose('1')\n"
+    "q_back.choose('above 10')",
+    "04_does_it_train": "q_train.choose('Kaiming')",
+}
+
+
+def shown_text(outputs) -> str:
+    """What a cell printed and displayed (a figure's text alternative, a reveal), as text."""
+    return "".join(
+        o.get("text", "") + o.get("evalue", "") + o.get("data", {}).get("text/plain", "") + "\n"
+        for o in outputs
+    )
 
 
 @pytest.fixture(scope="module")
 def experiments(tmp_path_factory) -> dict[str, dict[str, str]]:
-    """stem -> variant -> what the student edition's experiment cells printed, run with the
-    teacher's my_init.py ("right") and with each card pitfall made in it (tests/mutants).
+    """stem -> variant -> what the student edition's experiment cells and its reveals showed,
+    run with the teacher's my_init.py ("right") and with each card pitfall made in it.
 
-    One kernel per notebook: its first code cell (the imports), then for each variant the
-    cells tagged `yours`, which read my_init.py anew each time they run."""
+    One kernel per notebook: its first code cell (the imports) and its questions, answered as
+    the theory answers them; then for each variant the cells tagged `yours` (which read
+    my_init.py anew each time they run) and the reveals. About two minutes for both notebooks."""
     folder = tmp_path_factory.mktemp("edition")
     ms.make_student(NOTEBOOKS, folder)
     printed: dict[str, dict[str, str]] = {}
     for stem, variants in DRIVEN.items():
         nb = nbformat.read(folder / f"{stem}.ipynb", as_version=4)
         code = [(j, c) for j, c in enumerate(nb.cells) if c.cell_type == "code"]
-        driven = [(j, c) for j, c in code if ms.YOURS_TAG in ms.tags(c)]
-        assert driven, f"{stem}: no experiment runs the student's functions"
+        driven = [(j, c) for j, c in code if ms.YOURS_TAG in ms.tags(c) or ".reveal(" in c.source]
+        assert any(ms.YOURS_TAG in ms.tags(c) for _, c in driven), f"{stem}: no experiment"
+        questions = [(j, c) for j, c in code if re.search(r"\bpredict(_number)?\(", c.source)]
         client = NotebookClient(
             nb, timeout=600, kernel_name="python3", resources={"metadata": {"path": str(folder)}}
         )
         printed[stem] = {}
         with client.setup_kernel():
-            client.execute_cell(code[0][1], code[0][0])
+            for j, cell in [code[0], *questions]:
+                client.execute_cell(cell, j)
+            execute(client, PREDICTED[stem], code[0][0])  # in the imports cell's place
             for variant in variants:
                 source = MY_INIT.read_text() if variant == "right" else mutants.source(variant)
                 (folder / "my_init.py").write_text(source)
@@ -614,58 +638,126 @@ def experiments(tmp_path_factory) -> dict[str, dict[str, str]]:
                 for j, cell in driven:
                     client.execute_cell(cell, j)  # raises on an error: no pitfall crashes it
                     outputs += cell.outputs
-                printed[stem][variant] = text_of(outputs)
+                printed[stem][variant] = shown_text(outputs)
     return printed
 
 
 def exponent(text: str, name: str) -> float:
-    return float(re.search(rf"{name}\s+m_20 = 2\^(-?[\d.]+)", text).group(1))
+    return float(re.search(rf"{name}\s+m_\d+ = 2\^(-?[\d.]+)", text).group(1))
 
 
 def accuracy(text: str, name: str) -> int:
     return int(re.search(rf"test accuracy: .*{name} (\d+)%", text).group(1))
 
 
+def numbers(text: str) -> list[str]:
+    """The measured lines: mean squares, gradients, accuracies, the residual stream's end."""
+    return re.findall(r"m_\d+ = .*|g_0 = .*|test accuracy: .*|after all 2N additions: .*", text)
+
+
 def test_the_experiments_are_drawn_with_the_students_functions_and_say_so(experiments):
     for stem in DRIVEN:
         right = experiments[stem]["right"]
-        assert "Drawn with your xavier_normal, kaiming_normal" in right, right
+        assert "Drawn with your xavier_normal" in right, right
+        assert "Here yours give the card's numbers, bit for bit." in right
+        assert "Where yours differ" not in right
         assert "✓ test_relu_signal_survives_20_layers passed" in right
+        assert "Right." in right and "contradicts" not in right  # the theory's answers, measured
+
+
+@pytest.mark.parametrize("name", ["s01", "s03", "s05", "s08"])
+def test_each_pitfall_changes_what_03_or_04_shows_and_no_reveal_beside_it_says_right(
+    experiments, name
+):
+    """The card's four pitfalls, one at a time in a correct my_init.py: the student edition's
+    03 or 04 prints other numbers (and so draws another plot), the line above the plot says
+    where yours differ, and no reveal calls a contradicted prediction right."""
+    changed = []
+    for stem in DRIVEN:
+        if name not in experiments[stem]:
+            continue
+        right, wrong = experiments[stem]["right"], experiments[stem][name]
+        if numbers(wrong) != numbers(right):
+            changed.append(stem)
+            assert "Where yours differ from the card's: your " in wrong, (stem, wrong)
+        for line in wrong.splitlines():
+            if "Right." in line:
+                assert bears_out(line), f"{stem} {name}: {line}"
+    assert changed, f"{name} shows in neither 03 nor 04"
+
+
+# Each reveal of 03 and 04 as it reads when it calls a prediction right, and whether the
+# measurement beside it bears the theory's answer out.
+BORNE_OUT = {
+    r"-20\. Right\. Measured: m_20 = 2\^(\S+)": lambda e: abs(float(e) + 20) <= 2,
+    r"\(b\) 1\. Right\. Measured: m_20 = (\S+)": lambda m: 1 / 16 < float(m) < 16,
+    r"above 10\. Right\. Measured: g_0 = ([\d.]+)": lambda g: float(g) > 10,
+    r"Kaiming\. Right\. Measured: Xavier (\d+)%, Kaiming (\d+)%": lambda x, k: int(k) > int(x) + 5,
+}
+
+
+def bears_out(line: str) -> bool:
+    """Whether a reveal that says "Right." stands beside a measurement that agrees."""
+    for pattern, agrees in BORNE_OUT.items():
+        found = re.search(pattern, line)
+        if found:
+            return agrees(*found.groups())
+    raise AssertionError(f"a reveal this test does not know: {line}")
 
 
 def test_a_relu_gain_of_2_shows_in_the_kaiming_curve_and_training(experiments):
-    right, wrong = experiments["03_signal_through_depth"]["right"], None
+    right = experiments["03_signal_through_depth"]["right"]
     wrong = experiments["03_signal_through_depth"]["s05"]
     assert abs(exponent(right, "Kaiming")) < 1 and exponent(wrong, "Kaiming") > 15  # about 2^20
     assert exponent(wrong, "Xavier") == exponent(right, "Xavier")  # Xavier has no gain table
     assert "pitfall s05" in wrong and "✗ test_relu_signal_survives_20_layers failed" in wrong
-    assert "bit for bit: False" in wrong and "bit for bit: True" in right
+    assert "your calculate_gain('relu') is 1.414 times the card's" in wrong
+    assert "it contradicts that answer" in wrong and "Your prediction: (b) 1. Right." not in wrong
     tanh = [line for line in right.splitlines() if line.startswith("gain ")]
     assert tanh and all(line in wrong for line in tanh)  # tanh's gain is not ReLU's
     trained = experiments["04_does_it_train"]
     assert accuracy(trained["right"], "Kaiming") > 50 > accuracy(trained["s05"], "Kaiming") + 30
+    assert "Kaiming's falls" in trained["right"] and "Kaiming's falls" not in trained["s05"]
+    assert "Your prediction: (b) Kaiming. Right." not in trained["s05"]
 
 
-def test_a_fan_swap_shows_in_the_non_square_layer_only(experiments):
+def test_a_fan_swap_shows_in_the_funnel_and_the_non_square_layer(experiments):
     square = experiments["03_signal_through_depth"]
-    assert square["s01"].split("Card tests")[1] != square["right"].split("Card tests")[1]
     for name in ("Xavier", "Kaiming"):  # 20 square layers: a swap changes nothing
         assert exponent(square["s01"], name) == exponent(square["right"], name)
+    assert abs(exponent(square["right"], "funnel")) < 1.5 < 3.5 < exponent(square["s01"], "funnel")
+    assert "your kaiming_normal's std is 1.41 of the card's at 1024 -> 512" in square["s01"]
     trained = experiments["04_does_it_train"]  # its 64 -> 10 output layer is not square
     assert accuracy(trained["s01"], "Xavier") == accuracy(trained["right"], "Xavier")  # symmetric
     assert trained["s01"].split("test accuracy:")[1] != trained["right"].split("test accuracy:")[1]
 
 
-@pytest.mark.parametrize("name", ["s02", "s03", "s08"])
+def test_a_uniform_bound_without_sqrt_3_drops_the_uniform_curve_only(experiments):
+    right = experiments["03_signal_through_depth"]["right"]
+    wrong = experiments["03_signal_through_depth"]["s03"]
+    assert abs(exponent(right, "Xavier, uniform") - exponent(right, "Xavier")) < 1
+    drop = exponent(right, "Xavier, uniform") - exponent(wrong, "Xavier, uniform")
+    assert abs(drop - 20 * math.log2(3)) < 3  # a third of the variance, 20 times
+    assert exponent(wrong, "Xavier") == exponent(right, "Xavier")
+    assert "your xavier_uniform's std is 0.577 of the card's at 256 -> 256" in wrong
+
+
+def test_a_residual_scale_of_1_over_sqrt_n_ends_the_stream_higher(experiments):
+    def ends(text):
+        told = re.search(r"after all 2N additions: (.*)", text).group(1)
+        return [float(v) for v in re.findall(r"([\d.]+) for N", told)]
+
+    right, wrong = (experiments["04_does_it_train"][v] for v in ("right", "s08"))
+    assert all(abs(e - 2) < 0.15 for e in ends(right)), ends(right)
+    assert all(abs(e - 3) < 0.2 for e in ends(wrong)), ends(wrong)
+    assert "your scaled_residual_std(1, 2) is 1.414 times the card's" in wrong
+
+
+@pytest.mark.parametrize("name", ["s02"])
 def test_a_pitfall_these_experiments_do_not_use_changes_none_of_their_numbers(experiments, name):
-    """Linear layers have no kernel, the stacks are normal not uniform, and no residual here."""
+    """Linear layers have no kernel."""
     for stem in DRIVEN:
-        if name not in experiments[stem]:
-            continue
-        numbers = re.compile(r"m_20 = .*|g_0 = .*|test accuracy: .*")
-        assert numbers.findall(experiments[stem][name]) == numbers.findall(
-            experiments[stem]["right"]
-        ), f"{stem} {name}"
+        assert numbers(experiments[stem][name]) == numbers(experiments[stem]["right"]), stem
 
 
 def test_a_column_major_fill_or_a_fresh_generator_changes_the_weights_not_the_statistics(
@@ -674,7 +766,7 @@ def test_a_column_major_fill_or_a_fresh_generator_changes_the_weights_not_the_st
     right = experiments["03_signal_through_depth"]["right"]
     for name in ("s09", "s13"):
         wrong = experiments["03_signal_through_depth"][name]
-        assert "bit for bit: False" in wrong
+        assert "draws other weights than the card's" in wrong, wrong
         for stack in ("Xavier", "Kaiming"):
             assert exponent(wrong, stack) != exponent(right, stack)
             assert abs(exponent(wrong, stack) - exponent(right, stack)) < 2.5
@@ -748,3 +840,172 @@ def test_the_core_notebooks_carry_teaching_notes_for_the_teacher_alone(student, 
     assert any("Ask" in note or "ask" in note for note in notes), stem
     out = nbformat.read(student / f"{stem}.ipynb", as_version=4)
     assert not any("For the teacher" in cell.source for cell in out.cells), stem
+
+
+# --- checking from the student's folder -------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def edition_in_a_repository(tmp_path_factory) -> Path:
+    """The student edition in student/ of a folder whose .venv is this test's environment."""
+    repository = tmp_path_factory.mktemp("repository")
+    (repository / ".venv").symlink_to(Path(sys.prefix), target_is_directory=True)
+    ms.make_student(NOTEBOOKS, repository / "student")
+    return repository / "student"
+
+
+def run_check_script(folder: Path) -> subprocess.CompletedProcess:
+    """`python check.py` in folder, with a Python that has no tinyinit (no site-packages)."""
+    return subprocess.run(
+        [sys.executable, "-S", "check.py"],
+        cwd=folder,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+
+
+def test_check_py_finds_the_environment_and_exits_with_the_verdict(edition_in_a_repository):
+    """From the edition's folder in a terminal whose Python has no tinyinit: the card's tests
+    run with the repository's .venv, and the exit code is 0, 1 or 2 as the README says."""
+    folder = edition_in_a_repository
+    mutants.write("s05", folder)
+    failed = run_check_script(folder)
+    assert failed.returncode == 1, failed.stdout + failed.stderr
+    assert "pitfall s05" in failed.stdout + failed.stderr
+    (folder / "my_init.py").write_text(MY_INIT.read_text())
+    passed = run_check_script(folder)
+    assert passed.returncode == 0, passed.stdout + passed.stderr
+    assert "11 of 11 tests passed" in passed.stdout + passed.stderr
+    (folder / "my_init.py").unlink()
+    unreadable = run_check_script(folder)
+    assert unreadable.returncode == 2, unreadable.stdout + unreadable.stderr
+
+
+def test_check_py_without_an_environment_says_how_to_get_one(tmp_path):
+    ms.make_student(NOTEBOOKS, tmp_path)
+    run = run_check_script(tmp_path)
+    assert run.returncode == 2
+    assert "no Python with tinyinit found" in run.stderr and "activat" in run.stderr
+
+
+def test_make_check_ends_with_the_checkers_status_and_names_it(tmp_path):
+    venv = Path(sys.prefix)
+
+    def make_check() -> subprocess.CompletedProcess:
+        return subprocess.run(
+            ["make", "check", f"STUDENT={tmp_path}", f"VENV={venv}", "-o", f"{venv}/.core"],
+            cwd=ROOT,
+            capture_output=True,
+            text=True,
+            timeout=300,
+        )
+
+    mutants.write("s01", tmp_path)
+    failed = make_check()
+    assert failed.returncode == 2 and "make check: the checker exited 1" in failed.stderr
+    (tmp_path / "my_init.py").write_text(MY_INIT.read_text())
+    passed = make_check()
+    assert passed.returncode == 0, passed.stdout + passed.stderr
+    (tmp_path / "my_init.py").unlink()
+    unreadable = make_check()
+    assert unreadable.returncode == 2 and "make check: the checker exited 2" in unreadable.stderr
+
+
+# --- the core path's checks, examples and the card's names ------------------------------------
+
+CORE = [stem for stem in STEMS if stem[:2] in ("01", "02", "03", "04")]
+
+
+@pytest.mark.parametrize("stem", CORE)
+def test_the_core_paths_checks_call_the_exercises_module_and_show_no_number(stem):
+    """Each check cell of 01-04 hands the answer to tinyinit.course.exercises: the cell holds the
+    call, no number or formula a student could read the answer from."""
+    nb = teacher(stem)
+    for e in ms.exercises(nb):
+        check = nb.cells[e.check].source
+        assert "from tinyinit.course.exercises import" in check, f"{stem} {e.name}"
+        body = "\n".join(
+            line.split("#")[0]
+            for line in check.splitlines()
+            if not line.startswith(("from ", "import ", "with Check("))
+        )
+        without_names = re.sub(r"[A-Za-z_]\w*", "", body)
+        assert not re.search(r"\d", without_names), f"{stem} {e.name}: {body}"
+
+
+def test_the_core_paths_hints_point_to_the_formula_and_never_write_the_line():
+    from tinyinit.course import exercises
+    from tinyinit.course.quiz import NotYet
+
+    hints = []
+    for _ in range(2):  # a second wrong try gets the second step of each hint
+        for call in (
+            lambda: exercises.variance_of_a_sum(1.0, 1.0),
+            lambda: exercises.variance_of_a_sum(2.0, 1 - 1 / math.pi),
+            lambda: exercises.variance_of_a_sum(7.0, 1.0),
+            lambda: exercises.xavier_relu_gain(Fraction(7, 6)),
+            lambda: exercises.xavier_relu_gain(Fraction(1)),
+            lambda: exercises.gradient_ratio(2**-9),
+            lambda: exercises.scale_that_holds(0.1, lambda s: (512 * s**2) ** np.arange(1, 51)),
+        ):
+            with pytest.raises(NotYet) as raised:
+                call()
+            hints.append(str(raised.value))
+    lines = ["np.mean(np.maximum", "normal(rng", ".sum(axis=1)", "Fraction(7, 3)", "7 / 3"]
+    lines += ["3 g^2 / 7", "2 ** (-", "1 / np.sqrt(512)", "0.0442"]
+    for hint in hints:
+        assert not [line for line in lines if line in hint], hint
+
+
+def prediction_options(nb) -> dict[str, list[str]]:
+    """Each question's name and its options, from the cells that ask it."""
+    found = {}
+    for cell in nb.cells:
+        if cell.cell_type != "code" or "predict(" not in cell.source:
+            continue
+        for node in ast.walk(ast.parse(cell.source)):
+            if isinstance(node, ast.Assign) and isinstance(node.value, ast.Call):
+                call = node.value
+                if getattr(call.func, "id", "") == "predict" and len(call.args) == 2:
+                    found[node.targets[0].id] = ast.literal_eval(call.args[1])
+    return found
+
+
+@pytest.mark.parametrize("stem", CORE)
+def test_an_example_of_how_to_answer_is_never_the_answer(stem):
+    nb = teacher(stem)
+    options = prediction_options(nb)
+    text = "\n".join(cell.source for cell in nb.cells)
+    answers = dict(re.findall(r"(\w+)\.reveal\(\s*(?:answer=)?[\"']([^\"']+)[\"']", text))
+    for name, letter in re.findall(r"(\w+)\.choose\(\s*[\"'](\w)[\"']\s*\)", text):
+        if name in options and name in answers:
+            chosen = options[name]["abcdefgh".index(letter)]
+            assert chosen != answers[name], f"{stem}: the example {name}.choose({letter!r})"
+    for name, value in re.findall(r"(\w+)\.enter\((-?\d[\d.]*)\)", text):
+        revealed = re.search(rf"{name}\.reveal\(\s*(?:answer=)?(-?\d[\d.]*)", text)
+        if revealed:
+            assert float(value) != float(revealed.group(1)), f"{stem}: {name}.enter({value})"
+
+
+# The card's paths and commands, and what each is in this course (the README's table and 01's).
+CARD_TO_COURSE = {
+    "python/tinyllm/nn/init.py": "my_init.py",
+    "ol start M07.3": "my_init.py",
+    "ol check M07.3": "python check.py",
+    "course/tests/M07.3/test_init.py": "tinyinit.course.catalog",
+    "tinyllm.prob.rv.normal": "tinyinit.normal",
+}
+
+
+@pytest.mark.parametrize("where", ["README.md", "01_variance_of_a_sum"])
+def test_the_card_to_course_table_is_in_the_readme_and_in_01(where):
+    if where == "README.md":
+        text = (ROOT / "README.md").read_text(encoding="utf-8").split("## For teachers")[0]
+    else:
+        text = "\n".join(c.source for c in teacher(where).cells if c.cell_type == "markdown")
+    rows = [line for line in text.splitlines() if line.strip().startswith("|")]
+    for card, course in CARD_TO_COURSE.items():
+        assert any(card in row and course in row for row in rows), f"{where}: {card} -> {course}"
+    commands = " ".join(rows)
+    assert "python -m tinyinit check my_init.py" in commands and "make check" in commands
