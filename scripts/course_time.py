@@ -13,8 +13,11 @@ and tests/test_course.py keeps them in step):
   number and LaTeX command, split on whitespace, operators and brackets, leaving out the
   commands that only lay it out (`\\mathrm`, `\\left`, ...): `$\\mathrm{Var}(z) = n\\sigma^2$`
   is 5 words (Var, z, n, \\sigma, 2);
-* code: each code cell that is not part of an exercise or a prediction, CODE_CELL minutes
-  (read it, run it, look at what it prints or draws);
+* code: the words of every code cell as the student edition shows it (an exercise's answer
+  stubbed, its check, a prediction's question, a plot's code), at WORDS_PER_MINUTE too: a word
+  of code is a whitespace-separated piece holding a letter or a digit, so a line
+  `ax.set(xlabel="layer")` is one word and `x = f(a, b)` three; read at the pace of prose, and no
+  time of its own for running the cell and looking at what it prints or draws;
 * exercises, EXERCISE minutes each (think, write, run the check, read the hint, try again):
   each answer cell with nbgrader's solution markers and its check, and each function of the
   student's `my_init.py` that the notebook asks for, named by a Markdown cell's tag
@@ -44,7 +47,6 @@ import nbformat
 
 ROOT = Path(__file__).resolve().parent.parent
 WORDS_PER_MINUTE = 60
-CODE_CELL = 1.5
 EXERCISE = 8.0
 PREDICTION = 2.0
 CORE_LAST = 4  # notebooks 01 to 04
@@ -113,8 +115,18 @@ def functions_to_write(nb) -> list[str]:
     return names
 
 
+def code_words(source: str) -> int:
+    """Words of a code cell: whitespace-separated pieces holding a letter or a digit.
+
+    >>> code_words('ax.set(xlabel="layer")  # one word\\nx = f(a, b)')
+    6
+    """
+    return sum(any(ch.isalnum() for ch in piece) for piece in source.split())
+
+
 def counts(nb) -> dict[str, int]:
-    """Words of prose, plain code cells, exercises and predictions of a notebook."""
+    """Words of prose and of code as the student edition shows them, exercises and predictions
+    of a notebook."""
     found = _make_student().exercises(nb)
     exercise_cells = {e.answer for e in found} | {e.check for e in found}
     prose = sum(
@@ -126,10 +138,10 @@ def counts(nb) -> dict[str, int]:
         c.cell_type == "code" and bool(PREDICTION_CALL.search(c.source)) and i not in exercise_cells
         for i, c in enumerate(nb.cells)
     )
-    code = sum(c.cell_type == "code" for c in nb.cells) - len(exercise_cells) - predictions
+    shown = _make_student().student_notebook(nb).cells
     return {
         "words": prose,
-        "code": code,
+        "code": sum(code_words(c.source) for c in shown if c.cell_type == "code"),
         "exercises": len(found) + len(functions_to_write(nb)),
         "predictions": predictions,
     }
@@ -144,8 +156,7 @@ def estimate_minutes(nb) -> int:
     """
     n = counts(nb)
     minutes = (
-        n["words"] / WORDS_PER_MINUTE
-        + n["code"] * CODE_CELL
+        (n["words"] + n["code"]) / WORDS_PER_MINUTE
         + n["exercises"] * EXERCISE
         + n["predictions"] * PREDICTION
     )
@@ -268,11 +279,11 @@ def main(argv: list[str] | None = None) -> int:
             print(f"updated {path}")
     paths = notebooks(args.notebooks)
     minutes = estimates(paths)
-    print(f"{'notebook':45} {'part':9} {'words':>5} {'code':>4} {'ex.':>3} {'pred.':>5} {'min':>4}")
+    print(f"{'notebook':45} {'part':9} {'words':>5} {'code':>5} {'ex.':>3} {'pred.':>5} {'min':>4}")
     for path in paths:
         n = counts(nbformat.read(path, as_version=4))
         print(
-            f"{path.stem:45} {part(path):9} {n['words']:5} {n['code']:4} {n['exercises']:3} "
+            f"{path.stem:45} {part(path):9} {n['words']:5} {n['code']:5} {n['exercises']:3} "
             f"{n['predictions']:5} {minutes[path]:4}"
         )
     total = core_minutes(minutes)

@@ -82,7 +82,7 @@ def test_core_path_fits_the_module():
 def test_the_notebooks_page_states_the_rates_the_script_counts():
     for rate in [
         f"{ct.WORDS_PER_MINUTE} words",
-        f"{ct.CODE_CELL:g} minutes per code cell",
+        "and of code",
         f"{ct.EXERCISE:g} minutes per exercise",
         f"{ct.PREDICTION:g} per prediction",
     ]:
@@ -107,10 +107,20 @@ def test_estimate_counts_what_a_student_does():
             nbformat.v4.new_code_cell('with Check("Exercise 1"):\n    check(answer_1 == 1, "h")'),
         ]
     )
-    # 2 words for "Write them."; the teacher's cell is not counted
-    assert ct.counts(nb) == {"words": 208, "code": 2, "exercises": 3, "predictions": 2}
-    # 208 / 60 + 2 * 1.5 + 3 * 8 + 2 * 2 = 34.47 minutes, rounded up to 35
+    # 2 words for "Write them."; the teacher's cell is not counted. Code as the student edition
+    # shows it: x 1 (2); q predict('?', ['a', 'b']) (4); q2 predict_number(...) (4);
+    # q.reveal(...) (2); the stub's YOUR CODE HERE raise NotImplementedError() (5); the check (6)
+    assert ct.counts(nb) == {"words": 208, "code": 23, "exercises": 3, "predictions": 2}
+    # (208 + 23) / 60 + 3 * 8 + 2 * 2 = 31.85 minutes, rounded up to 35
     assert ct.estimate_minutes(nb) == 35
+
+
+def test_code_is_read_at_the_pace_of_prose():
+    """A notebook's time grows with the code it shows: 600 more words of code, 10 minutes."""
+    short = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell("x = 1")])
+    long = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell("x = 1\n" + "y " * 600)])
+    assert ct.counts(long)["code"] - ct.counts(short)["code"] == 600
+    assert ct.estimate_minutes(long) - ct.estimate_minutes(short) == 10
 
 
 def test_a_formula_counts_its_tokens():
