@@ -28,10 +28,18 @@ and tests/test_course.py keeps them in step):
 and rounds the sum up to 5 minutes. Markdown a student never sees (cells tagged `teacher`,
 which the student edition drops) is not counted.
 
-The part, from the notebook's name: 01-04 are the core path, a notebook whose name says
-`appendix` is the appendix, every other one goes further. The reading order is by part (core,
-going further, appendix), then by number, so a going-further notebook numbered after the
-appendix is still read before it. The core path fits the module's CORE_BUDGET minutes.
+The concept inventory's two sittings (notebooks named `NN_inventory_...`, one before 01 and one
+after 04) are read on the core path but counted apart from it: each fits SITTING_BUDGET
+minutes, and their time is not in the core path's. A sitting's prose is its Markdown and the
+words of the items it shows (each `sitting(` call shows every item's question and choices,
+from tinyinit.course.inventory); the answers and explanations the second sitting shows once
+submitted are read after it, at the student's pace, and are not counted.
+
+The part, from the notebook's name: 01-04 (and the sittings before and after them) are the
+core path, a notebook whose name says `appendix` is the appendix, every other one goes further.
+The reading order is by part (core, going further, appendix), then by number, so a
+going-further notebook numbered after the appendix is still read before it. The core path
+fits the module's CORE_BUDGET minutes.
 """
 
 from __future__ import annotations
@@ -65,6 +73,10 @@ LAYOUT_COMMANDS = {
     r"\operatorname", r"\text", r"\textrm", r"\displaystyle", r"\quad", r"\qquad",
 }  # fmt: skip
 PREDICTION_CALL = re.compile(r"\bpredict(?:_number)?\(")
+SITTING_NAME = "_inventory_"  # a sitting of the concept inventory: 00_inventory_..., 04b_...
+SITTING_CALL = re.compile(r"\bsitting\(")
+SITTING_BUDGET = 10  # minutes, each sitting, outside the core path's CORE_BUDGET
+SITTING_LABEL = "Concept inventory"
 WRITE_TAG = "write:"
 TEACHER_TAG = "teacher"
 
@@ -124,9 +136,25 @@ def code_words(source: str) -> int:
     return sum(any(ch.isalnum() for ch in piece) for piece in source.split())
 
 
+def is_sitting(path: Path) -> bool:
+    """Whether the notebook is a sitting of the concept inventory, from its name.
+
+    >>> [is_sitting(Path(n)) for n in ["00_inventory_before.ipynb", "01_variance.ipynb"]]
+    [True, False]
+    """
+    return SITTING_NAME in Path(path).name
+
+
+def inventory_words() -> int:
+    """The words a sitting shows: every item's question and its choices."""
+    from tinyinit.course.inventory import ITEMS
+
+    return sum(words(item.stem) + sum(map(words, item.choices.values())) for item in ITEMS)
+
+
 def counts(nb) -> dict[str, int]:
-    """Words of prose and of code as the student edition shows them, exercises and predictions
-    of a notebook."""
+    """Words of prose (a sitting's items too) and of code as the student edition shows them,
+    exercises and predictions of a notebook."""
     found = _make_student().exercises(nb)
     exercise_cells = {e.answer for e in found} | {e.check for e in found}
     prose = sum(
@@ -134,6 +162,12 @@ def counts(nb) -> dict[str, int]:
         for c in nb.cells
         if c.cell_type == "markdown" and TEACHER_TAG not in tags(c)
     )
+    sittings = sum(
+        c.cell_type == "code" and TEACHER_TAG not in tags(c) and bool(SITTING_CALL.search(c.source))
+        for c in nb.cells
+    )
+    if sittings:
+        prose += sittings * inventory_words()
     predictions = sum(
         c.cell_type == "code" and bool(PREDICTION_CALL.search(c.source)) and i not in exercise_cells
         for i, c in enumerate(nb.cells)
@@ -210,7 +244,8 @@ def estimates(paths) -> dict[Path, int]:
 
 
 def core_minutes(minutes: dict[Path, int]) -> int:
-    return sum(m for p, m in minutes.items() if part(p) == "core")
+    """The core path's minutes: its notebooks', the inventory's sittings left out."""
+    return sum(m for p, m in minutes.items() if part(p) == "core" and not is_sitting(p))
 
 
 def write_notebook(path: Path, minutes: int) -> bool:
@@ -282,12 +317,19 @@ def main(argv: list[str] | None = None) -> int:
     print(f"{'notebook':45} {'part':9} {'words':>5} {'code':>5} {'ex.':>3} {'pred.':>5} {'min':>4}")
     for path in paths:
         n = counts(nbformat.read(path, as_version=4))
+        shown = "inventory" if is_sitting(path) else part(path)
         print(
-            f"{path.stem:45} {part(path):9} {n['words']:5} {n['code']:5} {n['exercises']:3} "
+            f"{path.stem:45} {shown:9} {n['words']:5} {n['code']:5} {n['exercises']:3} "
             f"{n['predictions']:5} {minutes[path]:4}"
         )
     total = core_minutes(minutes)
     print(f"core path: {total} minutes (budget {CORE_BUDGET})")
+    sittings = [f"{p.stem[:3].rstrip('_')} {m}" for p, m in minutes.items() if is_sitting(p)]
+    if sittings:
+        print(
+            f"inventory sittings, outside it: {', '.join(sittings)} minutes "
+            f"(budget {SITTING_BUDGET} each)"
+        )
     return 0
 
 

@@ -31,13 +31,14 @@ def test_first_cell_states_the_part_and_the_estimated_time(path):
     nb = read(path)
     first = nb.cells[0].source
     minutes = ct.estimate_minutes(nb)
-    label = ct.PART_LABEL[ct.part(path)]
+    label = ct.SITTING_LABEL if ct.is_sitting(path) else ct.PART_LABEL[ct.part(path)]
     assert ct.stated_minutes(nb) == minutes, (
         f"{path.name}: the first cell should say 'estimated time: {minutes} minutes' "
         f"(python scripts/course_time.py --write), it says {ct.stated_minutes(nb)}"
     )
     assert label in first, f"{path.name}: the first cell should say {label!r}"
-    assert re.match(rf"# {path.name[:2]} · ", first), f"{path.name}: title numbered as the file"
+    number = path.name.split("_")[0]  # 04b: the sitting after 04
+    assert re.match(rf"# {number} · ", first), f"{path.name}: title numbered as the file"
 
 
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=[p.stem for p in NOTEBOOKS])
@@ -72,11 +73,24 @@ def test_core_path_total_is_stated():
 
 def test_core_path_fits_the_module():
     minutes = ct.estimates(NOTEBOOKS)
-    core = {p.stem: m for p, m in minutes.items() if ct.part(p) == "core"}
+    core = {p.stem: m for p, m in minutes.items() if ct.part(p) == "core" and not ct.is_sitting(p)}
     assert sum(core.values()) <= ct.CORE_BUDGET, (
         f"the core path takes {sum(core.values())} minutes, over the module's "
         f"{ct.CORE_BUDGET}: {core}"
     )
+
+
+def test_each_sitting_of_the_inventory_fits_its_budget_outside_the_core_path():
+    """A sitting's estimate counts the items it shows, at the same 60 words a minute; its time
+    is not the core path's."""
+    minutes = ct.estimates(NOTEBOOKS)
+    sittings = {p.stem: m for p, m in minutes.items() if ct.is_sitting(p)}
+    assert len(sittings) == 2 and all(m <= ct.SITTING_BUDGET for m in sittings.values()), sittings
+    for path in minutes:
+        if ct.is_sitting(path):
+            assert ct.counts(read(path))["words"] > ct.inventory_words()  # the items are read
+    everything = sum(m for p, m in minutes.items() if ct.part(p) == "core")
+    assert ct.core_minutes(minutes) == everything - sum(sittings.values())
 
 
 def test_the_notebooks_page_states_the_rates_the_script_counts():
@@ -178,7 +192,9 @@ def test_parts_and_reading_order_with_a_going_further_notebook_after_the_appendi
 def test_the_course_is_read_core_then_further_then_appendix():
     parts = [ct.part(p) for p in NOTEBOOKS]
     assert parts == sorted(parts, key=ct.PARTS.index)
-    assert [p.stem[:2] for p in NOTEBOOKS if ct.part(p) == "core"] == ["01", "02", "03", "04"]
+    core = [p.stem.split("_")[0] for p in NOTEBOOKS if ct.part(p) == "core"]
+    assert core == ["00", "01", "02", "03", "04", "04b"]  # the inventory's sittings around 01-04
+    assert [p.stem[:3] for p in NOTEBOOKS if ct.is_sitting(p)] == ["00_", "04b"]
 
 
 # --- --write ---------------------------------------------------------------------------------

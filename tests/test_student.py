@@ -43,6 +43,9 @@ TEACHER_ONLY = re.compile(r"teacher|make student\b|holds? the solutions?", re.IG
 ms = load_script("make_student")
 TEACHER = sorted(NOTEBOOKS.glob("*.ipynb"))
 STEMS = [p.stem for p in TEACHER]
+# The concept inventory's sittings (00, 04b) ask questions and grade nothing: no exercise.
+SITTINGS = [stem for stem in STEMS if "_inventory_" in stem]
+LESSONS = [stem for stem in STEMS if stem not in SITTINGS]
 
 # notebook -> exercise -> (the solution region as a student might write it wrongly,
 #                           words the hint it gets must contain)
@@ -297,7 +300,7 @@ def test_student_edition_is_ignored_by_git():
     assert ignored.returncode == 0, "student/ must be in .gitignore"
 
 
-@pytest.mark.parametrize("stem", STEMS)
+@pytest.mark.parametrize("stem", LESSONS)
 def test_no_line_of_any_solution_survives(student, stem):
     nb = teacher(stem)
     given = {
@@ -420,8 +423,12 @@ FEWER_EXERCISES = {
 
 @pytest.mark.parametrize("stem", STEMS)
 def test_every_notebook_has_its_exercises(stem):
-    """Three exercises after the core path; in it, at least one, beside my_init.py's functions."""
+    """Three exercises after the core path; in it, at least one, beside my_init.py's functions;
+    none in the inventory's sittings."""
     names = [e.name for e in ms.exercises(teacher(stem))]
+    if stem in SITTINGS:
+        assert names == [], f"{stem}: a sitting of the inventory has exercises: {names}"
+        return
     assert len(names) >= FEWER_EXERCISES.get(stem, 3), f"{stem}: {names}"
     assert len(set(names)) == len(names), f"{stem}: exercise names repeat: {names}"
 
@@ -825,7 +832,7 @@ def test_no_check_cell_spells_a_piece_of_its_exercises_solution(stem):
         assert not spelled, f"{stem} {e.name}: its check cell spells {spelled[:3]}"
 
 
-@pytest.mark.parametrize("stem", [s for s in STEMS if s[:2] in ("01", "02", "03", "04")])
+@pytest.mark.parametrize("stem", [s for s in STEMS if s[:2] in ("00", "01", "02", "03", "04")])
 def test_the_core_notebooks_carry_teaching_notes_for_the_teacher_alone(student, stem):
     """The teacher's 01-04 hold notes for the room (what to ask, what the plot shows, what a
     wrong answer means), each in a cell tagged `teacher`; the student edition holds none."""

@@ -8,9 +8,15 @@ the fourth; the answers are saved beside the notebooks in `inventory.json`,
 
     {"pre": {"variance_of_a_sum": "a", ...}, "post": {"variance_of_a_sum": "a", ...}}
 
-items named by stable ids, so that a hand-in carries them. `python -m tinyinit inventory
---key` prints the teacher's key (JSON: each item's right choice and the misconception behind
-each wrong one). `python -m tinyinit grade` reads the files it finds and adds the class's
+items named by stable ids, so that a hand-in carries them. In the notebooks (00 and 04b) the
+two sittings are `sitting("pre")` and `sitting("post")`: a radio button per item (or, in code,
+`inventory.answer("variance_of_a_sum", "b")`), each choice saved at once, so that a restarted
+kernel shows it again; the file also lists the sittings submitted (`"submitted": ["pre"]`),
+closed from then on. The first sitting never shows an answer and closes when it is submitted
+or when the second one begins, so that nothing the second shows can change it; the second
+shows the answers and their explanations once submitted. `python -m tinyinit inventory --key`
+prints the teacher's key (JSON: each item's right choice and the misconception behind each
+wrong one). `python -m tinyinit grade` reads the files it finds and adds the class's
 pre and post scores, Hake's normalized gain g = (post - pre) / (100% - pre) with a bootstrap
 interval, each item's difficulty and discrimination, and the misconceptions most chosen.
 
@@ -22,13 +28,16 @@ interval, each item's difficulty and discrimination, and the misconceptions most
 
 from __future__ import annotations
 
+import html
 import json
 import math
+import os
+import tempfile
 from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..core.arguments import instance
+from ..core.arguments import instance, one_of
 from ..core.pcg32 import PCG32
 
 __all__ = [
@@ -37,16 +46,22 @@ __all__ = [
     "MISCONCEPTIONS",
     "InventoryError",
     "Item",
+    "Sitting",
     "class_statistics",
     "hake_gain",
     "key",
     "read_answers",
     "save_answers",
     "score",
+    "sitting",
 ]
 
 FILE = "inventory.json"
 SITTINGS = ("pre", "post")
+SUBMITTED = "submitted"  # the file's list of the sittings submitted, closed from then on
+BROKEN = FILE + ".broken"  # where an unreadable file is kept when answers are saved over it
+# The folder of inventory.json for the notebooks' sittings; unset, the folder they run in.
+FOLDER_VARIABLE = "TINYINIT_INVENTORY"
 
 # Each misconception once, in the words a teacher reads in the report.
 MISCONCEPTIONS = {
@@ -112,8 +127,8 @@ ITEMS: tuple[Item, ...] = (
     ),
     Item(
         "why_the_mean_square",
-        "The inputs x come out of a ReLU, so their mean is above 0. Which of their numbers "
-        "goes into Var(z) of the next layer?",
+        "The inputs x come out of a ReLU (their mean is above 0). Which of their numbers goes "
+        "into the next layer's Var(z)?",
         {"a": "Var(x)", "b": "E[x^2], the mean square", "c": "E[x]^2", "d": "E[|x|]"},
         "b",
         {
@@ -166,9 +181,9 @@ ITEMS: tuple[Item, ...] = (
     ),
     Item(
         "xavier_through_relu",
-        "A 20-layer ReLU network of width 256 starts with Xavier's normal init (std "
-        "sqrt(2 / (256 + 256)) = 1/16). After 20 layers, the activations' mean square, "
-        "relative to the input's, is about:",
+        "A 20-layer ReLU network of width 256 starts with Xavier's normal init, std "
+        "sqrt(2 / (256 + 256)) = 1/16. After 20 layers, the mean square relative to the "
+        "input's is about:",
         {"a": "1", "b": "2^-20, about 10^-6", "c": "2^20, about 10^6", "d": "1/2"},
         "b",
         {"a": "xavier_is_universal", "c": "direction_confused", "d": "depth_does_not_compound"},
@@ -177,8 +192,8 @@ ITEMS: tuple[Item, ...] = (
     ),
     Item(
         "kaiming_through_relu",
-        "The same 20-layer ReLU network starts with Kaiming's init for ReLU instead. After 20 "
-        "layers, the mean square relative to the input's is about:",
+        "The same network starts with Kaiming's init for ReLU instead. After 20 layers, the "
+        "mean square relative to the input's is about:",
         {"a": "1", "b": "2^-20", "c": "2^20", "d": "2^-10"},
         "a",
         {"b": "depth_does_not_compound", "c": "gain_as_variance", "d": "std_for_mean_square"},
@@ -196,8 +211,8 @@ ITEMS: tuple[Item, ...] = (
     ),
     Item(
         "the_residual_scale",
-        "A GPT-2-style model has N = 12 blocks; each adds an attention output and an MLP output "
-        "to the residual stream. With base std 0.02, what std do the output projections get?",
+        "A GPT-2-style model has N = 12 blocks, each adding an attention and an MLP output to "
+        "the residual stream. Base std 0.02: what std do the output projections get?",
         {"a": "0.02 / sqrt(12)", "b": "0.02 / sqrt(24)", "c": "0.02 / 12", "d": "0.02"},
         "b",
         {"a": "residual_sqrt_L", "c": "std_for_mean_square", "d": "residual_adds_nothing"},
@@ -221,9 +236,9 @@ ITEMS: tuple[Item, ...] = (
     ),
     Item(
         "float32_overflow",
-        "With the ReLU gain 2 by mistake, the mean square doubles at every layer. float32's "
+        "A ReLU gain of 2 by mistake doubles the mean square at every layer. float32's "
         "largest number is about 2^128. After about how many layers does a typical activation "
-        "(the square root of the mean square) pass it?",
+        "(the mean square's root) pass it?",
         {"a": "20", "b": "128", "c": "256", "d": "never: floats scale"},
         "c",
         {"a": "depth_does_not_compound", "b": "value_for_mean_square", "d": "floats_scale_freely"},
@@ -232,8 +247,8 @@ ITEMS: tuple[Item, ...] = (
     ),
     Item(
         "a_generator_per_call",
-        "An initializer makes its own generator, PCG32(seed), each time it is called, and a "
-        "network calls it once for each of its 20 layers of the same shape. What happens?",
+        "An initializer makes a new generator, PCG32(seed), at each call; a network calls it "
+        "for each of its 20 layers, all of one shape. What happens?",
         {
             "a": "every layer gets the same weights",
             "b": "nothing: the seed only makes the run repeatable",
@@ -286,8 +301,11 @@ def key() -> list[dict]:
     ]
 
 
-def save_answers(folder, sitting: str, answers: dict[str, str]) -> Path:
-    """Write one sitting's answers into folder/inventory.json, keeping the other sitting's.
+def save_answers(folder, sitting: str, answers: dict[str, str], submit: bool = False) -> Path:
+    """Write one sitting's answers into folder/inventory.json, keeping the other sitting's,
+    and with `submit` mark the sitting submitted. The file is replaced whole (written beside
+    it, then renamed), so a kernel stopped halfway leaves the old file or the new one, never
+    half of one; an unreadable file is kept as inventory.json.broken, not lost.
 
     >>> import tempfile
     >>> folder = tempfile.mkdtemp()
@@ -295,20 +313,38 @@ def save_answers(folder, sitting: str, answers: dict[str, str]) -> Path:
     >>> json.loads(path.read_text())
     {'pre': {'variance_of_a_sum': 'b'}}
     """
-    folder = Path(instance("folder", folder, (str, Path), "a folder"))
-    if sitting not in SITTINGS:
-        raise ValueError(f"sitting must be 'pre' or 'post', got {sitting!r}")
+    folder = Path(instance("folder", folder, (str, os.PathLike), "a folder"))
+    sitting = one_of("sitting", sitting, SITTINGS)
     checked = _checked_sitting(sitting, answers, partial=True)
     path = folder / FILE
-    saved = {}
-    if path.is_file():
+    saved, submitted = {}, set()
+    if path.exists():
         try:
-            saved = read_answers(path, partial=True)
+            saved, submitted = _read(path, partial=True)
         except InventoryError:
-            saved = {}  # a broken file is replaced by what was answered now
+            path.replace(folder / BROKEN)
     saved[sitting] = checked
-    path.write_text(json.dumps(saved, indent=1, sort_keys=True) + "\n", encoding="utf-8")
+    if submit:
+        submitted.add(sitting)
+    data = {s: saved[s] for s in SITTINGS if s in saved}
+    if submitted:
+        data[SUBMITTED] = [s for s in SITTINGS if s in submitted]
+    _replace(path, json.dumps(data, indent=1, sort_keys=True) + "\n")
     return path
+
+
+def _replace(path: Path, text: str) -> None:
+    """path's text becomes `text` in one step: written to a file beside it, then renamed."""
+    handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(handle, "w", encoding="utf-8") as file:
+            file.write(text)
+            file.flush()
+            os.fsync(file.fileno())
+        os.replace(temporary, path)
+    except BaseException:
+        Path(temporary).unlink(missing_ok=True)
+        raise
 
 
 def _checked_sitting(sitting: str, answers, partial: bool) -> dict[str, str]:
@@ -328,6 +364,21 @@ def _checked_sitting(sitting: str, answers, partial: bool) -> dict[str, str]:
     return checked
 
 
+def _read(path: Path, partial: bool) -> tuple[dict[str, dict[str, str]], set[str]]:
+    """The sittings in the file, each checked, and the set of those submitted."""
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, ValueError) as error:
+        raise InventoryError(f"{path.name} cannot be read as JSON ({error})") from None
+    if not isinstance(data, dict) or not set(data) <= {*SITTINGS, SUBMITTED}:
+        raise InventoryError(f"{path.name} is not {{'pre': ..., 'post': ...}}")
+    submitted = data.get(SUBMITTED, [])
+    if not isinstance(submitted, list) or not set(submitted) <= set(data) & set(SITTINGS):
+        raise InventoryError(f"{path.name}: 'submitted' must list sittings it holds")
+    sittings = {s: _checked_sitting(s, data[s], partial) for s in SITTINGS if s in data}
+    return sittings, set(submitted)
+
+
 def read_answers(path, partial: bool = False) -> dict[str, dict[str, str]]:
     """The sittings in an inventory.json, each checked; InventoryError for a file that is not
     JSON, names an unknown item or choice, or (unless partial) leaves an item unanswered.
@@ -342,14 +393,8 @@ def read_answers(path, partial: bool = False) -> dict[str, dict[str, str]]:
     ...
     tinyinit.course.inventory.InventoryError: post: 12 of 13 items unanswered
     """
-    path = Path(instance("path", path, (str, Path), "an inventory.json file"))
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, ValueError) as error:
-        raise InventoryError(f"{path.name} cannot be read as JSON ({error})") from None
-    if not isinstance(data, dict) or not set(data) <= set(SITTINGS):
-        raise InventoryError(f"{path.name} is not {{'pre': ..., 'post': ...}}")
-    return {s: _checked_sitting(s, data[s], partial) for s in SITTINGS if s in data}
+    path = Path(instance("path", path, (str, os.PathLike), "an inventory.json file"))
+    return _read(path, partial)[0]
 
 
 def score(answers: dict[str, str]) -> float:
@@ -436,3 +481,313 @@ def _item_stats(item: Item, sat: list[dict[str, str]]) -> dict[str, float]:
     low = sum(a[item.id] == item.answer for a in ranked[:k]) / k
     high = sum(a[item.id] == item.answer for a in ranked[-k:]) / k
     return {"difficulty": sum(right) / len(right), "discrimination": high - low}
+
+
+# --- the two sittings, in a notebook -----------------------------------------------------------
+
+TITLE = {"pre": "before notebook 01", "post": "after notebook 04"}
+SUBMIT_LABEL = {"pre": "Submit my answers", "post": "Submit and see the answers"}
+
+
+def sitting(name: str, folder=None) -> Sitting:
+    """One sitting of the inventory, "pre" (before 01) or "post" (after 04), its answers kept
+    in folder/inventory.json (folder: $TINYINIT_INVENTORY, else the folder the notebook runs
+    in). As a cell's last expression it shows each item with a radio button per choice, a
+    submit button and a status line; `answer(item_id, choice)` and `submit()` do the same in
+    code.
+
+    >>> import tempfile
+    >>> folder = tempfile.mkdtemp()
+    >>> inventory = sitting("pre", folder)
+    >>> inventory.answer("variance_of_a_sum", "b")
+    '1 of 13 answered, each saved in inventory.json as you choose. Submit when all 13 are \
+answered: no answer is shown in this sitting.'
+    >>> sitting("pre", folder).answers   # another kernel, or this one restarted
+    {'variance_of_a_sum': 'b'}
+    """
+    return Sitting(name, folder)
+
+
+class Sitting:
+    """The items of one sitting, the student's choices, and what the sitting shows.
+
+    Every choice is written to inventory.json at once (`save_answers`), so the answers outlive
+    the kernel; `submit()` needs all items answered and closes the sitting. The first sitting
+    ("pre") shows no answer, ever, and closes too when the second one has begun, so that
+    nothing seen in the second can change it. The second ("post") shows, once submitted, the
+    right choice and its explanation under each item, and both sittings' scores.
+
+    >>> import tempfile
+    >>> folder = tempfile.mkdtemp()
+    >>> post = Sitting("post", folder)
+    >>> for item in ITEMS:
+    ...     _ = post.answer(item.id, item.answer)
+    >>> print(post.submit())
+    Submitted: 13 of 13 right. Before notebook 01 you did not sit the inventory here. The \
+answer and its explanation are under each question.
+    >>> post.answer("the_relu_gain", "b")
+    'This sitting is closed: your answers were submitted. Nothing was changed.'
+    """
+
+    def __init__(self, name: str, folder=None):
+        self.name = one_of("sitting", name, SITTINGS)
+        if folder is None:
+            folder = os.environ.get(FOLDER_VARIABLE) or "."
+        self.folder = Path(instance("folder", folder, (str, os.PathLike), "a folder"))
+        self.path = self.folder / FILE
+        self.problem = ""  # why the file on disk could not be read, if it could not
+        self._saved: dict[str, dict[str, str]] = {}
+        self._submitted: set[str] = set()
+        self._read_file()
+        self.answers: dict[str, str] = dict(self._saved.get(self.name, {}))
+        self._radios: dict = {}
+        self._feedback: dict = {}
+        self._button = self._status = None
+        self._updating = False
+        self.widget = self._build_widget()
+
+    # --- what the file says ---
+
+    def _read_file(self) -> None:
+        if not self.path.exists():
+            self._saved, self._submitted = {}, set()
+            return
+        try:
+            self._saved, self._submitted = _read(self.path, partial=True)
+        except InventoryError as error:
+            self._saved, self._submitted = {}, set()
+            self.problem = (
+                f"{FILE} could not be read ({error}). These questions start unanswered; your "
+                f"first answer keeps that file as {BROKEN}."
+            )
+
+    @property
+    def submitted(self) -> bool:
+        """Whether this sitting was submitted (in this kernel or an earlier one)."""
+        return self.name in self._submitted
+
+    @property
+    def closed(self) -> bool:
+        """Whether its answers can no longer change: submitted, or (the first sitting) the
+        second sitting has begun."""
+        return self.submitted or (self.name == "pre" and "post" in self._saved)
+
+    @property
+    def revealed(self) -> bool:
+        """Whether the answers are shown: the second sitting, once submitted."""
+        return self.name == "post" and self.submitted
+
+    # --- answering ---
+
+    def answer(self, item_id: str, choice: str) -> str:
+        """Choose `choice` (a letter) for the item `item_id`, save it, and say where the
+        sitting stands. A closed sitting changes nothing and says so."""
+        item = _BY_ID[one_of("item_id", item_id, list(_BY_ID))]
+        choice = one_of("choice", choice, list(item.choices))
+        self._read_file()  # another notebook may have begun the second sitting since
+        if self.closed:
+            self._update()
+            return self._closed_text() + " Nothing was changed."
+        self._save({**self.answers, item.id: choice})
+        return self.status()
+
+    def submit(self) -> str:
+        """Close the sitting when every item is answered (the second one then shows the
+        answers); otherwise say which items are left."""
+        self._read_file()
+        if self.closed:
+            self._update()
+            return self._closed_text()
+        missing = [k for k, item in enumerate(ITEMS, 1) if item.id not in self.answers]
+        if missing:
+            return (
+                f"Not submitted: question{'s' * (len(missing) > 1)} "
+                f"{', '.join(map(str, missing))} {'are' if len(missing) > 1 else 'is'} "
+                "unanswered. A sitting with a question left out is not counted."
+            )
+        self._save(self.answers, submit=True)
+        return self.status()
+
+    def _save(self, answers: dict[str, str], submit: bool = False) -> None:
+        save_answers(self.folder, self.name, answers, submit=submit)
+        self.answers = dict(answers)
+        if self.problem:
+            self.problem = f"The unreadable {FILE} was kept as {BROKEN}."
+        self._read_file()
+        self._update()
+
+    # --- what it shows ---
+
+    def status(self) -> str:
+        """Where the sitting stands, in a sentence or three."""
+        n, total = len(self.answers), len(ITEMS)
+        lines = [self.problem] if self.problem else []
+        if self.revealed:
+            lines.append(self._scores())
+        elif self.closed:
+            lines.append(self._closed_text())
+        else:
+            lines.append(
+                f"{n} of {total} answered, each saved in {FILE} as you choose. Submit when all "
+                f"{total} are answered: "
+                + (
+                    "no answer is shown in this sitting."
+                    if self.name == "pre"
+                    else "then each question shows its answer and why."
+                )
+            )
+            if self.name == "post" and not n:
+                lines.append(self._first_sitting_text())
+        return " ".join(lines)
+
+    def _closed_text(self) -> str:
+        if self.submitted:
+            return "This sitting is closed: your answers were submitted."
+        return (
+            f"This sitting is closed: the second one (after notebook 04) has begun. "
+            f"{len(self.answers)} of {len(ITEMS)} answered here."
+        )
+
+    def _first_sitting_text(self) -> str:
+        pre = self._saved.get("pre")
+        if pre is None:
+            return "There are no answers of the first sitting (before notebook 01) here."
+        if "pre" in self._submitted:
+            return "Your first sitting (before notebook 01) is submitted and stays as it is."
+        return (
+            f"Your first answer here closes the first sitting (before notebook 01) as it is, "
+            f"{len(pre)} of {len(ITEMS)} answered."
+        )
+
+    def _scores(self) -> str:
+        now = round(score(self.answers) * len(ITEMS) / 100)
+        said = f"Submitted: {now} of {len(ITEMS)} right."
+        pre = self._saved.get("pre")
+        if not pre:
+            before = " Before notebook 01 you did not sit the inventory here."
+        else:
+            right = round(score(pre) * len(ITEMS) / 100)
+            before = f" Before notebook 01: {right} of {len(ITEMS)}."
+            if len(pre) == len(ITEMS) and right < len(ITEMS):
+                gain = hake_gain(score(pre), score(self.answers))
+                before += f" You gained {gain:.0%} of what you could (Hake's g = {gain:.2f})."
+        return said + before + " The answer and its explanation are under each question."
+
+    def _feedback_text(self, item: Item) -> str:
+        if not self.revealed:
+            return ""
+        chosen = self.answers.get(item.id)
+        right = f"({item.answer}) {item.choices[item.answer]}"
+        verdict = "✓ Right." if chosen == item.answer else f"✗ You chose ({chosen}); it is {right}."
+        return f"{verdict} {item.explanation}"
+
+    def text(self) -> str:
+        """The sitting as plain text: each item, its choices (the chosen one marked), and
+        once revealed its answer and why; then the status."""
+        lines = [f"Concept inventory, {TITLE[self.name]}."]
+        for k, item in enumerate(ITEMS, 1):
+            lines.append(f"{k}. [{item.id}] {item.stem}")
+            for letter, choice in item.choices.items():
+                mark = "(x)" if self.answers.get(item.id) == letter else "( )"
+                lines.append(f"   {mark} ({letter}) {choice}")
+            if self.revealed:
+                lines.append(f"   {self._feedback_text(item)}")
+        lines.append(self.status())
+        return "\n".join(lines)
+
+    def __repr__(self) -> str:
+        return self.text()
+
+    def _static_html(self) -> str:
+        items = []
+        for item in ITEMS:
+            choices = "".join(
+                f"<li>{'☒' if self.answers.get(item.id) == letter else '☐'} ({letter}) "
+                f"{html.escape(text)}</li>"
+                for letter, text in item.choices.items()
+            )
+            feedback = html.escape(self._feedback_text(item))
+            items.append(
+                f'<li><p>{html.escape(item.stem)}</p><ul style="list-style: none">{choices}</ul>'
+                + (f"<p>{feedback}</p>" if feedback else "")
+                + "</li>"
+            )
+        return (
+            f'<div class="tinyinit-inventory"><ol>{"".join(items)}</ol>'
+            f'<p role="status">{html.escape(self.status())}</p></div>'
+        )
+
+    def _repr_mimebundle_(self, include=None, exclude=None):
+        bundle = {"text/plain": self.text(), "text/html": self._static_html()}
+        if self.widget is not None:
+            shown = self.widget._repr_mimebundle_(include=include, exclude=exclude) or {}
+            bundle.update({k: v for k, v in shown.items() if k != "text/plain"})
+        return bundle
+
+    # --- the widget: a radio button per choice, keyboard-operable ---
+
+    def _build_widget(self):
+        try:
+            import ipywidgets as widgets
+        except ImportError:  # a plain Python without widgets: answer() and text() still work
+            return None
+        rows = []
+        for k, item in enumerate(ITEMS, 1):
+            stem = widgets.HTML(
+                f"<b>{k}.</b> {html.escape(item.stem)} <small>(<code>{item.id}</code>)</small>"
+            )
+            radio = widgets.RadioButtons(
+                options=[(f"({letter}) {text}", letter) for letter, text in item.choices.items()],
+                value=None,
+                tooltip=f"Question {k}: your answer",
+                layout=widgets.Layout(width="auto", max_width="100%"),
+            )
+            radio.observe(lambda change, item=item: self._chosen(item, change.new), names="value")
+            feedback = widgets.HTML("")
+            self._radios[item.id], self._feedback[item.id] = radio, feedback
+            rows.append(widgets.VBox([stem, radio, feedback]))
+        self._button = widgets.Button(
+            description=SUBMIT_LABEL[self.name],
+            tooltip="Submit once every question is answered",
+            layout=widgets.Layout(width="auto"),
+        )
+        self._button.on_click(lambda _: self._show(self.submit()))
+        self._status = widgets.HTML("")
+        self._status.add_class("tinyinit-status")
+        box = widgets.VBox([*rows, self._button, self._status])
+        box.add_class("tinyinit-inventory")
+        self._update()
+        return box
+
+    def _chosen(self, item: Item, choice) -> None:
+        if self._updating or choice is None:
+            return
+        try:
+            self._show(self.answer(item.id, choice))
+        except OSError as error:  # a folder it may not write: the choice is not kept
+            self._update()
+            self._show(f"Not saved: {error}. Your answers are kept only in {FILE}.")
+
+    def _show(self, message: str) -> None:
+        if self._status is not None:
+            self._status.value = f'<p role="status">{html.escape(message)}</p>'
+
+    def _update(self) -> None:
+        """Bring the widget in step with the answers: each radio's choice, closed or not,
+        and (once revealed) the answer under each item."""
+        if self._button is None:  # no widgets here
+            return
+        self._updating = True
+        try:
+            for item in ITEMS:
+                radio = self._radios[item.id]
+                radio.value = self.answers.get(item.id)
+                radio.disabled = self.closed
+                feedback = self._feedback_text(item)
+                self._feedback[item.id].value = (
+                    f"<p>{html.escape(feedback)}</p>" if feedback else ""
+                )
+            self._button.disabled = self.closed
+        finally:
+            self._updating = False
+        self._show(self.status())
