@@ -688,7 +688,7 @@ answer and its explanation are under each question.
         for k, item in enumerate(ITEMS, 1):
             lines.append(f"{k}. [{item.id}] {item.stem}")
             for letter, choice in item.choices.items():
-                mark = "(x)" if self.answers.get(item.id) == letter else "( )"
+                mark = "(•)" if self.answers.get(item.id) == letter else "( )"
                 lines.append(f"   {mark} ({letter}) {choice}")
             if self.revealed:
                 lines.append(f"   {self._feedback_text(item)}")
