@@ -2,7 +2,8 @@
 
 A notebook holds live widgets when its stored outputs hold a widget view other than a
 predict-then-run question (those are driven by test_lab_predict.py). Notebook 03's
-explorer has test_lab_explorer.py, notebook 11's training explorer test_lab_training.py; the
+explorer has test_lab_explorer.py, notebook 11's training explorer test_lab_training.py, the
+concept inventory's sittings (00, 04b) test_lab_inventory.py; the
 slider apps of the others are listed in
 test_lab_sliders.py, which runs each notebook, moves its slider and flips its toggle. A new
 notebook with widgets fails here until it is added there.
@@ -14,6 +15,7 @@ from pathlib import Path
 
 import nbformat
 
+from .test_lab_inventory import NOTEBOOKS as INVENTORY_NOTEBOOKS
 from .test_lab_sliders import SLIDER_APPS
 from .test_lab_training import NOTEBOOK as TRAINING_NOTEBOOK
 
@@ -47,6 +49,6 @@ def widget_notebooks() -> set[str]:
 def test_every_widget_notebook_is_driven_in_the_browser():
     found = widget_notebooks()
     assert {EXPLORER_NOTEBOOK, TRAINING_NOTEBOOK} <= found
-    driven = {EXPLORER_NOTEBOOK, TRAINING_NOTEBOOK} | set(SLIDER_APPS)
+    driven = {EXPLORER_NOTEBOOK, TRAINING_NOTEBOOK, *INVENTORY_NOTEBOOKS} | set(SLIDER_APPS)
     assert found - driven == set(), "add them to SLIDER_APPS"
     assert set(SLIDER_APPS) <= found, "SLIDER_APPS names a notebook without widgets"
