@@ -636,8 +636,13 @@ answer and its explanation are under each question.
                     else "then each question shows its answer and why."
                 )
             )
-            if self.name == "post" and not n:
-                lines.append(self._first_sitting_text())
+            pre = self._saved.get("pre")
+            if self.name == "post" and not n and pre and "pre" not in self._submitted:
+                # said only where a first sitting is open: never in a stored run, which has none
+                lines.append(
+                    f"Your first answer here closes the first sitting (before notebook 01) as "
+                    f"it is, {len(pre)} of {len(ITEMS)} answered."
+                )
         return " ".join(lines)
 
     def _closed_text(self) -> str:
@@ -646,17 +651,6 @@ answer and its explanation are under each question.
         return (
             f"This sitting is closed: the second one (after notebook 04) has begun. "
             f"{len(self.answers)} of {len(ITEMS)} answered here."
-        )
-
-    def _first_sitting_text(self) -> str:
-        pre = self._saved.get("pre")
-        if pre is None:
-            return "There are no answers of the first sitting (before notebook 01) here."
-        if "pre" in self._submitted:
-            return "Your first sitting (before notebook 01) is submitted and stays as it is."
-        return (
-            f"Your first answer here closes the first sitting (before notebook 01) as it is, "
-            f"{len(pre)} of {len(ITEMS)} answered."
         )
 
     def _scores(self) -> str:
