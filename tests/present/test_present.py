@@ -131,6 +131,41 @@ def test_one_preset_costs_one_redraw(app):
     assert app.depth.updates == before + 1
 
 
+class PageRecorder:
+    """A widget's comm that keeps the states the kernel sends the page."""
+
+    kernel = "a kernel"
+    comm_id = "page"
+
+    def __init__(self):
+        self.sent: list[dict] = []
+
+    def send(self, data, buffers=None):
+        self.sent.append(data["state"])
+
+    def on_msg(self, callback):
+        pass
+
+
+def test_a_step_tells_the_page_each_control_once_as_the_step_leaves_it():
+    # Choosing Kaiming while tanh is still chosen sets the gain to 5/3 on the way to √2:
+    # a page told 5/3 answers it (its slider holds 1.666666666666667) after the kernel
+    # has moved on, and that answer must never reach the kernel as the gain.
+    app = Presentation(warm=False)
+    app.choose("tanh: gain 1 vs 5/3")
+    pages = {name: PageRecorder() for name in ("gain", "initializer", "activation")}
+    for name, page in pages.items():
+        getattr(app.depth, name).comm = page
+    app.choose("Kaiming + ReLU: kept")
+    assert [s["value"] for s in pages["gain"].sent] == [2**0.5]
+    assert [s["index"] for s in pages["activation"].sent] == [
+        app.depth.activation.options.index("relu")
+    ]
+    assert len(pages["initializer"].sent) == 1
+    app.depth.gain.set_state({"value": 1.666666666666667})  # the answer to a 5/3 of before
+    assert app.depth.gain.value == 2**0.5 and app.depth.result.gain == 2**0.5
+
+
 def test_controls_stay_live_after_a_preset(app):
     app.choose("Kaiming + ReLU: kept")
     app.depth.n_layers.value = 50

@@ -215,3 +215,53 @@ def test_a_figure_run_without_a_page_keeps_its_picture_for_static_pages(ipympl_c
 
     agg = Figure()
     assert not transport.keep_picture_for_static_pages(FigureCanvasAgg(agg), agg)
+
+
+class PageRecorder:
+    """A widget's comm that keeps the states the kernel sends the page."""
+
+    kernel = "a kernel"
+    comm_id = "page"
+
+    def __init__(self):
+        self.sent: list[dict] = []
+
+    def send(self, data, buffers=None):
+        self.sent.append(data["state"])
+
+    def on_msg(self, callback):
+        pass
+
+
+def test_the_page_slider_holds_a_value_through_a_percentage_of_its_range():
+    # noUiSlider's arithmetic, as the page does it: exact for most values, not for all.
+    assert transport.page_slider_value(5 / 3, 0.0, 3.0) == 1.666666666666667 != 5 / 3
+    assert transport.page_slider_value(2**0.5, 0.0, 3.0) == 2**0.5
+    assert transport.page_slider_value(3.0, 0.0, 3.0) == 3.0
+    assert transport.page_slider_value(-0.5, -1.0, 1.0) == -0.5
+
+
+def test_the_pages_late_echo_of_an_old_value_is_dropped_and_the_kernels_sent_again():
+    changes, gain, seen = transport.BrowserChanges(), widgets.FloatSlider(min=0, max=3), []
+    changes.watch(gain)
+    gain.observe(lambda change: seen.append(change["new"]), names="value")
+    gain.comm = page = PageRecorder()
+    gain.value = 5 / 3  # on the way to √2, as choosing Kaiming under tanh does
+    gain.value = 2**0.5
+    page.sent.clear()
+    gain.set_state({"value": transport.page_slider_value(5 / 3, 0, 3)})  # the page's answer
+    assert gain.value == 2**0.5 and seen == [5 / 3, 2**0.5]
+    assert page.sent == [{"value": 2**0.5}]  # the page follows the kernel
+
+
+def test_the_pages_echo_of_the_current_value_changes_nothing_and_a_hand_still_moves_it():
+    changes, gain = transport.BrowserChanges(), widgets.FloatSlider(min=0, max=3)
+    changes.watch(gain)
+    gain.value = 5 / 3
+    gain.comm = page = PageRecorder()
+    gain.set_state({"value": transport.page_slider_value(5 / 3, 0, 3)})
+    assert gain.value == 5 / 3 and page.sent == []  # no new value, and nothing to resend
+    gain.set_state({"value": 2.1})  # a hand on the slider
+    assert gain.value == 2.1
+    gain.set_state({"value": 5 / 3})  # a hand back to exactly a value code gave: taken
+    assert gain.value == 5 / 3

@@ -5,6 +5,7 @@ named where it ends."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import html
 
 import ipywidgets as widgets
@@ -88,6 +89,20 @@ def _settings(settings, known, required=(), name: str = "settings") -> dict:
         raise ValueError(f"{name} must set every one of {', '.join(required)}, "
                          f"got {shown(settings)} without {', '.join(missing)}")  # fmt: skip
     return settings
+
+
+@contextlib.contextmanager
+def one_message_each(controls):
+    """Each widget of `controls` tells the page its state once, as it is when the block ends.
+
+    A step sets several controls, and setting one may move another (choosing Kaiming
+    sets the gain for the activation still chosen): without this, the page would be told
+    every value on the way, and answer them (tinyinit.views.browser_transport.BrowserChanges).
+    """
+    with contextlib.ExitStack() as stack:
+        for control in controls:
+            stack.enter_context(control.hold_sync())
+        yield
 
 
 SHORT_QUANTITY = {d: f"mean square of {QUANTITIES[d][1]}" for d in QUANTITIES}
@@ -212,7 +227,8 @@ class LargeDepthExplorer(DepthExplorer):
     def apply(self, settings: dict) -> None:
         """Set the controls named in `settings` (initializer, gain, n_layers, ...); one update."""
         _settings(settings, DEPTH_CONTROLS)
-        with self.hold():
+        controls = [getattr(self, name) for name in DEPTH_CONTROLS]
+        with self.hold(), one_message_each([*controls, self.gain_hint]):
             for name in DEPTH_CONTROLS:  # the gain last: choosing Kaiming resets it
                 if name in settings:
                     getattr(self, name).value = settings[name]
@@ -314,12 +330,13 @@ class LargeResidualExplorer(ResidualStreamExplorer):
         _settings(settings, RESIDUAL_CONTROLS)
         self._applying = True
         try:
-            if "n_layers" in settings:
-                self.n_layers.value = min(settings["n_layers"], self.n_layers.max)
-            if "scaled" in settings:
-                self.scaling.value = settings["scaled"]
-            if "both" in settings:
-                self.both.value = settings["both"]
+            with one_message_each([self.n_layers, self.scaling, self.both]):
+                if "n_layers" in settings:
+                    self.n_layers.value = min(settings["n_layers"], self.n_layers.max)
+                if "scaled" in settings:
+                    self.scaling.value = settings["scaled"]
+                if "both" in settings:
+                    self.both.value = settings["both"]
         finally:
             self._applying = False
         self.update()
@@ -422,18 +439,24 @@ class LargeTrainingExplorer(TrainingExplorer):
         for before in earlier:
             watched = all(self.run_settings[k] == v for k, v in before.items() if k in SETTINGS)
             if not watched:
-                self.apply(before)
+                with one_message_each(self.stepped_controls()):
+                    self.apply(before)
             if self.trainer.steps < self.DEMONSTRATION_STEPS:
                 self.step(self.DEMONSTRATION_STEPS - self.trainer.steps)
             self.pin()
         if not earlier:
             self.clear_pins()
-        self.apply(settings)
+        with one_message_each(self.stepped_controls()):
+            self.apply(settings)
         try:
             asyncio.get_running_loop()
         except RuntimeError:  # a script or a test: the step is shown, at step 0
             return
         self.play(until=self.DEMONSTRATION_STEPS)
+
+    def stepped_controls(self) -> list[widgets.Widget]:
+        """The widgets a demonstration's step sets."""
+        return [getattr(self, name) for name in (*SETTINGS, "speed")]
 
     def projector_view(self) -> widgets.Widget:
         """Both figures, and beside them the headline, the most used controls, the rest folded."""

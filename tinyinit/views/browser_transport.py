@@ -24,7 +24,10 @@ tests/views/test_browser_transport.py fails on a version whose internals differ.
 A slider dragged in the browser sends a value per pixel; `BrowserChanges` tells
 a change that came from the browser (applied through ipywidgets' public
 `Widget.set_state`) from one made by code, so that the explorer can answer a drag
-with one update, to its latest value, and a notebook cell at once.
+with one update, to its latest value, and a notebook cell at once. It also keeps
+a float slider's page from sending the kernel's own values back as changes: the
+page's slider holds a value through a percentage of its range
+(`page_slider_value`), and answers a value the kernel sets with its image of it.
 """
 
 from __future__ import annotations
@@ -34,7 +37,7 @@ import io
 import struct
 import zlib
 from base64 import b64encode
-from collections import OrderedDict
+from collections import OrderedDict, deque
 from contextlib import contextmanager
 
 import numpy as np
@@ -49,6 +52,7 @@ __all__ = [
     "is_web_canvas",
     "keep_picture_for_static_pages",
     "keeps_pixels",
+    "page_slider_value",
     "png_rows",
     "send_whole_pictures",
     "web_canvas_is_known",
@@ -353,13 +357,46 @@ class BlitPlot:
 # --- changes from the browser --------------------------------------------------------------
 
 
+def page_slider_value(value: float, low: float, high: float) -> float:
+    """The value ipywidgets' slider on the page holds once the kernel sets it to `value`.
+
+    The page's slider (noUiSlider) keeps a handle's place as a percentage of [low, high]
+    and turns it back into a value, in the page's double arithmetic: 100 (v - low) /
+    (high - low), then p (high - low) / 100 + low. The round trip may not give `value`
+    back, and a float slider that updates continuously then sends what it holds to the
+    kernel as if a hand had moved it.
+
+    >>> page_slider_value(5 / 3, 0.0, 3.0), page_slider_value(2**0.5, 0.0, 3.0) == 2**0.5
+    (1.666666666666667, True)
+    """
+    if value >= high:
+        return high
+    shift = value + abs(low) if low < 0 else value - low
+    percent = max(0.0, 100 * shift / (high - low))
+    return percent * (high - low) / 100 + low
+
+
+# How many of a slider's values set by code are remembered to recognise the page's echoes:
+# a step sets a control once or twice, and the page answers within a few messages.
+VALUES_REMEMBERED = 16
+
+
 class BrowserChanges:
-    """Tells a control's change sent by the browser from one made by code.
+    """Tells a control's change sent by the browser from one made by code, and keeps the
+    page's echoes of the kernel's own values from coming back as changes.
 
     ipywidgets applies what the page sends through the widget's public
     `set_state` (its documented "called when a state is received from the
     front-end"), and the observers run inside it. `watch(widget)` wraps that
     method, so that `active` is true while a browser change is being applied.
+
+    A float slider on the page answers a value the kernel sets with what its handle
+    holds, `page_slider_value` (5/3 comes back as 1.666666666666667), as if a hand had
+    moved it. Such an answer arriving after the kernel has moved on (a step sets the
+    gain to 5/3 on the way to √2) would put the old value back. The watched float
+    slider remembers the values code gave it; what the page sends that is the page's
+    image of one of them, and not that value itself, is an echo: it is dropped, and the
+    kernel's value sent again if the page's differs from it. The page follows the kernel.
 
     >>> import ipywidgets as widgets
     >>> changes, slider, seen = BrowserChanges(), widgets.IntSlider(), []
@@ -369,6 +406,12 @@ class BrowserChanges:
     >>> slider.set_state({"value": 4})          # what a drag in the page does
     >>> seen
     [False, True]
+    >>> gain = widgets.FloatSlider(min=0.0, max=3.0, step=None)
+    >>> changes.watch(gain)
+    >>> gain.value = 5 / 3; gain.value = 2**0.5 # a step, on its way to √2
+    >>> gain.set_state({"value": 1.666666666666667})   # the page's late answer to 5/3
+    >>> gain.value == 2**0.5
+    True
     """
 
     def __init__(self):
@@ -387,13 +430,56 @@ class BrowserChanges:
             self._depth -= 1
 
     def watch(self, widget) -> None:
-        """Count `widget`'s changes from the browser (none, if it has no public set_state)."""
+        """Count `widget`'s changes from the browser (none, if it has no public set_state);
+        for a float slider, drop the page's echoes of values set by code."""
         apply = getattr(widget, "set_state", None)
         if not callable(apply):  # another ipywidgets: every change is answered at once
             return
+        echoes = _SliderEchoes(widget, self) if _is_float_slider(widget) else None
 
         def set_state(sync_data):
+            if echoes is not None:
+                sync_data = echoes.without_echo(sync_data)
             with self._applying():
                 return apply(sync_data)
 
         widget.set_state = set_state
+
+
+def _is_float_slider(widget) -> bool:
+    import ipywidgets as widgets
+
+    return isinstance(widget, widgets.FloatSlider)
+
+
+class _SliderEchoes:
+    """The values code gave one float slider, and the page's echoes of them (BrowserChanges)."""
+
+    def __init__(self, slider, changes: BrowserChanges):
+        self.slider = slider
+        self.given = deque([slider.value], maxlen=VALUES_REMEMBERED)
+        slider.observe(self._on_value, names="value")
+        self.changes = changes
+
+    def _on_value(self, change) -> None:
+        if not self.changes.active:
+            self.given.append(change["new"])
+
+    def _on_page(self, value: float) -> float:
+        return page_slider_value(value, self.slider.min, self.slider.max)
+
+    def is_echo(self, value) -> bool:
+        """Whether the page's `value` is its image of a value code gave, and not that value."""
+        if not isinstance(value, (int, float)):
+            return False
+        return any(value != given and value == self._on_page(given) for given in self.given)
+
+    def without_echo(self, sync_data: dict) -> dict:
+        """`sync_data` without an echoed value; the kernel's value goes to the page again
+        when the page holds another."""
+        if "value" not in sync_data or not self.is_echo(sync_data["value"]):
+            return sync_data
+        held = sync_data["value"]
+        if held != self._on_page(self.slider.value):
+            self.slider.send_state("value")
+        return {k: v for k, v in sync_data.items() if k != "value"}
