@@ -277,8 +277,23 @@ def test_next_walks_every_step_of_every_demonstration_in_order(app):
             app.next()
             walked.append(where(app))
         assert walked == every_step()
-        app.next()  # past the end: the last step stays on screen
+        runs, steps = app.training.runs, app.training.trainer.steps
+        app.next()  # past the end: the last step stays on screen, its run not started again
         assert where(app) == every_step()[-1]
+        assert (app.training.runs, app.training.trainer.steps) == (runs, steps)
+
+    without_event_loop(walk)
+
+
+def test_a_training_step_shown_again_starts_its_run_again_from_step_0(app):
+    def walk():
+        learn = "Xavier + ReLU: it does not learn"
+        app.choose(learn)
+        app.training.step(5)
+        app.choose("Kaiming + ReLU: kept")
+        app.choose(learn)  # the same network as the run left paused at step 5
+        assert app.training.trainer.steps == 0
+        assert app.training.run_settings["initializer"] == "xavier_normal"
 
     without_event_loop(walk)
 

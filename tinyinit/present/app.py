@@ -275,7 +275,8 @@ class Presentation:
         return list(PRESETS).index(self.preset.value), self.step.index or 0
 
     def next(self) -> None:
-        """The next step; after a demonstration's last step, the next demonstration."""
+        """The next step; after a demonstration's last step, the next demonstration; after the
+        last step of all, nothing."""
         names = list(PRESETS)
         at = self.position()
         if at is None:
@@ -284,8 +285,7 @@ class Presentation:
             self.choose(names[at[0]], at[1] + 1)
         elif at[0] + 1 < len(names):
             self.choose(names[at[0] + 1])
-        else:
-            self.show(names[at[0]], at[1])  # the end: show it again
+        # At the end it stays: the last step's run, finished, stays on screen.
 
     def previous(self) -> None:
         """The previous step; before a demonstration's first step, the last of the one before."""

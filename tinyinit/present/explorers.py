@@ -427,8 +427,8 @@ class LargeTrainingExplorer(TrainingExplorer):
     def demonstrate(self, settings: dict, earlier: list[dict] = ()) -> None:
         """A demonstration's step: the runs of the steps before it pinned (the one just
         watched, trained on to DEMONSTRATION_STEPS if it had not got there), then this
-        step's run from step 0, playing to DEMONSTRATION_STEPS where the kernel's event
-        loop runs (a page)."""
+        step's run from step 0 (every time it is shown), playing to DEMONSTRATION_STEPS
+        where the kernel's event loop runs (a page)."""
         _settings(settings, (*SETTINGS, "speed"))
         if not isinstance(earlier, (list, tuple)):
             raise KindError(f"earlier must be a list of the steps' settings, got {shown(earlier)}")
@@ -446,8 +446,11 @@ class LargeTrainingExplorer(TrainingExplorer):
             self.pin()
         if not earlier:
             self.clear_pins()
+        runs = self.runs
         with one_message_each(self.stepped_controls()):
             self.apply(settings)
+        if self.runs == runs:  # the same network as the run on screen: shown as the first time
+            self._new_run()
         try:
             asyncio.get_running_loop()
         except RuntimeError:  # a script or a test: the step is shown, at step 0
