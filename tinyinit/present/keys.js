@@ -126,6 +126,8 @@ function render({ model, el }) {
     if (!root) return;
     // The top of what the open tab shows: a plot, or the students' link.
     const areas = [...root.querySelectorAll(".tinyinit-plot-area, .tinyinit-share-view")];
+    // Each tab's area told too: a tab that opens shows its area, whose top may differ.
+    areas.forEach((a) => resizes.observe(a));
     const area = areas.find((a) => a.offsetParent !== null);
     const stage = root.querySelector(".tinyinit-stage");
     if (!area || !stage) return;
