@@ -42,10 +42,15 @@ def test_a_choice_made_with_the_keyboard_outlives_a_kernel_restart(page, console
     run_all_cells(page, timeout=120)
     sitting = page.locator(SITTING)
     sitting.wait_for(timeout=60_000)
+    groups = sitting.locator("[role=radiogroup]")
+    groups.first.wait_for()
+    assert groups.count() == len(ITEMS)
+    named_by = "id => document.getElementById(id).textContent"
+    names = [page.evaluate(named_by, g.get_attribute("aria-labelledby")) for g in groups.all()]
+    assert all(item.stem[:30] in name for name, item in zip(names, ITEMS)), names
     radios = sitting.locator("input[type=radio]")
     radios.first.focus()
-    page.keyboard.press("Tab")  # question 1, choice (b)
-    page.keyboard.press("Space")
+    page.keyboard.press("ArrowDown")  # question 1, choice (b): the arrows move within a group
     sitting.locator(".tinyinit-status").get_by_text("1 of 13 answered").wait_for()
     saved = json.loads((folder / "inventory.json").read_text())
     assert saved == {"pre": {"variance_of_a_sum": "b"}}
@@ -79,11 +84,11 @@ def test_the_second_sitting_submitted_from_the_keyboard_shows_each_answer(
     radios = sitting.locator("input[type=radio]")
     letters = list(last.choices)
     right = letters.index(last.answer)
+    sitting.locator("[role=radiogroup]").first.wait_for()
     radios.nth(radios.count() - len(letters) + right).focus()  # the last question's answer
     page.keyboard.press("Space")
     sitting.get_by_text("13 of 13 answered").wait_for()
-    for _ in range(len(letters) - right):  # past its other choices to the submit button
-        page.keyboard.press("Tab")
+    page.keyboard.press("Tab")  # out of the question's group, to the submit button
     page.keyboard.press("Enter")
     sitting.get_by_text("Submitted: 13 of 13 right.").wait_for()
     text = sitting.inner_text()

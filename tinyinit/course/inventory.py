@@ -723,6 +723,8 @@ answer and its explanation are under each question.
     def _build_widget(self):
         try:
             import ipywidgets as widgets
+
+            from ..views.a11y import Accessible  # each question one radio group, named
         except ImportError:  # a plain Python without widgets: answer() and text() still work
             return None
         rows = []
@@ -748,7 +750,7 @@ answer and its explanation are under each question.
         self._button.on_click(lambda _: self._show(self.submit()))
         self._status = widgets.HTML("")
         self._status.add_class("tinyinit-status")
-        box = widgets.VBox([*rows, self._button, self._status])
+        box = widgets.VBox([Accessible(), *rows, self._button, self._status])
         box.add_class("tinyinit-inventory")
         self._update()
         return box

@@ -1,7 +1,8 @@
 """Accessible names and live regions for the explorers' widgets, which ipywidgets 8 leaves out.
 
 A slider's handle gets the slider's description as its accessible name, a button
-showing only a symbol gets its tooltip, and a widget with the class `tinyinit-live`
+showing only a symbol gets its tooltip, a RadioButtons widget becomes one radio group
+(Tab in and out, arrows within), and a widget with the class `tinyinit-live`
 (`live(widget)`) becomes a polite live region, so that a screen reader reads the
 readout out after a slider move. `Accessible()` is the anywidget that does it on the
 page (a11y.js, no picture of its own): put it in an app's layout once.
@@ -30,7 +31,7 @@ LIVE = "tinyinit-live"
 
 
 class Accessible(anywidget.AnyWidget):
-    """Names the sliders and symbol buttons of the app it is placed in, and makes its
+    """Names the sliders, symbol buttons and radio groups of the app it is placed in, and makes its
     `tinyinit-live` widgets live regions (see a11y.js). It shows nothing.
 
     >>> Accessible().layout.display
