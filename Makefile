@@ -136,7 +136,9 @@ site: $(VENV)/.test $(SITE_JS) $(MATHJAX_JS)
 # `raise NotImplementedError()` (nbgrader's convention), the exercise cells' outputs and the
 # answers to predictions cleared, the teacher's own notes left out, and my_init.py stubbed.
 # It never writes over a student's work in student/ (FORCE=1 does); `make student-lab` opens
-# the edition there, making it first if there is none.
+# the edition there, making it first if there is none. The code is the package's
+# (tinyinit/course/student_edition.py), which `python -m tinyinit student DIR` runs on the
+# notebooks a pip install of tinyinit ships, for a student without this repository.
 # STUDENT=... writes and opens the edition elsewhere. `make check` runs the module card's
 # tests on its my_init.py, as `python -m tinyinit check my_init.py` does in the edition's folder.
 STUDENT ?= student

@@ -153,6 +153,12 @@ def test_the_widgets_name_their_extra_in_the_core_install(core):
         "python -m tinyinit present: error: the presentation app needs anywidget: "
         "pip install 'tinyinit[present]'"
     )
+    student = _run(core, "-m", "tinyinit", "student", "course")
+    assert student.returncode == 2
+    assert student.stderr.strip() == (
+        "python -m tinyinit student: error: the student edition needs nbformat: "
+        "pip install 'tinyinit[lab]'"
+    )
 
 
 def test_the_wheel_holds_every_file_of_the_package(core):

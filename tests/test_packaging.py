@@ -276,9 +276,10 @@ def _modules() -> dict[str, tuple[str | None, list[tuple[str, str | None]]]]:
 CORE_MODULES = sorted(name for name, (needs, _) in _modules().items() if needs is None)
 
 
-def test_the_widget_layer_alone_needs_an_extra():
+def test_the_widget_layer_and_the_student_edition_alone_need_an_extra():
     needs = {name: extra for name, (extra, _) in _modules().items() if extra}
     assert needs == {
+        "tinyinit.course.student_edition": "lab",  # reads and writes notebooks (nbformat)
         "tinyinit.views.a11y": "lab",
         "tinyinit.views.explorers": "lab",
         "tinyinit.views.live_training": "lab",

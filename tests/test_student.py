@@ -31,6 +31,8 @@ from mutants import MUTANTS
 from nbclient import NotebookClient
 from scripts_loader import load_script
 
+from tinyinit.course import student_edition
+
 ROOT = Path(__file__).resolve().parent.parent
 NOTEBOOKS = ROOT / "notebooks"
 SCRIPT = ROOT / "scripts" / "make_student.py"
@@ -348,7 +350,9 @@ def test_only_the_exercise_and_answering_cells_change_and_lose_their_outputs(stu
     }
     state, teacher_state = widget_state(out), widget_state(nb)
     assert all(teacher_state[k] == v for k, v in state.items())
-    shown = ms._widget_models([o for c in out.cells for o in c.get("outputs", [])], teacher_state)
+    shown = student_edition._widget_models(
+        [o for c in out.cells for o in c.get("outputs", [])], teacher_state
+    )
     assert shown & set(teacher_state) <= set(state), f"{stem}: a widget still shown lost its state"
 
 

@@ -317,7 +317,9 @@ def build_parser() -> argparse.ArgumentParser:
         description="tinyinit from the command line: figures for slides and handouts.",
     )
     commands = parser.add_subparsers(
-        dest="command", metavar="{figure,present,check,grade,inventory,submit}", required=True
+        dest="command",
+        metavar="{figure,present,check,grade,inventory,submit,student}",
+        required=True,
     )
     fig = commands.add_parser(
         "figure",
@@ -499,6 +501,7 @@ def build_parser() -> argparse.ArgumentParser:
     add_grade_command(commands)
     add_inventory_command(commands)
     add_submit_command(commands)
+    add_student_command(commands)
     return parser
 
 
@@ -678,6 +681,55 @@ def submit_command(args, parser, stderr: TextIO) -> int:
         return 0
 
     return in_one_line(work, parser, stderr, (UnreadableFile, ValueError), "nothing packed")
+
+
+# --- python -m tinyinit student DIR ----------------------------------------------------------
+
+
+def add_student_command(commands) -> None:
+    student = commands.add_parser(
+        "student",
+        help="write the course's student edition into a folder: notebooks and my_init.py",
+        description="Write the student edition of the course into FOLDER: every notebook,\n"
+        "its exercises waiting for your answers, and my_init.py, the seven functions you\n"
+        "write, stubbed. It never writes over your work: where FOLDER holds a file that\n"
+        "differs from a fresh edition, nothing is written (exit status 1) unless --force.\n"
+        "Then open the folder with JupyterLab. Needs pip install 'tinyinit[lab]'.",
+        epilog="example:\n  python -m tinyinit student tinyinit-course\n"
+        "  jupyter lab tinyinit-course",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    _one_line_errors(student)
+    student.set_defaults(run=student_command, subparser=student)
+    student.add_argument("folder", type=Path, metavar="FOLDER", help="the folder to write into")
+    student.add_argument(
+        "--force", action="store_true", help="write the edition anew over files you changed"
+    )
+
+
+def student_command(args, parser, stderr: TextIO) -> int:
+    import shlex
+
+    try:
+        from .course.student_edition import WouldOverwrite, course_notebooks, make_student, summary
+    except ModuleNotFoundError as error:  # not in the core install: the error names the extra
+        _fail(parser, str(error))
+    notebooks = course_notebooks()
+    folder = shlex.quote(str(args.folder))
+    try:
+        written = make_student(notebooks, args.folder, force=args.force)
+    except WouldOverwrite as error:
+        stderr.write(
+            f"{parser.prog}: {error}. Open it with: jupyter lab {folder}   (or move it away, "
+            f"or write the edition anew over it with --force)\n"
+        )
+        return 1
+    except OSError as error:  # a file where the folder should be, a read-only place
+        _fail(parser, f"argument FOLDER: cannot write {str(args.folder)!r}: "
+                      f"{error.strerror or error}")  # fmt: skip
+    print(summary(notebooks, args.folder, written))
+    print(f"Open it with: jupyter lab {folder}")
+    return 0
 
 
 def _positive_integer(text: str) -> int:
