@@ -15,7 +15,7 @@ import sys
 from pathlib import Path
 
 from tinyinit.course.student_edition import *  # noqa: F403 (the edition's rules, by name)
-from tinyinit.course.student_edition import WouldOverwrite, make_student, summary
+from tinyinit.course.student_edition import WouldOverwrite, edition_summary, make_student
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -39,7 +39,7 @@ def main(argv: list[str] | None = None) -> int:
             file=sys.stderr,
         )
         return 1
-    print(summary(args.notebooks, args.output, written))
+    print(edition_summary(args.notebooks, args.output, written))
     return 0
 
 

@@ -589,6 +589,32 @@ def test_the_edition_is_never_written_over_a_students_work(tmp_path):
     assert "return (3, 4)" not in mine.read_text()
 
 
+def test_the_student_command_refuses_a_file_for_its_folder_in_one_line(tmp_path, capsys):
+    from tinyinit import cli
+
+    taken = tmp_path / "notes.txt"
+    taken.write_text("mine")
+    with pytest.raises(SystemExit) as stop:
+        cli.main(["student", str(taken)])
+    assert stop.value.code == 2
+    assert capsys.readouterr().err == (
+        f"python -m tinyinit student: error: argument FOLDER: {str(taken)!r} is a file, "
+        "not a folder to write into\n"
+    )
+    assert taken.read_text() == "mine"
+
+
+def test_the_student_command_writes_the_edition_and_says_how_to_open_it(tmp_path, capsys):
+    from tinyinit import cli
+
+    assert cli.main(["student", str(tmp_path / "course")]) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert out[0].startswith("wrote ") and out[0].endswith(f"to {tmp_path / 'course'}")
+    assert out[1] == f"Open it with: jupyter lab {tmp_path / 'course'}"
+    made = sorted(p.name for p in (tmp_path / "course").iterdir())
+    assert made == sorted([p.name for p in TEACHER] + ["my_init.py"])
+
+
 # --- the student's functions drive the core path ---------------------------------------------
 
 # The notebooks whose experiments are drawn with the student's my_init.py (cells tagged

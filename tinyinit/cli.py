@@ -711,7 +711,12 @@ def student_command(args, parser, stderr: TextIO) -> int:
     import shlex
 
     try:
-        from .course.student_edition import WouldOverwrite, course_notebooks, make_student, summary
+        from .course.student_edition import (
+            WouldOverwrite,
+            course_notebooks,
+            edition_summary,
+            make_student,
+        )
     except ModuleNotFoundError as error:  # not in the core install: the error names the extra
         _fail(parser, str(error))
     notebooks = course_notebooks()
@@ -724,10 +729,12 @@ def student_command(args, parser, stderr: TextIO) -> int:
             f"or write the edition anew over it with --force)\n"
         )
         return 1
-    except OSError as error:  # a file where the folder should be, a read-only place
+    except NotADirectoryError as error:  # a file where the folder should be
+        _fail(parser, f"argument FOLDER: {error}")
+    except OSError as error:  # a read-only place, a name the system refuses
         _fail(parser, f"argument FOLDER: cannot write {str(args.folder)!r}: "
                       f"{error.strerror or error}")  # fmt: skip
-    print(summary(notebooks, args.folder, written))
+    print(edition_summary(notebooks, args.folder, written))
     print(f"Open it with: jupyter lab {folder}")
     return 0
 

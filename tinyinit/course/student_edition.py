@@ -271,7 +271,7 @@ def make_student(notebooks: Path, output: Path, *, force: bool = False) -> list[
         raise FileNotFoundError(f"no notebooks (*.ipynb) in {notebooks}")
     output = Path(output)
     if output.exists() and not output.is_dir():
-        raise NotADirectoryError(f"output: {str(output)!r} is a file, not a folder")
+        raise NotADirectoryError(f"{str(output)!r} is a file, not a folder to write into")
     texts = {}
     for source in sources:
         try:
@@ -298,10 +298,10 @@ def make_student(notebooks: Path, output: Path, *, force: bool = False) -> list[
     return list(texts)
 
 
-def summary(notebooks: Path, output: Path, written: list[Path]) -> str:
+def edition_summary(notebooks: Path, output: Path, written: list[Path]) -> str:
     """One line on what `make_student` wrote: the notebooks, their exercises, the other files.
 
-    >>> summary(course_notebooks(), Path("hw"), [Path("hw/my_init.py")])
+    >>> edition_summary(course_notebooks(), Path("hw"), [Path("hw/my_init.py")])
     'wrote 0 student notebooks (0 exercises) and my_init.py (solutions stubbed) to hw'
     """
     books = [p for p in written if p.suffix == ".ipynb"]
