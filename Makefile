@@ -11,7 +11,7 @@ MATHJAX_JS := build/site-js/node_modules/mathjax/es5/tex-svg-full.js
 
 NBVAL := --nbval --nbval-current-env --nbval-sanitize-with tests/nbval_sanitize.cfg
 
-.PHONY: lab test unit notebooks bench bench-classroom lint clean site present student student-lab check mutation
+.PHONY: lab test unit notebooks bench bench-classroom lint clean site present student student-lab check mutation binder-badge
 
 # One stamp per set of pyproject.toml, redone when it changes: .core is `pip install tinyinit`
 # (the initializers, the numerics, the figures), .lab, .present and .test add that extra.
@@ -131,6 +131,13 @@ site: $(VENV)/.test $(SITE_JS) $(MATHJAX_JS)
 	$(PY) scripts/build_site.py --edition $(EDITION) --output $(SITE_DIR) \
 		$(if $(REPO),--repository '$(REPO)' --repository-path '$(REPO_PATH)') \
 		$(if $(HUB),--hub '$(HUB)')
+
+# The README's Binder badge for the published repository: `make binder-badge REPO=https://...`
+# prints it, the same address the site's launch buttons open, on the student edition that
+# postBuild writes on Binder.
+binder-badge: $(VENV)/.test
+	$(if $(REPO),,$(error binder-badge needs REPO=, the repository's GitHub address))
+	@$(PY) scripts/build_site.py --binder-badge student --repository '$(REPO)'
 
 # The student edition in student/: the notebooks with every exercise's solution replaced by
 # `raise NotImplementedError()` (nbgrader's convention), the exercise cells' outputs and the

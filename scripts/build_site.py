@@ -4,10 +4,12 @@
     python scripts/build_site.py --edition teacher        # the teacher's, solutions in
     python scripts/build_site.py --repository https://github.com/ORG/tinyinit \
         --hub https://hub.example.edu                     # with Binder and hub launch links
+    python scripts/build_site.py --binder-badge --repository https://github.com/ORG/tinyinit
+                                                          # the README's Binder badge
 
 Two editions. The student edition, the public site, is what `make student` writes
-(scripts/make_student.py: solutions stubbed, the answers to predictions and the
-results of the student's own code cleared): its pages and its downloads are the
+(tinyinit/course/student_edition.py: solutions stubbed, the answers to predictions and
+the results of the student's own code cleared): its pages and its downloads are the
 student notebooks and the student's my_init.py, so no line of a solution is on it. The
 teacher's edition shows the teacher notebooks as they were last executed, says so on
 every page, and offers the student edition as downloads beside each notebook.
@@ -16,27 +18,35 @@ The stack is Jupyter Book 1's, with its configuration in site_src/conf.py. This
 script assembles what Sphinx reads into build/site-work/src (or --work):
 
 * the edition's notebooks, as they were last executed: their stored outputs and widget
-  state are the pages (nothing is run). A live explorer's stored widgets would look like
-  controls and do nothing; on the page it is its stored picture instead, with its text
-  alternative and a line saying how to move it (`stored_pictures`); the downloads keep
-  the notebook as it is;
+  state are the pages (nothing is run). The downloads keep each notebook as it is; its
+  page (`page_notebook`) differs where a page without a kernel must: a live explorer's
+  stored widgets would look like controls and do nothing, so it is its stored picture,
+  with its text alternative and a line saying how to move it (`stored_pictures`); a figure
+  the student's own my_init.py draws, which the student edition clears, is the one
+  tinyinit's functions drew in the teacher's notebook, labelled so (`reference_figures`);
+  a cell that answers a prediction is folded until opened (`fold_answers`); the comments
+  that steer the notebook tests (`# NBVAL_...`) are left out (`hide_machinery`); and a
+  note under the title says what running the notebook needs (`RUN_NOTE`);
+* get_the_course.md: how to get the course with pip alone (`python -m tinyinit student`),
+  and, where --repository (and --hub) say where, on Binder and the hub;
 * index.md, written from the course: the three parts (core path, going further,
   appendix) and each notebook's estimated time from scripts/course_time.py, each
   title and learning goal ("After this notebook you can ...") from the notebook's
   first cells. The parts are the sidebar's sections and the order of previous/next:
   a part's notebooks by their number, core path first;
-* the student edition (scripts/make_student.py) in student/, the downloads of both
-  editions;
+* the student edition in student/, the downloads of both editions;
 
-then runs sphinx-build into the output folder. The site works offline: no page asks
-another host (site_src/course_site.py copies require.js, and MathJax and the widget
-renderer, which `make site` installs from npm into build/site-js). Repository, Binder
-and hub links appear only when --repository (and --hub) say where.
+then runs sphinx-build into the output folder (its doctrees stay in the work folder). The
+site works offline: no page asks another host (site_src/course_site.py copies require.js,
+and MathJax and the widget renderer, which `make site` installs from npm into
+build/site-js). Repository, Binder and hub links appear only when --repository (and --hub)
+say where.
 """
 
 from __future__ import annotations
 
 import argparse
+import copy
 import html
 import importlib.util
 import re
@@ -49,18 +59,24 @@ from urllib.parse import urlsplit
 
 import nbformat
 
+from tinyinit.course import student_edition
+
 ROOT = Path(__file__).resolve().parent.parent
 CONF = ROOT / "site_src"
 WORK = ROOT / "build" / "site-work"
 GOAL_MARK = "After this notebook you can"
 TITLE = "tinyinit: variance propagation and initialization"
 EDITIONS = ("student", "teacher")
+GET = "get_the_course"  # the page that says how to get the course and run it
+INSTALL = 'pip install "tinyinit[lab]"'
 INTRO = {
     "student": (
         "The notebooks in reading order, with their stored outputs. The core path fits a "
-        "module of 2 to 3 hours; the rest goes further. The exercises are yours to do: each "
-        "page's download menu gives its notebook and the `my_init.py` your answers go into. "
-        "To run them and move the sliders, open them in JupyterLab (`make student-lab`)."
+        "module of 2 to 3 hours; the rest goes further. The exercises are yours to do, and "
+        "to run the notebooks and move their sliders you need Python and two commands:\n\n"
+        f"```bash\n{INSTALL}\npython -m tinyinit student tinyinit-course\n```\n\n"
+        "The second writes every notebook and the `my_init.py` your answers go into; "
+        f"[Get the course]({GET}.md) says the rest."
     ),
     "teacher": (
         "**Teacher's edition: the solutions are in.** The notebooks in reading order, with "
@@ -68,9 +84,15 @@ INTRO = {
         "further. Each page's download menu gives the notebook (teacher's edition) and its "
         "student edition (exercises to do). The site for students is `make site`, which "
         "holds no solution. To run them and move the sliders, open them in JupyterLab "
-        "(`make lab`)."
+        f"(`make lab`); students get their edition with pip ([Get the course]({GET}.md))."
     ),
 }
+# Under each page's title: what running its notebook needs.
+RUN_NOTE = (
+    "To run this notebook: `{install}`, then `python -m tinyinit student tinyinit-course` "
+    "writes it with every other notebook and your `my_init.py` "
+    f"([Get the course]({GET}.md){{launch}})."
+)
 PART_ORDER = ("core", "further", "appendix")
 # The documentation pages of docs/, on the teacher's edition only: the teachers' pages say what
 # the demonstrations show (the answers to the notebooks' predictions), and the developers'
@@ -174,6 +196,7 @@ def index_markdown(pages: list[Page], edition: str = "student") -> str:
     course_time = _script("course_time")
     labels = course_time.PART_LABEL
     lines = [f"# {TITLE}", "", INTRO[edition], ""]
+    lines += ["```{toctree}", ":hidden:", "", GET, "```", ""]
     for part in PART_ORDER:
         members = [p for p in pages if p.part == part]
         if not members:
@@ -218,6 +241,240 @@ def copy_docs(docs: Path, sources: Path) -> list[Path]:
     return copied
 
 
+# --- getting the course: pip, Binder, a hub -----------------------------------------------------
+
+BRANCH = "main"  # the repository's branch that Binder and the hub open (course_site's too)
+
+
+def repository_parts(repository: str) -> tuple[str, str]:
+    """(owner, name) of a GitHub repository's address.
+
+    >>> repository_parts("https://github.com/example-university/tinyinit")
+    ('example-university', 'tinyinit')
+    """
+    parts = urlsplit(web_address("repository", repository))
+    path = [p for p in parts.path.split("/") if p]
+    if parts.netloc != "github.com" or len(path) != 2:
+        raise ValueError(
+            f"repository must be a GitHub repository's address, https://github.com/OWNER/NAME; "
+            f"got {repository!r}"
+        )
+    return path[0], path[1].removesuffix(".git")
+
+
+def binder_url(repository: str, path: str) -> str:
+    """The Binder address that opens `path` of the repository in JupyterLab, as the pages'
+    launch buttons do (sphinx-book-theme builds theirs the same way).
+
+    >>> binder_url("https://github.com/example-university/tinyinit", "student")
+    'https://mybinder.org/v2/gh/example-university/tinyinit/main?urlpath=lab/tree/student'
+    """
+    owner, name = repository_parts(repository)
+    return f"https://mybinder.org/v2/gh/{owner}/{name}/{BRANCH}?urlpath=lab/tree/{path}"
+
+
+def binder_badge(repository: str, path: str) -> str:
+    """The README's Binder badge, in Markdown: `make binder-badge REPO=...` prints it."""
+    return (
+        f"[![Binder: the student edition](https://mybinder.org/badge_logo.svg)]"
+        f"({binder_url(repository, path)})"
+    )
+
+
+def hub_url(hub: str, repository: str, path: str) -> str:
+    """The nbgitpuller address that copies the repository into a hub user's home and opens
+    `path` in it, as the pages' hub buttons do.
+
+    >>> hub_url("https://hub.example.org", "https://github.com/u/tinyinit", "notebooks")
+    'https://hub.example.org/hub/user-redirect/git-pull?repo=https%3A//github.com/u/tinyinit&urlpath=lab/tree/tinyinit/notebooks&branch=main'
+    """
+    from urllib.parse import quote
+
+    _, name = repository_parts(repository)
+    return (
+        f"{web_address('hub', hub)}/hub/user-redirect/git-pull?repo={quote(repository)}"
+        f"&urlpath=lab/tree/{name}/{path}&branch={BRANCH}"
+    )
+
+
+def get_the_course_markdown(
+    repository: str | None = None, hub: str | None = None, repository_path: str = "notebooks"
+) -> str:
+    """get_the_course.md: the course with pip alone, one notebook, and (where the repository
+    and hub are given) the course in the browser."""
+    version = _package_version()
+    lines = [
+        "# Get the course",
+        "",
+        "Every page of this site is a notebook, shown as it was last run. To run the notebooks "
+        "(answer the predictions, move the sliders, write and check your `my_init.py`), you "
+        "need Python 3.10 or later and the `tinyinit` package with its JupyterLab extra.",
+        "",
+        "## The whole course, with pip",
+        "",
+        "In a terminal:",
+        "",
+        "```bash",
+        "python -m venv tinyinit-env              # a virtual environment of its own",
+        "source tinyinit-env/bin/activate         # on Windows: tinyinit-env\\Scripts\\activate",
+        INSTALL,
+        "python -m tinyinit student tinyinit-course",
+        "jupyter lab tinyinit-course",
+        "```",
+        "",
+        "`python -m tinyinit student` writes the student edition into the folder you name: every "
+        "notebook of this site, each exercise waiting for your answer, and `my_init.py`, the "
+        "functions you write, stubbed. Run again over the same folder, it never writes over "
+        "your work: it names the files you changed and stops. In that folder, "
+        "`python -m tinyinit check my_init.py` runs the module's tests on your functions.",
+        "",
+    ]
+    if repository:
+        lines += [
+            "If the package is not on your package index, pip installs it from the course's "
+            "repository:",
+            "",
+            "```bash",
+            f'pip install "tinyinit[lab] @ git+{repository}"',
+            "```",
+            "",
+        ]
+    lines += [
+        "Your teacher may hand out the package as a file, a wheel: pip installs it the same "
+        "way, with the extra after its name:",
+        "",
+        "```bash",
+        f'pip install "./tinyinit-{version}-py3-none-any.whl[lab]"',
+        "```",
+        "",
+        "## One notebook",
+        "",
+        "The download menu of each page gives its notebook (`.ipynb`) and `my_init.py`. Put "
+        f"both in one folder; the notebook needs the package, `{INSTALL}`, and runs in "
+        "JupyterLab (`jupyter lab` in that folder).",
+        "",
+    ]
+    if repository:
+        lines += [
+            "## In the browser, with nothing to install",
+            "",
+            "Each page's launch button opens its notebook, and the links below open the course:",
+            "",
+            f"- [on Binder]({binder_url(repository, repository_path)}), free and public, "
+            "for a session (what you write is lost when it ends: download it);",
+        ]
+        if hub:
+            lines += [
+                f"- [on the course's JupyterHub]({hub_url(hub, repository, repository_path)}), "
+                "where your work stays.",
+            ]
+        lines += [""]
+    return "\n".join(lines)
+
+
+def _package_version() -> str:
+    """tinyinit's version, as installed from pyproject.toml (what a wheel of it is named with)."""
+    from importlib.metadata import version
+
+    return version("tinyinit")
+
+
+# --- a page without a kernel: what differs from the notebook ------------------------------------
+
+# The figure a correct my_init.py draws, where the student edition cleared the student's.
+REFERENCE_LINE = "Drawn with tinyinit's functions; in your notebook, yours draw it."
+# A cell that answers a prediction, folded until opened (MyST-NB's hide-cell, these prompts).
+ANSWER_PROMPTS = {
+    "code_prompt_show": "The answer: open it once you have made your prediction",
+    "code_prompt_hide": "Fold the answer away",
+}
+FOLDED_TAG = "hide-cell"
+# The comments that steer the notebook tests (nbval), not the lesson.
+MACHINERY = re.compile(r"^[ \t]*#[ \t]*NBVAL_[A-Z_]+[ \t]*\n?", re.M)
+IMAGES = ("image/png", "image/jpeg")
+
+
+def reference_figure_html(data: str, mime: str, alt: str) -> str:
+    """A figure of the teacher's notebook as a student page shows it: the picture with its
+    text alternative, and the line saying whose functions drew it."""
+    return (
+        '<figure class="tinyinit-reference-figure">'
+        + f'<img src="data:{mime};base64,{"".join(data).strip()}" alt="{html.escape(alt)}">'
+        + f"<figcaption>{html.escape(REFERENCE_LINE)}</figcaption></figure>"
+    )
+
+
+def reference_figures(nb, teacher) -> int:
+    """Give each cell of the student notebook `nb` that runs the student's my_init.py, and whose
+    outputs the edition cleared, the figures its cell (the same cell id) drew in the `teacher`
+    notebook, with tinyinit's functions: `reference_figure_html`, its text alternative the
+    teacher's figure's. Returns how many figures were given."""
+    drawn = {cell.get("id"): cell for cell in teacher.cells if cell.cell_type == "code"}
+    given = 0
+    for cell in nb.cells:
+        source = drawn.get(cell.get("id"))
+        if cell.cell_type != "code" or cell.outputs or source is None:
+            continue
+        if not student_edition.runs_my_init(source):
+            continue
+        for output in source.get("outputs", []):
+            mime = next((m for m in IMAGES if m in output.get("data", {})), None)
+            if mime is None:
+                continue
+            alt = (output.get("metadata", {}).get(mime) or {}).get("alt") or ""
+            markup = reference_figure_html(output["data"][mime], mime, alt)
+            cell.outputs.append(
+                nbformat.v4.new_output(
+                    "display_data", data={"text/html": markup, "text/plain": alt}
+                )
+            )
+            given += 1
+    return given
+
+
+def fold_answers(nb) -> int:
+    """Fold each cell that answers a prediction (its code and what it shows) until the reader
+    opens it: the prediction is asked above it, its answer is one click away. Returns how
+    many cells were folded."""
+    folded = 0
+    for cell in nb.cells:
+        if cell.cell_type == "code" and student_edition.answers_a_prediction(cell):
+            tags = cell.metadata.setdefault("tags", [])
+            if FOLDED_TAG not in tags:
+                tags.append(FOLDED_TAG)
+            cell.metadata.setdefault("mystnb", {}).update(ANSWER_PROMPTS)
+            folded += 1
+    return folded
+
+
+def hide_machinery(nb) -> None:
+    """Leave out of each code cell the lines that only steer the notebook tests (nbval)."""
+    for cell in nb.cells:
+        if cell.cell_type == "code":
+            cell.source = MACHINERY.sub("", cell.source)
+
+
+def run_note(repository: str | None) -> str:
+    """The line under a page's title: what running its notebook needs."""
+    launch = "; the launch button opens it in the browser" if repository else ""
+    return RUN_NOTE.format(install=INSTALL, launch=launch)
+
+
+def page_notebook(nb, teacher=None, repository: str | None = None):
+    """The notebook as its page shows it (see the module's docstring). `teacher`: for a
+    student notebook, the teacher's executed one, whose figures its cleared cells show."""
+    nb = copy.deepcopy(nb)
+    if teacher is not None:
+        reference_figures(nb, teacher)
+    fold_answers(nb)
+    hide_machinery(nb)
+    stored_pictures(nb)
+    first = next((i for i, c in enumerate(nb.cells) if c.cell_type == "markdown"), None)
+    note = nbformat.v4.new_markdown_cell(run_note(repository), id="tinyinit-run-note")
+    nb.cells.insert(0 if first is None else first + 1, note)
+    return nb
+
+
 # --- the live explorers, on a page without a kernel: their stored picture ---------------------
 
 WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
@@ -227,7 +484,7 @@ EXPLORERS = {
     "tinyinit-explorer": "Plot of the mean square per layer",
     "tinyinit-residual": "Plot of the residual stream's variance after each block",
 }
-STORED_LINE = "A stored picture: open the notebook in JupyterLab or Binder to move it."
+STORED_LINE = "A stored picture: to move it, run the notebook"
 
 
 def _words(markup: str) -> str:
@@ -243,7 +500,8 @@ def stored_picture_html(picture: str, alt: str, caption: str = "") -> str:
         '<figure class="tinyinit-stored-picture">'
         + (f'<div class="tinyinit-stored-caption">{caption}</div>' if caption else "")
         + f'<img src="{html.escape(picture)}" alt="{html.escape(alt)}">'
-        + f"<figcaption>{html.escape(STORED_LINE)}</figcaption></figure>"
+        + f'<figcaption>{html.escape(STORED_LINE)} (<a href="{GET}.html">Get the course</a>).'
+        + "</figcaption></figure>"
     )
 
 
@@ -253,7 +511,7 @@ def stored_pictures(nb) -> int:
     its text alternative what the explorer's readout said. The widget models only those
     outputs showed leave the notebook's widget state. Returns how many were replaced."""
     state = nb.metadata.get("widgets", {}).get(WIDGET_STATE, {}).get("state", {})
-    widget_models = _script("make_student")._widget_models
+    widget_models = student_edition._widget_models
     replaced = []
     for cell in nb.cells:
         for k, output in enumerate(cell.get("outputs", [])):
@@ -293,10 +551,18 @@ def stored_pictures(nb) -> int:
 # --- assembling and building -----------------------------------------------------------------
 
 
-def assemble(notebooks: Path, sources: Path, edition: str = "student") -> list[Page]:
-    """Write into `sources` what Sphinx reads: the edition's notebooks (and the Python files
-    beside them), index.md, the student edition in student/, and in downloads/ the pages'
-    notebooks as they are (course_site serves them as the pages' downloads)."""
+def assemble(
+    notebooks: Path,
+    sources: Path,
+    edition: str = "student",
+    repository: str | None = None,
+    hub: str | None = None,
+    repository_path: str = "notebooks",
+) -> list[Page]:
+    """Write into `sources` what Sphinx reads: the edition's pages (`page_notebook`, and the
+    Python files beside them), index.md and get_the_course.md, the student edition in
+    student/, and in downloads/ the pages' notebooks as they are (course_site serves them as
+    the pages' downloads)."""
     if edition not in EDITIONS:
         raise ValueError(f"edition must be one of {', '.join(EDITIONS)}; got {edition!r}")
     pages = course_pages(notebooks)
@@ -304,17 +570,19 @@ def assemble(notebooks: Path, sources: Path, edition: str = "student") -> list[P
         shutil.rmtree(sources)
     sources.mkdir(parents=True)
     student = sources / "student"
-    _script("make_student").make_student(Path(notebooks), student, force=True)
+    student_edition.make_student(Path(notebooks), student, force=True)
     origin = student if edition == "student" else Path(notebooks)
     (sources / "downloads").mkdir()
     for page in pages:
         shutil.copy2(origin / page.source.name, sources / "downloads" / page.source.name)
         nb = nbformat.read(origin / page.source.name, as_version=4)
-        stored_pictures(nb)
-        nbformat.write(nb, sources / page.source.name)
+        teacher = nbformat.read(page.source, as_version=4) if edition == "student" else None
+        nbformat.write(page_notebook(nb, teacher, repository), sources / page.source.name)
     for helper in origin.glob("*.py"):  # my_init.py: a notebook's link to it resolves
         shutil.copy2(helper, sources / helper.name)
     (sources / "index.md").write_text(index_markdown(pages, edition), encoding="utf-8")
+    get = get_the_course_markdown(repository, hub, repository_path)
+    (sources / f"{GET}.md").write_text(get, encoding="utf-8")
     if edition == "teacher":
         copy_docs(DOCS, sources)
     return pages
@@ -357,10 +625,12 @@ def build_site(
     if hub is not None:
         hub = web_address("hub", hub)
     work = Path(work).resolve()
-    pages = assemble(Path(notebooks), work / "src", edition)
+    pages = assemble(Path(notebooks), work / "src", edition, repository, hub, repository_path)
     html_folder = work / "html"
     shutil.rmtree(html_folder, ignore_errors=True)
-    args = ["-b", "html", "-c", str(CONF), "-E", "-W", "--keep-going", "-j", "1"]
+    # The doctrees (Sphinx's pickled pages) stay in the work folder, not in the one to publish.
+    args = ["-b", "html", "-c", str(CONF), "-d", str(work / "doctrees"), "-E", "-W"]
+    args += ["--keep-going", "-j", "1"]
     args += ["-q"] if quiet else []
     settings = {
         "site_edition": edition,
@@ -379,6 +649,7 @@ def build_site(
     shutil.rmtree(output, ignore_errors=True)
     output.parent.mkdir(parents=True, exist_ok=True)
     shutil.move(html_folder, output)
+    (output / ".buildinfo").unlink(missing_ok=True)  # Sphinx's note to itself, not a page
     return pages
 
 
@@ -428,7 +699,22 @@ def main(argv: list[str] | None = None) -> int:
         "(default: build/site-js, where `make site` installs it)",
     )
     parser.add_argument("--quiet", "-q", action="store_true", help="only warnings and errors")
+    parser.add_argument(
+        "--binder-badge",
+        metavar="PATH",
+        default=None,
+        help="print the README's Binder badge, which opens PATH of --repository (the student "
+        "edition that Binder's postBuild writes: student), and build nothing",
+    )
     args = parser.parse_args(argv)
+    if args.binder_badge is not None:
+        if args.repository is None:
+            parser.error("argument --binder-badge: needs --repository")
+        try:
+            print(binder_badge(args.repository, args.binder_badge))
+        except ValueError as error:
+            parser.error(f"argument --repository: {error}")
+        return 0
     output = args.output or ROOT / ("site" if args.edition == "student" else "site-teacher")
     for name in ("repository", "hub"):
         value = getattr(args, name)

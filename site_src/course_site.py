@@ -13,12 +13,16 @@
   `image_alt` puts it on the <img>;
 * the downloads: each page's notebook as the edition has it (build_site's downloads/, not
   the page's source, whose live explorers are stored pictures), and in the download menu
-  the student's my_init.py and, on the teacher's edition, the student edition.
+  the student's my_init.py, on the teacher's edition the student edition, and what the
+  notebook needs to run (tinyinit[lab], and the page that says how to get it);
+* a folded answer (MyST-NB's hidden cell): its summary is named by the words it shows,
+  not by MyST-NB's "Toggle hidden content" (WCAG 2.5.3, label in name).
 """
 
 from __future__ import annotations
 
 import hashlib
+import html
 import json
 import shutil
 from binascii import a2b_base64
@@ -26,6 +30,7 @@ from pathlib import Path
 
 from docutils import nodes
 from jupyter_core.paths import jupyter_path
+from myst_nb.sphinx_ import HideCodeCellNode
 from sphinx.application import Sphinx
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -38,6 +43,8 @@ MATHJAX = ROOT / "build" / "site-js" / "node_modules" / "mathjax" / "es5"
 MATHJAX_FILES = ("tex-svg-full.js", "ui/safe.js")
 STUDENT = "student"  # the student edition's folder, in the sources and in the site
 DOWNLOADS = "downloads"  # the pages' notebooks as the edition has them, in the sources
+GET = "get_the_course"  # scripts/build_site.py writes this page: how to get the course
+NEEDS = "tinyinit[lab]"  # what a downloaded notebook needs installed
 TEACHER_BANNER = (
     "Teacher's edition: the solutions are in these pages and their downloads. "
     "The site for students is the student edition (make site)."
@@ -173,6 +180,16 @@ def edition_downloads(app: Sphinx, pagename, templatename, context, doctree) -> 
                 "label": f"download-student-{helper.stem}-button",
             }
         )
+    extra.append(
+        {
+            "type": "link",
+            "url": pathto(GET),
+            "text": f"needs {NEEDS}",
+            "tooltip": f"What the notebook needs to run: pip install {NEEDS} (how to get it)",
+            "icon": "fas fa-circle-info",
+            "label": "download-needs-button",
+        }
+    )
     for group in context.get("header_buttons", []):
         if group.get("label") == "download-buttons":
             for button in group["buttons"]:
@@ -194,6 +211,19 @@ def edition_notebooks(app: Sphinx, exception) -> None:
         shutil.copy2(notebook, Path(app.outdir) / "_sources" / notebook.name)
 
 
+def visit_folded(self, node: HideCodeCellNode) -> None:
+    """MyST-NB's hidden cell, a <details> whose summary is named by what it shows."""
+    classes = " ".join(node["classes"])
+    self.body.append(f'<details class="admonition hide {classes}">\n<summary>\n')
+    for state, prompt in (("collapsed", node["prompt_show"]), ("expanded", node["prompt_hide"])):
+        self.body.append(f'<p class="{state} admonition-title">{html.escape(prompt)}</p>\n')
+    self.body.append("</summary>\n")
+
+
+def depart_folded(self, node: HideCodeCellNode) -> None:
+    self.body.append("</details>\n")
+
+
 def setup(app: Sphinx) -> dict:
     app.add_config_value("site_widget_renderer", str(WIDGET_RENDERER), "html")
     app.add_config_value("site_mathjax", str(MATHJAX), "html")
@@ -201,6 +231,7 @@ def setup(app: Sphinx) -> dict:
     app.add_config_value("site_repository", "", "html")
     app.add_config_value("site_hub", "", "html")
     app.add_config_value("site_repository_path", "notebooks", "html")
+    app.add_node(HideCodeCellNode, override=True, html=(visit_folded, depart_folded))
     app.connect("config-inited", configure_edition)
     app.connect("builder-inited", copy_offline_assets)
     app.connect("doctree-read", image_alt)

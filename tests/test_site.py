@@ -20,6 +20,8 @@ import nbformat
 import pytest
 from scripts_loader import load_script
 
+from tinyinit.course import student_edition as edition
+
 ROOT = Path(__file__).resolve().parent.parent
 NOTEBOOKS = ROOT / "notebooks"
 SCRIPT = ROOT / "scripts" / "build_site.py"
@@ -133,7 +135,7 @@ def teacher_site(tmp_path_factory) -> Path:
 def student_edition(tmp_path_factory) -> Path:
     """What `make student` writes, in a folder of its own."""
     folder = tmp_path_factory.mktemp("student")
-    load_script("make_student").make_student(NOTEBOOKS, folder, force=True)
+    edition.make_student(NOTEBOOKS, folder, force=True)
     return folder
 
 
@@ -179,11 +181,12 @@ def test_the_sidebar_names_the_three_parts_and_lists_the_pages_in_reading_order(
         wanted = [captions[p] for p in dict.fromkeys(p.part for p in course)]
         assert parsed.captions[: len(wanted)] == wanted, page.href
         listed = [Path(h.split("#")[0]).stem or page.name for h in parsed.sidebar]
-        assert [n for n in listed if n != "index"] == [p.name for p in course], page.href
+        listed = [n for n in listed if n != "index"]
+        assert listed == ["get_the_course"] + [p.name for p in course], page.href
 
 
 def test_previous_and_next_follow_the_reading_order(site, course):
-    names = ["index"] + [p.name for p in course]
+    names = ["index", "get_the_course"] + [p.name for p in course]
     for i, name in enumerate(names):
         links = parse(site / f"{name}.html").prev_next
         if i > 0:
@@ -282,13 +285,12 @@ def test_a_repository_that_is_no_web_address_is_refused(tmp_path):
 def secret_lines(student_edition: Path) -> set[str]:
     """The lines of the teacher's solutions (in the notebooks and my_init.py) that the
     student edition does not show anywhere: what must not be on the student site."""
-    make_student = load_script("make_student")
     lines = set()
     for notebook in NOTEBOOKS.glob("*.ipynb"):
         for cell in nbformat.read(notebook, as_version=4).cells:
-            lines |= {line.strip() for line in make_student.solution_lines(cell.source)}
+            lines |= {line.strip() for line in edition.solution_lines(cell.source)}
     for module in NOTEBOOKS.glob("*.py"):
-        lines |= {line.strip() for line in make_student.solution_lines(module.read_text())}
+        lines |= {line.strip() for line in edition.solution_lines(module.read_text())}
     shown = "\n".join(
         path.read_text(encoding="utf-8") for path in student_edition.iterdir() if path.is_file()
     )
@@ -336,11 +338,13 @@ def test_a_stored_explorer_is_its_picture_with_its_alt_and_a_line(site, name):
     builder = load_script("build_site")
     path = site / f"{name}.html"
     markup = path.read_text(encoding="utf-8")
-    figures = re.findall(r'<figure class="tinyinit-stored-picture">.*?</figure>', markup, re.S)
-    assert len(figures) == 1, name
-    [img] = [i for i in parse(path).imgs if i.get("src", "").startswith("data:image/png;base64,")]
+    stored = re.findall(r'<figure class="tinyinit-stored-picture">.*?</figure>', markup, re.S)
+    assert len(stored) == 1, name
+    [img] = figures(stored[0])
+    assert img["src"].startswith("data:image/png;base64,")
     assert real_alt(img.get("alt")) and img["alt"].startswith("Plot of the")
-    assert html.escape(builder.STORED_LINE) in figures[0]
+    assert html.escape(builder.STORED_LINE) in stored[0]
+    assert '<a href="get_the_course.html">' in stored[0]  # how to run it, one tap away
     # Its controls are gone from the page: no explorer in the stored widget state.
     state = re.search(
         r'<script type="application/vnd.jupyter.widget-state\+json">(.*?)</script>', markup, re.S
@@ -461,7 +465,7 @@ def test_a_small_course_builds_in_part_order_with_alt_text_on_its_figures(tmp_pa
     index = parse(tmp_path / "out" / "index.html")
     assert index.captions[:3] == ["Core path", "Going further", "Appendix"]
     order = [Path(h).stem for h in index.sidebar if not h.startswith("#")]
-    assert order == ["02_first", "09_pitfalls", "11_extra", "10_appendix_bits"]
+    assert order == ["get_the_course", "02_first", "09_pitfalls", "11_extra", "10_appendix_bits"]
     page = parse(tmp_path / "out" / "11_extra.html")
     assert page.prev_next == {
         "left-prev": "09_pitfalls.html",
@@ -558,3 +562,225 @@ def test_the_teacher_site_has_a_part_for_teachers_and_one_for_developers(teacher
 def test_the_student_site_has_no_page_of_docs(site):
     assert not (site / "docs").exists()
     assert "For teachers" not in parse(site / "index.html").captions
+
+
+# --- getting the course: pip alone, and Binder and a hub where given ----------------------------
+
+
+def words(markup: str) -> str:
+    """The text of an HTML fragment: tags out, entities read, whitespace collapsed."""
+    return re.sub(r"\s+", " ", html.unescape(re.sub(r"<[^>]+>", " ", markup))).strip()
+
+
+def test_the_front_page_and_get_the_course_give_the_pip_path(site):
+    index = words((site / "index.html").read_text(encoding="utf-8"))
+    builder = load_script("build_site")
+    for command in (builder.INSTALL, "python -m tinyinit student tinyinit-course"):
+        assert command in index, command
+    assert "make student-lab" not in index  # a command of the repository, which a reader lacks
+    assert "get_the_course.html" in parse(site / "index.html").hrefs
+    get = site / "get_the_course.html"
+    text = words(get.read_text(encoding="utf-8"))
+    for command in (
+        builder.INSTALL,
+        "python -m tinyinit student tinyinit-course",
+        "jupyter lab tinyinit-course",
+        "python -m tinyinit check my_init.py",
+    ):
+        assert command in text, command
+    # no repository given: no launch link, and no address that stands for one
+    assert not [h for h in parse(get).hrefs if "mybinder.org" in h or "git-pull" in h]
+    assert "git+" not in text
+
+
+def test_get_the_course_opens_binder_and_the_hub_where_given(teacher_site):
+    builder = load_script("build_site")
+    hrefs = parse(teacher_site / "get_the_course.html").hrefs
+    binder = builder.binder_url(REPOSITORY, "notebooks")
+    assert binder == (
+        "https://mybinder.org/v2/gh/example-university/tinyinit/main?urlpath=lab/tree/notebooks"
+    )
+    assert binder in hrefs
+    hub = [h for h in hrefs if h.startswith(f"{HUB}/hub/user-redirect/git-pull?")]
+    assert hub == [builder.hub_url(HUB, REPOSITORY, "notebooks")]
+    assert "urlpath=lab/tree/tinyinit/notebooks" in hub[0]
+    text = words((teacher_site / "get_the_course.html").read_text(encoding="utf-8"))
+    assert f'pip install "tinyinit[lab] @ git+{REPOSITORY}"' in text
+
+
+def test_a_repository_that_is_not_on_github_is_refused_for_binder():
+    builder = load_script("build_site")
+    with pytest.raises(ValueError, match=r"https://github.com/OWNER/NAME; got 'https://x.org/a'"):
+        builder.binder_url("https://x.org/a", "student")
+
+
+def test_every_page_says_what_its_notebook_needs(site, course):
+    builder = load_script("build_site")
+    for page in course:
+        path = site / page.href
+        markup = path.read_text(encoding="utf-8")
+        assert "needs tinyinit[lab]" in words(markup), page.name  # the download menu's entry
+        assert parse(path).hrefs.count("get_the_course.html") >= 2, page.name  # menu and note
+        note = builder.run_note(None).replace("`", "").split("([")[0]
+        assert squeezed(note) in squeezed(markup), page.name
+
+
+def test_make_binder_badge_prints_the_readmes_badge():
+    run = subprocess.run(
+        ["make", "-n", "binder-badge", f"REPO={REPOSITORY}"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert run.returncode == 0, run.stderr
+    assert f"--binder-badge student --repository '{REPOSITORY}'" in run.stdout
+    badge = subprocess.run(
+        [sys.executable, str(SCRIPT), "--binder-badge", "student", "--repository", REPOSITORY],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert badge.returncode == 0, badge.stderr
+    assert badge.stdout.strip() == (
+        "[![Binder: the student edition](https://mybinder.org/badge_logo.svg)]"
+        "(https://mybinder.org/v2/gh/example-university/tinyinit/main?urlpath=lab/tree/student)"
+    )
+
+
+PLACEHOLDERS = re.compile(r"\bOWNER\b|\bORG/|example\.(?:edu|org|com)\b|<[a-z-]+ address>")
+
+
+def test_nothing_published_names_a_placeholder(site):
+    # The site as published, and the README's links (its text may say "REPO=<its address>").
+    found = {
+        name: PLACEHOLDERS.findall(text)
+        for name, text in site_text(site).items()
+        if PLACEHOLDERS.search(text)
+    }
+    assert found == {}, found
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    links = re.findall(r"\]\(([^)\s]+)\)", readme)
+    assert links and [link for link in links if PLACEHOLDERS.search(link)] == []
+
+
+def test_the_folder_to_publish_holds_only_what_is_published(site):
+    hidden = sorted(str(p.relative_to(site)) for p in site.rglob(".*"))
+    assert hidden == [], hidden  # no .doctrees (Sphinx's pickles), no .buildinfo
+    assert not list(site.rglob("*.doctree")) and not list(site.rglob("*.pickle"))
+
+
+# --- a student page shows: figures, folded answers, no test machinery ---------------------------
+
+FIGURE = re.compile(r"<img\b[^>]*>")
+
+
+def figures(markup: str) -> list[dict]:
+    """The attributes of each figure a page shows in its cells' outputs: MyST-NB's images
+    (_images/) and the pictures a page carries itself (data:)."""
+    found = []
+    for tag in FIGURE.findall(markup):
+        parser = Page()
+        parser.feed(tag)
+        attrs = parser.imgs[0]
+        if attrs.get("src", "").startswith(("_images/", "data:image/")):
+            found.append(attrs)
+    return found
+
+
+def test_the_student_core_pages_show_at_least_the_teachers_figures_labelled(
+    site, teacher_site, course
+):
+    builder = load_script("build_site")
+    core = [p for p in course if p.part == "core"]
+    assert [p.name[:2] for p in core] == ["01", "02", "03", "04"]
+    for page in core:
+        teacher = figures((teacher_site / page.href).read_text(encoding="utf-8"))
+        markup = (site / page.href).read_text(encoding="utf-8")
+        student = figures(markup)
+        assert len(student) >= len(teacher), f"{page.name}: {len(student)} < {len(teacher)}"
+        assert all(real_alt(f.get("alt")) for f in student), page.name
+        # Each figure the student's code draws in the notebook: the teacher's, labelled.
+        labelled = re.findall(
+            r'<figure class="tinyinit-reference-figure">(.*?)</figure>', markup, re.S
+        )
+        teacher_alts = {f.get("alt") for f in teacher}
+        for figure in labelled:
+            assert builder.REFERENCE_LINE in html.unescape(figure), page.name
+            [img] = figures(figure)
+            assert img["alt"] in teacher_alts, page.name
+        cleared = [
+            c
+            for c in nbformat.read(site / "_sources" / page.source.name, 4).cells
+            if c.cell_type == "code" and not c.outputs and edition.runs_my_init(c)
+        ]
+        drawn = {c.get("id"): c for c in nbformat.read(page.source, 4).cells}
+        wanted = sum(
+            1
+            for c in cleared
+            for o in drawn[c.get("id")].get("outputs", [])
+            if "image/png" in o.get("data", {})
+        )
+        assert len(labelled) == wanted, f"{page.name}: {len(labelled)} of {wanted} figures"
+
+
+def test_the_labelled_figures_come_from_the_teachers_cell_of_the_same_id(tmp_path):
+    builder = load_script("build_site")
+    teacher = nbformat.v4.new_notebook()
+    drawn = nbformat.v4.new_code_cell("mine = yours(check_init('my_init.py'))", id="exp")
+    alt = "A single pixel drawn by tinyinit's functions, where yours draw it"
+    drawn.outputs = [png_output(alt), nbformat.v4.new_output("stream", text="measured 1.0")]
+    other = nbformat.v4.new_code_cell("x = 1", id="plain")
+    other.outputs = [png_output("A single pixel that no student's code draws here")]
+    teacher.cells = [other, drawn]
+    student = edition.student_notebook(teacher)
+    assert [c.outputs for c in student.cells][1] == []  # the edition cleared it
+    assert builder.reference_figures(student, teacher) == 1
+    [shown] = student.cells[1].outputs
+    assert builder.REFERENCE_LINE in html.unescape(shown["data"]["text/html"])
+    assert f'alt="{html.escape(alt)}"' in shown["data"]["text/html"]
+    assert "measured 1.0" not in json.dumps(shown)  # the figures alone: not the teacher's prints
+    assert student.cells[0].outputs == teacher.cells[0].outputs  # a kept cell keeps its own
+
+
+FOLD = re.compile(r'<details class="admonition hide[^"]*"( open)?>(.*?)</details>', re.S)
+
+
+@pytest.mark.parametrize("edition_name", ["student", "teacher"])
+def test_no_answer_is_unfolded_before_its_question(site, teacher_site, course, edition_name):
+    built = site if edition_name == "student" else teacher_site
+    for page in course:
+        markup = (built / page.href).read_text(encoding="utf-8")
+        folds = FOLD.findall(markup)
+        assert all(opened == "" for opened, _ in folds), f"{page.name}: an answer shows open"
+        nb = nbformat.read(built / "_sources" / page.source.name, 4)
+        answering = [c for c in nb.cells if edition.answers_a_prediction(c)]
+        assert len(folds) == len(answering), page.name
+        unfolded = squeezed(FOLD.sub(" ", markup))
+        folded = [squeezed(body) for _, body in folds]
+        text = squeezed(markup)
+        for cell, body in zip(answering, folded):
+            first = squeezed(html.escape(next(l for l in cell.source.splitlines() if l.strip())))
+            assert first in body and first not in unfolded, f"{page.name}: {first!r}"
+            # the question it answers is asked above it
+            for name in re.findall(r"\b(\w+)\.reveal\(", cell.source):
+                asked = re.search(rf"{name}=predict", text)
+                assert asked and asked.start() < text.index(body), f"{page.name}: {name}"
+
+
+def squeezed(markup: str) -> str:
+    """The text of an HTML fragment without any whitespace: code compares as written, however
+    its highlighting split it into spans."""
+    return re.sub(r"\s+", "", html.unescape(re.sub(r"<[^>]+>", "", markup)))
+
+
+def test_pages_leave_out_the_comments_that_steer_the_tests(site, teacher_site, course):
+    steered = []
+    for page in course:
+        source = page.source.read_text(encoding="utf-8")
+        for built in (site, teacher_site):
+            assert "NBVAL_" not in words((built / page.href).read_text(encoding="utf-8"))
+        if "NBVAL_" in source:
+            steered.append(page.name)
+            assert "NBVAL_" in (site / "_sources" / page.source.name).read_text()  # as run
+    assert steered  # the notebooks have such comments: the check checks something

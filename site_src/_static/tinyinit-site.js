@@ -1,5 +1,6 @@
-// The course site's own script: accessible widgets, the sidebar buttons at every width, and
-// search snippets in words rather than TeX.
+// The course site's own script: accessible widgets, the sidebar buttons at every width, panels
+// that close once a link in them is tapped, figures drawn at a legible size, and search
+// snippets cut from the page's text, in words rather than TeX.
 import { watch } from "./tinyinit-a11y.js";
 
 // The page's sliders get accessible names and the readouts become live regions, as the
@@ -22,6 +23,27 @@ for (const kind of ["primary-toggle", "secondary-toggle"]) {
       bound.click();
     });
   }
+}
+
+// On a phone the navigation and the page's contents open as dialogs over three quarters of the
+// screen; a tap on one of their links goes there, and the dialog closes so the reader sees it.
+for (const id of ["pst-primary-sidebar-modal", "pst-secondary-sidebar-modal"]) {
+  const dialog = document.getElementById(id);
+  dialog?.addEventListener("click", (event) => {
+    if (event.target.closest("a[href]") && dialog.open) dialog.close();
+  });
+}
+
+// A figure is drawn for a page about 700 px wide, at 100 dpi: shrunk to a phone's 350 px its
+// tick labels would be 5 px high. It is never drawn below LEGIBLE of its own size (its labels
+// of 11 points stay above 11 px); a wider one scrolls sideways in its output's box.
+export const LEGIBLE = 0.75;
+function legible(img) {
+  if (img.naturalWidth) img.style.minWidth = `${Math.round(img.naturalWidth * LEGIBLE)}px`;
+}
+for (const img of document.querySelectorAll(".bd-article .cell_output img")) {
+  if (img.complete) legible(img);
+  else img.addEventListener("load", () => legible(img), { once: true });
 }
 
 // Search snippets are cut from the pages' HTML before MathJax has typeset it, so they
@@ -66,7 +88,21 @@ export function plainFormulas(text) {
   return text.replace(FORMULA, (whole, a, b, c, d) => texToText(a ?? b ?? c ?? d));
 }
 
+// Sphinx cuts each snippet from the page's [role=main], which in this theme holds the header's
+// buttons too ("System Settings Light Dark ..."): here it is cut from the page's own text, the
+// article, whitespace collapsed and formulas in words.
+export function pageText(htmlString, anchor) {
+  const page = new DOMParser().parseFromString(htmlString, "text/html");
+  // A folded answer stays folded in the snippets too.
+  for (const left of page.querySelectorAll(".headerlink, script, style, details.hide")) {
+    left.remove();
+  }
+  const article = page.querySelector("article.bd-article") ?? page.querySelector('[role="main"]');
+  if (!article) return "";
+  const part = (anchor && article.querySelector(anchor)) || article;
+  return plainFormulas(part.textContent.replace(/\s+/g, " ").trim());
+}
+
 if (typeof Search !== "undefined" && Search.htmlToText) {
-  const htmlToText = Search.htmlToText;
-  Search.htmlToText = (...args) => plainFormulas(htmlToText(...args));
+  Search.htmlToText = pageText;
 }
