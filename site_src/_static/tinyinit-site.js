@@ -36,10 +36,28 @@ for (const id of ["pst-primary-sidebar-modal", "pst-secondary-sidebar-modal"]) {
 
 // A figure is drawn for a page about 700 px wide, at 100 dpi: shrunk to a phone's 350 px its
 // tick labels would be 5 px high. It is never drawn below LEGIBLE of its own size (its labels
-// of 11 points stay above 11 px); a wider one scrolls sideways in its output's box.
+// of 11 points stay above 11 px); a wider one scrolls sideways in its output's box, which the
+// keyboard can then reach and scroll too (WCAG 2.1.1) while it is wider than the page.
 export const LEGIBLE = 0.75;
+const SCROLLS = "Figure wider than the page: scroll sideways";
+
+function scrollable(box) {
+  if (box.scrollWidth > box.clientWidth) {
+    box.tabIndex = 0;
+    box.setAttribute("role", "region");
+    box.setAttribute("aria-label", SCROLLS);
+  } else if (box.getAttribute("aria-label") === SCROLLS) {
+    for (const name of ["tabindex", "role", "aria-label"]) box.removeAttribute(name);
+  }
+}
+const resized = new ResizeObserver((entries) => entries.forEach((e) => scrollable(e.target)));
+
 function legible(img) {
-  if (img.naturalWidth) img.style.minWidth = `${Math.round(img.naturalWidth * LEGIBLE)}px`;
+  if (!img.naturalWidth) return;
+  img.style.minWidth = `${Math.round(img.naturalWidth * LEGIBLE)}px`;
+  const box = img.closest(".output, .cell_output");
+  scrollable(box);
+  resized.observe(box);
 }
 for (const img of document.querySelectorAll(".bd-article .cell_output img")) {
   if (img.complete) legible(img);

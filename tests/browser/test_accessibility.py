@@ -33,7 +33,7 @@ ROOT = Path(__file__).resolve().parents[2]
 AXE = ROOT / "build" / "site-js" / "node_modules" / "axe-core" / "axe.min.js"
 WCAG_21_AA = ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa"]
 FAILING = ("serious", "critical")
-PAGES = ["index", "search", "genindex"] + sorted(
+PAGES = ["index", "search", "genindex", "get_the_course"] + sorted(
     p.stem for p in (ROOT / "notebooks").glob("*.ipynb")
 )
 # The teacher's edition adds the pages of docs/ (scripts/build_site.py's DOC_PARTS).
@@ -219,7 +219,10 @@ def test_the_reflow_check_sees_what_a_phone_would_scroll_sideways(site_server, b
         context.close()
 
 
-@pytest.mark.parametrize("name", ["index", "03_signal_through_depth", "09_pitfalls_lab"])
+@pytest.mark.parametrize(
+    "name",
+    ["index", "get_the_course", "03_signal_through_depth", "04_does_it_train", "09_pitfalls_lab"],
+)
 def test_site_page_on_a_phone_meets_wcag_21_aa_with_its_navigation_open(
     site_server, browser, axe_source, name
 ):

@@ -1,15 +1,28 @@
 """The course site in a real Chromium, at a phone's width (390x844) and a projector's (1280x720):
-the sidebar and contents buttons open their panels, one search box, search snippets in words
-rather than TeX, and a live explorer shown as its stored picture. That no page is wider than
-the phone is held with its accessibility (tests/browser/test_accessibility.py: WCAG's reflow).
+the sidebar and contents buttons open their panels, which close once a link in them is tapped;
+tap targets of 44 px; figures whose labels stay legible on the phone; one search box, search
+snippets from the page's own text, in words rather than TeX; and a live explorer shown as its
+stored picture. That no page is wider than the phone is held with its accessibility
+(tests/browser/test_accessibility.py: WCAG's reflow).
 """
 
 from __future__ import annotations
 
+import base64
 import re
+import struct
+from pathlib import Path
+from urllib.parse import urlsplit
 
 import pytest
 from playwright.sync_api import TimeoutError as PlaywrightTimeout
+
+from tinyinit.views.plots import TICK_FONTSIZE
+
+from . import test_accessibility as a11y
+from .test_accessibility import THEME_RULES, THEMES, failing, run_axe, set_theme, settle
+
+axe_source = a11y.axe_source  # axe-core's script, the fixture the accessibility tests use
 
 pytestmark = pytest.mark.browser
 
@@ -159,8 +172,10 @@ def test_a_stored_explorer_says_it_is_a_picture_and_fits_the_page(site_server, b
         img = figure.locator("img")
         assert img.evaluate("e => e.complete && e.naturalWidth > 100")
         assert len(img.get_attribute("alt").split()) >= 5
-        assert "A stored picture: open the notebook in JupyterLab or Binder to move it" in (
-            figure.locator("figcaption").inner_text()
+        caption = figure.locator("figcaption")
+        assert caption.inner_text().startswith("A stored picture: to move it, run the notebook")
+        assert caption.get_by_role("link", name="Get the course").get_attribute("href") == (
+            "get_the_course.html"
         )
         for size in (PHONE, DESKTOP):  # the same page on a phone, then on a desktop
             page.set_viewport_size({"width": size[0], "height": size[1]})
@@ -170,5 +185,149 @@ def test_a_stored_explorer_says_it_is_a_picture_and_fits_the_page(site_server, b
         # Nothing that looks like a control and is not: no slider, no canvas of the explorer.
         assert page.locator(".tinyinit-explorer, .tinyinit-residual").count() == 0
         assert page.locator("canvas:not([aria-label]):not([aria-hidden=true])").count() == 0
+    finally:
+        context.close()
+
+
+# --- on a phone: tap targets, panels that close, figures that stay legible ------------------------
+
+TAP = 44  # px, the least a finger hits reliably (WCAG 2.5.5)
+# Every control of the header and every link of the two panels, as a reader sees them.
+SIZES = """s => [...document.querySelectorAll(s)].filter(e => e.checkVisibility()).map(e => {
+  const r = e.getBoundingClientRect();
+  return [(e.innerText || e.getAttribute('aria-label') || e.className).trim().slice(0, 40),
+          Math.round(r.width), Math.round(r.height)];
+})"""
+HEADER = ".bd-header-article button, .bd-header-article .btn, .bd-header button, .bd-header .btn"
+
+
+def too_small(page, selector: str, width: bool = True) -> list:
+    return [s for s in page.evaluate(SIZES, selector) if s[2] < TAP or (width and s[1] < TAP)]
+
+
+def test_on_a_phone_every_tap_target_is_44_px(site_server, browser):
+    context, page = open_page(browser, site_server, PAGE, PHONE)
+    try:
+        assert len(page.evaluate(SIZES, HEADER)) >= 5  # sidebar, download, theme, search, contents
+        assert too_small(page, HEADER) == []
+        page.get_by_role("button", name="Download this page").click()
+        page.locator(".dropdown-menu.show .dropdown-item").first.wait_for()
+        items = page.evaluate(SIZES, ".dropdown-menu.show .dropdown-item")
+        assert "needs tinyinit[lab]" in [name for name, _, _ in items]
+        assert too_small(page, ".dropdown-menu.show .dropdown-item") == []
+        page.keyboard.press("Escape")
+        for toggle, dialog in (
+            (".primary-toggle:visible", "#pst-primary-sidebar-modal"),
+            (".secondary-toggle:visible", "#pst-secondary-sidebar-modal"),
+        ):
+            page.mouse.move(0, 0)
+            page.locator(toggle).click()
+            page.wait_for_function(f"() => document.querySelector('{dialog}').open")
+            links = f"{dialog} nav a"
+            assert len(page.evaluate(SIZES, links)) >= 5
+            assert too_small(page, links, width=False) == [], dialog  # a line of text wide
+            page.keyboard.press("Escape")
+            page.wait_for_function(f"() => !document.querySelector('{dialog}').open")
+    finally:
+        context.close()
+
+
+def test_a_tap_on_a_link_of_the_contents_closes_the_panel(site_server, browser):
+    context, page = open_page(browser, site_server, PAGE, PHONE)
+    try:
+        page.locator(".secondary-toggle:visible").click()
+        dialog = "document.getElementById('pst-secondary-sidebar-modal')"
+        page.wait_for_function(f"() => {dialog}.open")
+        link = page.locator("#pst-secondary-sidebar-modal nav a").nth(2)
+        target = link.get_attribute("href")
+        link.click()
+        page.wait_for_function(f"() => !{dialog}.open", timeout=5_000)
+        assert page.evaluate("location.hash") == target
+        # the section tapped is in view, under the header
+        top = page.evaluate(f"document.querySelector('{target}').getBoundingClientRect().top")
+        assert 0 <= top < PHONE[1] / 2, top
+    finally:
+        context.close()
+
+
+def png_dpi(png: bytes) -> float:
+    """The resolution a PNG was drawn at, from its pHYs chunk (matplotlib writes it)."""
+    at = png.find(b"pHYs")
+    assert at > 0, "no pHYs chunk: the figure's resolution is unknown"
+    per_metre, _, unit = struct.unpack(">IIB", png[at + 4 : at + 13])
+    assert unit == 1  # per metre
+    return per_metre * 0.0254
+
+
+LEGIBLE_PX = 11  # the least height of a figure's tick labels on the page, in CSS px
+
+
+@pytest.mark.parametrize("name", ["03_signal_through_depth", "04_does_it_train"])
+def test_figures_on_a_phone_keep_their_labels_legible(site_server, browser, name):
+    context, page = open_page(browser, site_server, name, PHONE)
+    try:
+        page.evaluate("() => document.querySelectorAll('details.hide').forEach(d => d.open = true)")
+        page.wait_for_timeout(500)
+        images = page.evaluate(
+            """() => [...document.querySelectorAll('.bd-article .cell_output img')].map(i => {
+                i.scrollIntoView();
+                return [i.getAttribute('src'), i.naturalWidth, i.getBoundingClientRect().width];
+            })"""
+        )
+        assert len(images) >= 2, images  # the reference figures and the rest
+        for src, natural, shown in images:
+            if src.startswith("data:"):
+                png = base64.b64decode(src.split(",", 1)[1])
+            else:
+                png = (site_server.root / Path(urlsplit(src).path)).read_bytes()
+            tick = TICK_FONTSIZE * png_dpi(png) / 72 * shown / natural  # CSS px on the page
+            assert tick >= LEGIBLE_PX, f"{name}: {src[:40]} ticks {tick:.1f} px ({shown}/{natural})"
+        # wider than the phone, they scroll in their own box: the page does not
+        assert page.evaluate("document.scrollingElement.scrollWidth") <= PHONE[0]
+    finally:
+        context.close()
+
+
+def test_search_snippets_come_from_the_pages_text(site_server, browser):
+    context, page = open_page(browser, site_server, "index", DESKTOP)
+    try:
+        page.goto(f"{site_server.url}/search.html?q=kaiming", wait_until="load")
+        page.locator("#search-results ul.search li p.context").first.wait_for(timeout=30_000)
+        page.wait_for_timeout(2000)  # every snippet fetched
+        snippets = page.locator("#search-results p.context").all_inner_texts()
+        assert len(snippets) >= 3
+        chrome = re.compile(r"System Settings|Light Dark|Download this page|\.ipynb \.pdf")
+        assert [s for s in snippets if chrome.search(s)] == []
+        assert sum("kaiming" in s.lower() for s in snippets) >= len(snippets) // 2, snippets
+        # A folded answer is left out of the text a snippet is cut from, as it is on the page.
+        cut = page.evaluate(
+            """async () => (await import('./_static/tinyinit-site.js')).pageText(
+                '<main role="main"><div class="bd-header-article">System Settings</div>'
+                + '<article class="bd-article"><p>Predict m_20.</p><details class="hide">'
+                + '<p>answer=-20.0</p></details><p>Then   read on.</p></article></main>')"""
+        )
+        assert cut == "Predict m_20.Then read on."
+    finally:
+        context.close()
+
+
+@pytest.mark.parametrize("size", [PHONE, DESKTOP], ids=["390x844", "1280x720"])
+def test_a_page_with_its_answers_unfolded_meets_wcag_21_aa_in_both_themes(
+    site_server, browser, axe_source, size
+):
+    # Folded, the answers and their figures are hidden from axe: here they are open.
+    context, page = open_page(browser, site_server, PAGE, size)
+    try:
+        page.locator(".jupyter-widgets").first.wait_for(timeout=30_000)
+        for fold in page.locator("details.hide > summary").all():
+            fold.click()  # a reader's click, as the keyboard's Enter would
+        assert page.locator("details.hide[open]").count() >= 3
+        page.locator(".tinyinit-reference-figure img").first.wait_for()
+        settle(page)
+        seen = {}
+        for theme in THEMES:
+            set_theme(page, theme)
+            seen[theme] = run_axe(page, axe_source, THEME_RULES if theme != THEMES[0] else None)
+        assert {t: failing(v) for t, v in seen.items() if failing(v)} == {}
     finally:
         context.close()
