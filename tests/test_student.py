@@ -612,7 +612,7 @@ def test_the_student_command_writes_the_edition_and_says_how_to_open_it(tmp_path
     assert out[0].startswith("wrote ") and out[0].endswith(f"to {tmp_path / 'course'}")
     assert out[1] == f"Open it with: jupyter lab {tmp_path / 'course'}"
     made = sorted(p.name for p in (tmp_path / "course").iterdir())
-    assert made == sorted([p.name for p in TEACHER] + ["my_init.py"])
+    assert made == sorted([p.name for p in TEACHER] + [p.name for p in NOTEBOOKS.glob("*.py")])
 
 
 # --- the student's functions drive the core path ---------------------------------------------

@@ -102,7 +102,9 @@ def test_student_writes_the_edition_make_student_writes_and_says_what_next(editi
     student_edition.make_student(NOTEBOOKS, tmp_path)  # make student's code, from the checkout
     made = sorted(p.name for p in tmp_path.iterdir())
     assert sorted(p.name for p in folder.iterdir()) == made
-    assert {p.name for p in NOTEBOOKS.glob("*.ipynb")} | {"my_init.py"} == set(made)
+    beside = {p.name for p in NOTEBOOKS.glob("*.py")}  # my_init.py, and what helps run it
+    assert {p.name for p in NOTEBOOKS.glob("*.ipynb")} | beside == set(made)
+    assert "my_init.py" in beside
     for name in made:
         assert filecmp.cmp(folder / name, tmp_path / name, shallow=False), name
 
