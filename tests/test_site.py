@@ -693,7 +693,7 @@ def test_the_student_core_pages_show_at_least_the_teachers_figures_labelled(
 ):
     builder = load_script("build_site")
     core = [p for p in course if p.part == "core"]
-    assert [p.name[:2] for p in core] == ["01", "02", "03", "04"]
+    assert {"01", "02", "03", "04"} <= {p.name[:2] for p in core}  # and the sittings beside
     for page in core:
         teacher = figures((teacher_site / page.href).read_text(encoding="utf-8"))
         markup = (site / page.href).read_text(encoding="utf-8")
