@@ -30,16 +30,10 @@ from pathlib import Path
 import numpy as np
 
 from tinyinit import PCG32, kaiming_normal
-from tinyinit.networks.training import (
-    _flat,
-    _unflat,
-    init_params,
-    load_digits_split,
-    loss_and_gradients,
-    minibatch_indices,
-    sgd_step,
-    train,
-)
+from tinyinit.networks.digits import load_digits_split
+from tinyinit.networks.mlp import init_params, loss_and_gradients
+from tinyinit.networks.optimizers import sgd_step
+from tinyinit.networks.training import _flat, _unflat, minibatch_indices, train
 
 STEPS, BATCH, LR, DEPTH = 200, 64, 0.02, 20
 
@@ -69,7 +63,9 @@ NORMS = (None, "batch", "layer")
 ONE_RUN = f"""
 import hashlib, time
 from tinyinit import PCG32, kaiming_normal
-from tinyinit.networks.training import init_params, load_digits_split, train
+from tinyinit.networks.digits import load_digits_split
+from tinyinit.networks.mlp import init_params
+from tinyinit.networks.training import train
 digits = load_digits_split()
 kaiming = lambda shape, rng: kaiming_normal(shape, "fan_in", "relu", rng)
 digest, seconds = hashlib.sha256(), []

@@ -71,7 +71,10 @@ MODULES = [
     "tinyinit.networks.mup",
     "tinyinit.core.layouts",
     "tinyinit.networks.normalization",
+    "tinyinit.networks.mlp",
+    "tinyinit.networks.optimizers",
     "tinyinit.networks.training",
+    "tinyinit.networks.digits",
     "tinyinit.networks.lsuv",
     "tinyinit.physics.diagnostics",
     "tinyinit.cli",
@@ -846,11 +849,14 @@ CALLS = {
     "tinyinit.core.layouts.apply_layer": dict(
         layer="conv", weight=np.ones((3, 2, 3)), x=np.ones((1, 2, 5))
     ),
-    "tinyinit.networks.training.init_params": dict(sizes=[3, 2]),
-    "tinyinit.networks.training.forward_layers": dict(
+    "tinyinit.networks.mlp.init_params": dict(sizes=[3, 2]),
+    "tinyinit.networks.mlp.forward_layers": dict(
         params=Fresh(small_params), x=np.ones((4, 2)), act="relu", norm=None
     ),
-    "tinyinit.networks.training.evaluate": dict(
+    "tinyinit.networks.mlp.check_batch": dict(
+        params=Fresh(small_params), x=np.ones((2, 2)), labels=np.array([0, 1])
+    ),
+    "tinyinit.networks.mlp.evaluate": dict(
         params=Fresh(small_params), x=np.ones((2, 2)), labels=np.array([0, 1]), activation="relu"
     ),
     "tinyinit.networks.training.train_step": dict(
@@ -869,28 +875,26 @@ CALLS = {
         batch_size=2,
     ),  # fmt: skip
     "tinyinit.networks.training.Trainer.recent": dict(field="grad_norm", steps=2),
-    "tinyinit.networks.training.backward_layers": dict(
+    "tinyinit.networks.mlp.backward_layers": dict(
         weights=[np.ones((3, 2))], h=[np.ones((4, 2))], dz=np.ones((4, 3)), slopes=[]
     ),
-    "tinyinit.networks.training.forward": dict(x=np.ones((4, 2)), activation="relu"),
-    "tinyinit.networks.training.loss_and_gradients": dict(
+    "tinyinit.networks.mlp.forward": dict(x=np.ones((4, 2)), activation="relu"),
+    "tinyinit.networks.mlp.loss_and_gradients": dict(
         x=np.ones((2, 2)), labels=np.array([0, 1]), activation="relu"
     ),
-    "tinyinit.networks.training.accuracy": dict(
+    "tinyinit.networks.mlp.accuracy": dict(
         x=np.ones((2, 2)), labels=np.array([0, 1]), activation="relu"
     ),
-    "tinyinit.networks.training.cross_entropy": dict(
-        logits=np.zeros((2, 3)), labels=np.array([0, 2])
-    ),
-    "tinyinit.networks.training.sgd_step": dict(
+    "tinyinit.networks.mlp.cross_entropy": dict(logits=np.zeros((2, 3)), labels=np.array([0, 2])),
+    "tinyinit.networks.optimizers.sgd_step": dict(
         weights=[np.ones(2)], grads=[np.ones(2)], lrs=[0.1]
     ),
-    "tinyinit.networks.training.adam_init": dict(weights=[np.ones(2)]),
-    "tinyinit.networks.training.adam_step": dict(
+    "tinyinit.networks.optimizers.adam_init": dict(weights=[np.ones(2)]),
+    "tinyinit.networks.optimizers.adam_step": dict(
         weights=[np.ones(2)],
         grads=[np.ones(2)],
         state=Fresh(
-            lambda: importlib.import_module("tinyinit.networks.training").adam_init([np.ones(2)])
+            lambda: importlib.import_module("tinyinit.networks.optimizers").adam_init([np.ones(2)])
         ),
         lrs=[0.1],
     ),  # fmt: skip
@@ -905,7 +909,7 @@ CALLS = {
         batch_size=2,
         seed=0,
     ),  # fmt: skip
-    "tinyinit.networks.training.load_digits_split": dict(
+    "tinyinit.networks.digits.load_digits_split": dict(
         test_fraction=0.25, seed=0, dtype=np.float32
     ),
     "tinyinit.cli.depth_figure": dict(size=(4.0, 3.0), dpi=30),
@@ -1128,10 +1132,10 @@ RECORDS = {
     "tinyinit.physics.residual.ProjectionCheck",
     "tinyinit.physics.residual.ResidualScalingReport",
     "tinyinit.networks.transformer.GPTTrace",
-    "tinyinit.networks.training.Forward",
-    "tinyinit.networks.training.AdamState",
+    "tinyinit.networks.mlp.Forward",
+    "tinyinit.networks.optimizers.AdamState",
     "tinyinit.networks.training.TrainingRun",
-    "tinyinit.networks.training.Digits",
+    "tinyinit.networks.digits.Digits",
     "tinyinit.networks.normalization.Norm",
     "tinyinit.views.projector.CurveEnd",
     "tinyinit.views.plots.TrainingCurves",
@@ -1147,8 +1151,8 @@ RECORDS = {
     "tinyinit.course.student_functions.Yours",
     "tinyinit.networks.normalization.NormCache",
     "tinyinit.networks.lsuv.LSUVResult",
-    "tinyinit.networks.training.Evaluation",
-    "tinyinit.networks.training.Step",
+    "tinyinit.networks.mlp.Evaluation",
+    "tinyinit.networks.training.TrainingStep",
     "tinyinit.networks.training.StepStats",
     "tinyinit.networks.training.TrainState",
 }

@@ -414,12 +414,12 @@ def test_the_core_alone_imports_the_api_and_draws_the_figure(tmp_path):
 def test_without_the_extras_the_widgets_say_which_extra_to_install(tmp_path):
     out = _run_with_the_core_alone(
         """
-        from tinyinit.networks import training
+        from tinyinit.networks import digits
         from tinyinit.views import plots
         from tinyinit.cli import main
         out["explorer"] = error(lambda: importlib.import_module("tinyinit.views.explorers"))
         out["present"] = error(lambda: importlib.import_module("tinyinit.present"))
-        out["digits"] = error(training.load_digits_split)
+        out["digits"] = error(digits.load_digits_split)
         out["show"] = error(lambda: plots.show(None, "a figure that shows nothing at all"))
         out["cli"] = error(lambda: main(["present", "--no-browser"]))
         out["share"] = error(lambda: main(["present", "--share-url", "https://hub.example/"]))

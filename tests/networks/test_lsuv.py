@@ -7,8 +7,9 @@ import numpy as np
 import pytest
 
 from tinyinit import PCG32, kaiming_normal, orthogonal_init
+from tinyinit.networks.digits import load_digits_split
 from tinyinit.networks.lsuv import lsuv, lsuv_init
-from tinyinit.networks.training import forward, init_params, load_digits_split
+from tinyinit.networks.mlp import forward, init_params
 
 X = load_digits_split().x_train[:128]
 SIZES = [64] + [64] * 12 + [10]

@@ -11,6 +11,8 @@ import pytest
 from scripts_loader import FIXTURES
 
 from tinyinit import PCG32, kaiming_normal
+from tinyinit.networks.digits import load_digits_split
+from tinyinit.networks.mlp import accuracy, forward, init_params, loss_and_gradients
 from tinyinit.networks.normalization import (
     EPS,
     Norm,
@@ -21,17 +23,7 @@ from tinyinit.networks.normalization import (
     running_statistics,
     standardize,
 )
-from tinyinit.networks.training import (
-    accuracy,
-    forward,
-    init_params,
-    load_digits_split,
-    loss_and_gradients,
-    minibatch_indices,
-    start_training,
-    train,
-    train_step,
-)
+from tinyinit.networks.training import minibatch_indices, start_training, train, train_step
 from tinyinit.physics.residual import normalize
 
 GOLDEN = json.loads((FIXTURES / "training_torch.json").read_text(encoding="utf-8"))

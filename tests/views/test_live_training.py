@@ -1,5 +1,5 @@
 """The training explorer driven from code: play, pause, step, reset, pin, and controls moved
-while it trains; what it shows is what tinyinit.networks.training computes, and it says so in
+while it trains; what it shows is what tinyinit.networks computes, and it says so in
 words."""
 
 from __future__ import annotations
@@ -23,7 +23,9 @@ from event_loop import in_event_loop, without_event_loop  # noqa: E402
 from threadpoolctl import threadpool_limits  # noqa: E402
 
 from tinyinit import PCG32, kaiming_normal, xavier_normal  # noqa: E402
-from tinyinit.networks.training import evaluate, init_params, load_digits_split, train  # noqa: E402
+from tinyinit.networks.digits import load_digits_split  # noqa: E402
+from tinyinit.networks.mlp import evaluate, init_params  # noqa: E402
+from tinyinit.networks.training import train  # noqa: E402
 from tinyinit.views.a11y import LIVE, Accessible  # noqa: E402
 from tinyinit.views.live_training import (  # noqa: E402
     DISPLAY_SHARE,

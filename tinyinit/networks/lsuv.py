@@ -32,7 +32,7 @@ from ..core.activations import as_activation
 from ..core.arguments import integer, number, real_array
 from ..core.init import orthogonal_init
 from ..core.pcg32 import PCG32
-from .training import Params, check_params, init_params
+from .mlp import Params, check_params, init_params
 
 __all__ = ["LSUVResult", "lsuv", "lsuv_init"]
 
@@ -64,13 +64,13 @@ def lsuv(
 ) -> LSUVResult:
     """Rescale each layer of params in turn until its output has variance within tol of 1 on x.
 
-    params: (W, b) pairs as tinyinit.networks.training's (not modified); x: the batch, (B, d_in);
+    params: (W, b) pairs as tinyinit.networks.mlp's (not modified); x: the batch, (B, d_in);
     activation: between the layers. Layer l's output z_l = h_{l-1} W_l^T + b_l, and
     h_l = phi(z_l) with the rescaled W_l feeds layer l + 1. The last layer is rescaled too
     (the paper's rule; its output is the logits).
 
     >>> from tinyinit import PCG32, kaiming_normal
-    >>> from tinyinit.networks.training import init_params
+    >>> from tinyinit.networks.mlp import init_params
     >>> kaiming = lambda shape, rng: 3 * kaiming_normal(shape, "fan_in", "relu", rng)
     >>> params = init_params([4, 6, 2], kaiming, PCG32(0))
     >>> x = PCG32(1).uniforms(32 * 4).reshape(32, 4) * 3.4 - 1.7

@@ -32,13 +32,13 @@ Adam's eps stays 1e-8 at every width (muP would shrink it too, which matters
 only once gradients come near eps; here they stay far above it).
 
 The network is a bias-free ReLU MLP (biases would follow the "input" column)
-written out by hand: `relu_mlp_forward`, `relu_mlp_backward` (tinyinit.networks.training's
+written out by hand: `relu_mlp_forward`, `relu_mlp_backward` (tinyinit.networks.mlp's
 layer loops, without biases), `sgd_step`, `adam_step`, all in float64 and all
 pure (new arrays out, arguments untouched). Its weights are
 drawn with tinyinit's initializers, so the same seed gives the same network.
 
 The network has L = n_layers weight matrices (an input layer, n_layers - 2 hidden ones, an
-output layer), as the training module's MLP.
+output layer), as the digits MLP (`tinyinit.networks.mlp`).
 
 >>> from tinyinit import PCG32
 >>> [w.shape for w in init_mlp(3, 8, 2, "mup", PCG32(0), n_layers=3, base_width=4)]
@@ -60,14 +60,13 @@ from ..core.init import kaiming_normal, kaiming_std, normal_init
 from ..core.pcg32 import PCG32
 from ..physics.variance import root_mean_square
 
-# One formula for each optimizer: the training module's, which also trains the digits MLP.
-from .training import (  # noqa: F401
+# The digits MLP's layer loops, and one formula for each optimizer: the ones that train it.
+from .mlp import backward_layers, forward_layers
+from .optimizers import (  # noqa: F401
     OPTIMIZERS,
     AdamState,
     adam_init,
     adam_step,
-    backward_layers,
-    forward_layers,
     sgd_step,
 )
 

@@ -27,7 +27,7 @@ differences and torch's autograd):
 
 `Norm` holds a network's normalization layers, one per hidden layer: their gamma, beta
 and, for BatchNorm, the running statistics (torch's defaults: eps 1e-5, momentum 0.1,
-the running variance unbiased). `tinyinit.networks.training` puts one after the affine map of every
+the running variance unbiased). `tinyinit.networks.mlp` puts one after the affine map of every
 hidden layer, before the activation: `train(..., norm="batch")`.
 
 >>> z = np.array([[1.0, 10.0], [3.0, 30.0]])

@@ -1,202 +1,73 @@
-"""Does it train? A small MLP classifier in numpy, its backprop written out by hand.
+"""The training loop: one step of SGD or Adam on a minibatch, and a loop of those steps that
+records what every layer did, for the MLP of `tinyinit.networks.mlp` on the digits.
 
-The network has L layers; `params` is a list of (W_l, b_l), W_l shaped (out, in)
-as in torch and b_l shaped (out,). For a batch x of shape (B, d_in):
-
-    h_0 = x,    z_l = h_{l-1} W_l^T + b_l,    h_l = phi(z_l)   for l = 1 .. L-1,
-    logits = z_L = h_{L-1} W_L^T + b_L                          (no activation),
-    loss = mean over the batch of  logsumexp(z_L[i]) - z_L[i, y_i]   (softmax cross-entropy).
-
-Backprop, by the chain rule, from the top down:
-
-    dz_L     = (softmax(z_L) - onehot(y)) / B
-    dW_l     = dz_l^T h_{l-1}              db_l = sum over the batch of dz_l
-    dz_{l-1} = (dz_l W_l) * phi'(z_{l-1})
-
-`dW_l` is a product of a forward factor (h_{l-1}, the signal reaching layer l)
-and a backward one (dz_l, the gradient coming down to it): an init that shrinks
-either one shrinks every weight gradient.
-
-With `norm="batch"` or `"layer"` every hidden layer normalizes its affine output
-before the activation (`tinyinit.networks.normalization`, whose gamma and beta train too):
-
-    a_l = h_{l-1} W_l^T + b_l,    z_l = gamma_l * standardize(a_l) + beta_l,    h_l = phi(z_l)
-
-so z_l is always what phi reads, and backprop passes dloss/dz_l through the
-normalization's backward to dloss/da_l before dW_l = da_l^T h_{l-1}.
-
-Around it: SGD and Adam steps (one formula each, shared with `tinyinit.networks.mup`),
-minibatches drawn from a PCG32, one training step (`train_step`, what a live view
-calls) and a training loop over it that records per-layer statistics at every
-step, and the handwritten digits that scikit-learn ships.
+One loop: `Trainer` takes the steps, one at a time and for as long as it is asked (what the live
+explorer runs, `tinyinit.views.live_training`); `train` is a Trainer stepped `steps` times.
+Each step is `train_step`'s: the loss and gradients by backprop
+(`tinyinit.networks.mlp.backprop_unchecked`), then the optimizer
+(`tinyinit.networks.optimizers`) on every array, with the update ratio of every layer. The
+minibatches are drawn from a PCG32 (`minibatch_indices`), so a seed fixes a run bit for bit.
 
 >>> from tinyinit import PCG32, kaiming_normal
+>>> x, y = np.eye(4), np.array([0, 1, 0, 1])
 >>> kaiming = lambda shape, rng: kaiming_normal(shape, "fan_in", "relu", rng)
->>> params = init_params([64, 32, 10], kaiming, PCG32(0))
->>> [(W.shape, b.shape) for W, b in params]
-[((32, 64), (32,)), ((10, 32), (10,))]
+>>> run = train(init_params([4, 8, 2], kaiming, PCG32(0)), x, y, "relu", lr=0.5, steps=3,
+...             batch_size=2)
+>>> run.losses.round(3)
+array([0.764, 0.579, 0.362])
 """
 
 from __future__ import annotations
 
-import gzip
 import math
-from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from pathlib import Path
 from typing import NamedTuple
 
 import numpy as np
 from threadpoolctl import threadpool_limits
 
-from .._extras import extra
 from ..core.activations import Activation, as_activation
-from ..core.arguments import (
-    KindError,
-    flag,
-    float_dtype,
-    function,
-    generator,
-    instance,
-    integer,
-    integers,
-    number,
-    one_of,
-    real_array,
-    shown,
-)
+from ..core.arguments import generator, instance, integer, number, one_of
 from ..core.distributions import scaled_uniform_float32, uniforms
 from ..core.init import normal_init
 from ..core.pcg32 import PCG32
 from ..physics.depth_stack import scheme
 from ..physics.diagnostics import dead_fraction, saturated_fraction
-from .normalization import (
-    NORMS,
-    Norm,
-    NormCache,
-    batch_norm_eval,
-    init_norm,
-    norm_backward,
-    norm_forward,
-    running_statistics,
+
+# Notebooks 04 and 09 take these from here: the model's, the data's.
+from .digits import load_digits_split  # noqa: F401
+from .mlp import (  # noqa: F401
+    Forward,
+    Params,
+    accuracy,
+    backprop_unchecked,
+    check_batch,
+    check_params,
+    forward,
+    init_params,
+    loss_and_gradients,
+)
+from .normalization import Norm, running_statistics
+from .optimizers import (
+    OPTIMIZERS,
+    AdamState,
+    adam_init,
+    adam_step_unchecked,
+    sgd_step_unchecked,
 )
 
 __all__ = [
-    "AdamState",
-    "Digits",
-    "Evaluation",
-    "Forward",
-    "Step",
     "StepStats",
     "TrainState",
     "Trainer",
     "TrainingRun",
-    "accuracy",
-    "adam_init",
-    "adam_step",
-    "backward_layers",
-    "check_params",
-    "cross_entropy",
-    "evaluate",
-    "forward",
-    "forward_layers",
-    "init_params",
-    "load_digits_split",
-    "loss_and_gradients",
+    "TrainingStep",
     "minibatch_indices",
     "scheme_weights",
-    "sgd_step",
     "start_training",
     "train",
     "train_step",
 ]
-
-Params = list[tuple[np.ndarray, np.ndarray]]
-OPTIMIZERS = ("sgd", "adam")
-# A learning rate that trains notebook 04's network with each optimizer (notebook 11's).
-LEARNING_RATES = {"sgd": 0.02, "adam": 1e-3}
-
-
-# --- argument checks: say what was wrong, the value, and what is accepted -------------
-
-
-def check_params(params, *, biases: bool = True) -> None:
-    """Refuse params unless it is a non-empty list of (W, b) layers whose shapes chain
-    (b may be None where biases is False): the door of every function that takes a network.
-
-    >>> check_params([(np.ones((3, 4)), np.zeros(3)), (np.ones((2, 3)), np.zeros(2))])  # None
-    >>> check_params("W")
-    Traceback (most recent call last):
-    ...
-    tinyinit.core.arguments.KindError: params must be a non-empty list of (W, b) layers, got 'W'
-    """
-    flag("biases", biases)
-    if not isinstance(params, (list, tuple)):
-        raise KindError(f"params must be a non-empty list of (W, b) layers, got {shown(params)}")
-    if len(params) == 0:
-        raise ValueError("params must be a non-empty list of (W, b) layers, got an empty one")
-    previous_out = None
-    for l, layer in enumerate(params):
-        if not isinstance(layer, (list, tuple)) or len(layer) != 2:
-            raise KindError(f"params[{l}] must be a pair (W, b), got {shown(layer)}")
-        W = real_array("params", layer[0])
-        b = np.zeros(W.shape[:1]) if layer[1] is None and not biases else layer[1]
-        b = real_array("params", b)
-        if W.ndim != 2 or b.shape != (W.shape[0],):
-            raise ValueError(
-                f"params[{l}] has W of shape {W.shape} and b of shape {b.shape}; "
-                f"accepted: W of shape (out, in) and b of shape (out,)"
-            )
-        if previous_out is not None and W.shape[1] != previous_out:
-            raise ValueError(
-                f"params[{l}] has W of shape {W.shape}, which takes {W.shape[1]} inputs, but "
-                f"layer {l - 1} has {previous_out} outputs: the shapes must chain"
-            )
-        previous_out = W.shape[0]
-
-
-def _check_x(params, x) -> np.ndarray:
-    d_in = np.shape(params[0][0])[1]
-    x = real_array("x", x, what=f"a (batch, {d_in}) array for this network", float64=False)
-    if x.ndim != 2 or x.shape[1] != d_in:
-        raise ValueError(f"x must have shape (batch, {d_in}) for this network, got {x.shape}")
-    return x
-
-
-def _check_batch(params, x, labels) -> None:
-    n_classes = np.shape(params[-1][0])[0]
-    x = _check_x(params, x)
-    _check_labels(labels, len(x), n_classes)
-
-
-def _check_labels(labels, rows: int, n_classes: int) -> None:
-    if labels is None or isinstance(labels, (str, bytes)):
-        raise KindError(f"labels must be an integer array, one per row, got {shown(labels)}")
-    labels = np.asarray(labels)
-    if labels.dtype.kind not in "iu":
-        raise KindError(f"labels must be integers, got dtype {labels.dtype}")
-    if labels.shape != (rows,):
-        raise ValueError(f"labels must have shape ({rows},), one per row of x, got {labels.shape}")
-    if len(labels) and (labels.min() < 0 or labels.max() >= n_classes):
-        bad = labels[(labels < 0) | (labels >= n_classes)][0]
-        raise ValueError(f"labels must be in 0 .. {n_classes - 1} (the logits), got {bad}")
-
-
-def _arrays(name: str, arrays, like=None) -> list[np.ndarray]:
-    """A list of real arrays (one per parameter), of like's shapes when given."""
-    instance(name, arrays, (list, tuple), "a list of arrays, one per parameter")
-    arrays = [real_array(name, a, float64=False) for a in arrays]
-    if like is not None and [a.shape for a in arrays] != [np.shape(w) for w in like]:
-        raise ValueError(f"{name} must have the weights' shapes {[np.shape(w) for w in like]}, "
-                         f"got {[a.shape for a in arrays]}")  # fmt: skip
-    return arrays
-
-
-def _lrs(lrs, n: int) -> list[float]:
-    instance("lrs", lrs, (list, tuple), "a list of learning rates, one per array")
-    if len(lrs) != n:
-        raise ValueError(f"lrs must hold {n} learning rates, one per array, got {len(lrs)}")
-    return [number("lrs", lr, minimum=0) for lr in lrs]
 
 
 def _positive(name: str, value) -> float:
@@ -209,69 +80,6 @@ def _count(name: str, value) -> int:
 
 def _activation(activation) -> Activation:
     return as_activation(activation, name="activation")  # a name, a callable or an Activation
-
-
-def _as_norm(norm, params) -> Norm | None:
-    """norm as a Norm for these params: None, a kind of NORMS (fresh layers) or a Norm."""
-    widths = [W.shape[0] for W, _ in params[:-1]]
-    if norm is None or isinstance(norm, str):
-        return init_norm("none" if norm is None else norm, widths, params[0][0].dtype)
-    instance("norm", norm, Norm, f"one of {', '.join(NORMS)} or a Norm")
-    one_of("norm.kind", norm.kind, NORMS[1:])
-    shapes = [np.shape(g) for g in norm.gamma]
-    running = len(norm.running_mean) if norm.kind == "batch" else len(widths)
-    if shapes != [(n,) for n in widths] or len(norm.beta) != len(widths) or running != len(widths):
-        raise ValueError(
-            f"norm has gamma of shapes {shapes}; this network's hidden layers need one "
-            f"(gamma, beta) pair (and BatchNorm's running statistics) of widths {widths}"
-        )
-    return norm
-
-
-# --- the network ------------------------------------------------------------------------
-
-
-def init_params(
-    sizes: Sequence[int],
-    init_weight: Callable[[tuple[int, int], PCG32], np.ndarray],
-    rng: PCG32,
-    *,
-    dtype=np.float64,
-    init_bias: Callable[[tuple[int], int, PCG32], np.ndarray] | None = None,
-) -> Params:
-    """An MLP with layer sizes [d_in, n_1, ..., d_out]: weights from init_weight, biases 0.
-
-    Layer l gets W_l = init_weight((sizes[l], sizes[l-1]), rng), drawn in layer
-    order from the one generator, and b_l = 0; both are cast to dtype. With
-    init_bias, b_l = init_bias((sizes[l],), sizes[l-1], rng) (its shape and its
-    layer's fan_in), drawn right after W_l, as torch's nn.Linear draws its own.
-
-    >>> from tinyinit import PCG32, normal_init
-    >>> params = init_params([3, 2], lambda s, r: normal_init(s, 1.0, r), PCG32(0))
-    >>> params[0][0].round(3), params[0][1]
-    (array([[-0.809,  0.055, -0.746],
-           [ 1.157,  0.186, -0.395]]), array([0., 0.]))
-    """
-    sizes = list(integers("sizes", sizes, minimum=1))
-    if len(sizes) < 2:
-        raise ValueError(f"sizes must list at least [d_in, d_out], got {sizes!r}")
-    init_weight, dtype = function("init_weight", init_weight), float_dtype("dtype", dtype)
-    if init_bias is not None:
-        function("init_bias", init_bias)
-    generator("rng", rng)
-    params = []
-    for fan_in, fan_out in zip(sizes[:-1], sizes[1:]):
-        W = real_array("init_weight", init_weight((fan_out, fan_in), rng)).astype(dtype)
-        if W.shape != (fan_out, fan_in):
-            raise ValueError(f"init_weight returned shape {W.shape} for shape {(fan_out, fan_in)}")
-        if init_bias is None:
-            b = np.zeros(fan_out, dtype=dtype)
-        else:
-            b = np.asarray(init_bias((fan_out,), fan_in, rng), dtype=dtype)
-            if b.shape != (fan_out,):
-                raise ValueError(f"init_bias returned shape {b.shape} for shape {(fan_out,)}")
-        params.append((W, b))
-    return params
 
 
 def scheme_weights(initializer: str, gain: float = 1.0, std: float = 0.02):
@@ -299,348 +107,6 @@ def scheme_weights(initializer: str, gain: float = 1.0, std: float = 0.02):
         return scaled_uniform_float32(rng, fan_out * fan_in, scale).reshape(shape)
 
     return init_weight
-
-
-class Forward(NamedTuple):
-    """What a forward pass leaves for backprop: logits (B, d_out), z_1..z_{L-1}, h_0..h_{L-1}.
-
-    norms: with normalization, each hidden layer's NormCache (None in BatchNorm's evaluation).
-
-    >>> Forward(np.zeros((1, 2)), [], [np.ones((1, 2))]).logits.shape
-    (1, 2)
-    """
-
-    logits: np.ndarray
-    z: list[np.ndarray]  # what phi reads in the hidden layers, z[l-1] = z_l
-    h: list[np.ndarray]  # inputs of the layers, h[l] = h_l, h[0] = x
-    norms: Sequence[NormCache | None] = ()
-
-
-def _affine(h: np.ndarray, W: np.ndarray, b: np.ndarray | None) -> np.ndarray:
-    return h @ W.T if b is None else h @ W.T + b
-
-
-def forward_layers(
-    params, x: np.ndarray, act: Activation, norm: Norm | None = None, *, training: bool = True
-) -> Forward:
-    """The forward pass of `forward`, unchecked: z_l = h_{l-1} W_l^T + b_l, h_l = phi(z_l).
-
-    params: (W, b) pairs, b None for a layer without bias (tinyinit.networks.mup's);
-    act: an Activation; norm: None or a Norm, applied to each hidden layer's
-    affine output (BatchNorm with the batch's statistics if training, else with
-    its running ones). Returns Forward(logits, z, h, norms) as `forward` does.
-
-    >>> from tinyinit.core.activations import activation
-    >>> forward_layers([(np.eye(2), None)], np.array([[1.0, -1.0]]), activation("relu")).logits
-    array([[ 1., -1.]])
-    """
-    act = as_activation(act, name="act")
-    if norm is not None:
-        instance("norm", norm, Norm, "None or a Norm")
-    check_params(params, biases=False)
-    x = _check_x(params, x)
-    z, h, caches = [], [x], []
-    for l, (W, b) in enumerate(params[:-1]):
-        a = _affine(h[-1], W, b)
-        if norm is not None:
-            a, cache = _normalize(norm, l, a, training)
-            caches.append(cache)
-        z.append(a)
-        # Some activations compute in float64 (gelu's erf): keep the network's dtype.
-        h.append(act.phi(a).astype(a.dtype, copy=False))
-    W, b = params[-1]
-    return Forward(_affine(h[-1], W, b), z, h, caches)
-
-
-def _normalize(norm: Norm, l: int, a: np.ndarray, training: bool):
-    """Hidden layer l+1's normalization of its affine output a: (z, its NormCache or None)."""
-    gamma, beta = norm.gamma[l], norm.beta[l]
-    if norm.kind == "batch" and not training:
-        mean, var = norm.running_mean[l], norm.running_var[l]
-        return batch_norm_eval(a, gamma, beta, mean, var).astype(a.dtype, copy=False), None
-    z, cache = norm_forward(norm.kind, a, gamma, beta)
-    return z.astype(a.dtype, copy=False), cache
-
-
-def backward_layers(
-    weights: Sequence[np.ndarray],
-    h: Sequence[np.ndarray],
-    dz: np.ndarray,
-    slopes,
-    through: Callable[[int, np.ndarray], np.ndarray] | None = None,
-) -> tuple[list[np.ndarray], list[np.ndarray]]:
-    """Backprop from dz = dloss/dz_L down: ([dW_1 .. dW_L], [dz_1 .. dz_L]).
-
-    dW_l = dz_l^T h_{l-1},  dz_{l-1} = (dz_l W_l) * phi'(z_{l-1}); h = [h_0 .. h_{L-1}]
-    as Forward holds them, slopes[l-1] = phi'(z_l) for the hidden layers.
-    A bias's gradient is db_l = dz_l summed over the batch. through(l - 1, d), if
-    given, takes d = dloss/dz_l, at what phi reads, to the gradient at layer l's
-    affine output (a normalization's backward); dzs then holds the latter.
-
-    >>> dW, dz = backward_layers([np.array([[2.0]])], [np.array([[3.0]])], np.array([[1.0]]), [])
-    >>> dW, dz
-    ([array([[3.]])], [array([[1.]])])
-    """
-    weights, h, dz, slopes = _backward_arguments(weights, h, dz, slopes)
-    n_layers = len(weights)
-    weight_grads, dzs = [None] * n_layers, [None] * n_layers
-    for l in range(n_layers - 1, -1, -1):
-        dzs[l], weight_grads[l] = dz, dz.T @ h[l]
-        if l:
-            dz = (dz @ weights[l]) * slopes[l - 1]
-            if through is not None:
-                dz = through(l - 1, dz)
-    return weight_grads, dzs
-
-
-def _backward_arguments(weights, h, dz, slopes):
-    """backward_layers' arguments checked: lists of arrays that fit, a dz for the last layer."""
-    weights, h = _arrays("weights", weights), _arrays("h", h)
-    dz, slopes = real_array("dz", dz, ndim=2, float64=False), _arrays("slopes", slopes)
-    if len(h) != len(weights) or len(slopes) != len(weights) - 1:
-        raise ValueError(f"h and slopes must hold {len(weights)} and {len(weights) - 1} arrays "
-                         f"for {len(weights)} weights, got {len(h)} and {len(slopes)}")  # fmt: skip
-    if dz.shape != (len(h[-1]), np.shape(weights[-1])[0]):
-        raise ValueError(f"dz must be (batch, out) = ({len(h[-1])}, {np.shape(weights[-1])[0]}) "
-                         f"for the last layer, got {dz.shape}")  # fmt: skip
-    return weights, h, dz, slopes
-
-
-def forward(
-    params: Params,
-    x: np.ndarray,
-    activation: str,
-    *,
-    norm: Norm | str | None = None,
-    training: bool = False,
-) -> Forward:
-    """Run the MLP on a batch x (B, d_in): z_l = h_{l-1} W_l^T + b_l, h_l = phi(z_l).
-
-    Returns Forward(logits, z, h): the logits (B, d_out), the hidden
-    pre-activations z_1..z_{L-1} and the layer inputs h_0 = x, h_1..h_{L-1}.
-    norm: None, "batch" or "layer" (fresh layers: gamma 1, beta 0) or a Norm (a
-    trained one, TrainingRun.norm). BatchNorm uses its running statistics, as in
-    evaluation, unless training=True: then the batch's own, as in training.
-
-    >>> W1, W2 = np.array([[1.0, -1.0], [2.0, 0.0]]), np.array([[1.0, 1.0]])
-    >>> out = forward([(W1, np.zeros(2)), (W2, np.zeros(1))], np.array([[1.0, 2.0]]), "relu")
-    >>> out.z[0], out.h[1], out.logits
-    (array([[-1.,  2.]]), array([[0., 2.]]), array([[2.]]))
-    """
-    act = _activation(activation)
-    check_params(params)
-    norm, training = _as_norm(norm, params), flag("training", training)
-    return forward_layers(params, _check_x(params, x), act, norm, training=training)
-
-
-def cross_entropy(logits: np.ndarray, labels: np.ndarray) -> tuple[float, np.ndarray]:
-    """Mean softmax cross-entropy over the batch, and its gradient with respect to the logits.
-
-    loss = mean_i [logsumexp(z_i) - z_i[y_i]], computed after subtracting each
-    row's maximum (so exp never overflows); dloss/dz = (softmax(z) - onehot(y)) / B.
-
-    >>> loss, dz = cross_entropy(np.array([[0.0, 0.0], [1000.0, 0.0]]), np.array([1, 0]))
-    >>> round(loss, 6), dz
-    (0.346574, array([[ 0.25, -0.25],
-           [ 0.  ,  0.  ]]))
-    """
-    logits = real_array("logits", logits, ndim=2, float64=False)
-    if not logits.size:
-        raise ValueError(f"logits must be (batch, classes) with both >= 1, got {logits.shape}")
-    _check_labels(labels, len(logits), logits.shape[1])
-    labels = np.asarray(labels)
-    shifted = logits - logits.max(axis=1, keepdims=True)
-    log_probs = shifted - np.log(np.exp(shifted).sum(axis=1, keepdims=True))
-    rows = np.arange(len(labels))
-    loss = -log_probs[rows, labels].mean()
-    dz = np.exp(log_probs)
-    dz[rows, labels] -= 1
-    return float(loss), dz / len(labels)
-
-
-def _backprop(params: Params, x, labels, act: Activation, norm: Norm | None = None):
-    """Loss, grads, the forward pass and phi'(z_l) of every hidden layer (the loop's statistics).
-
-    grads: (dW, db) per layer, then with norm (dgamma, dbeta) per hidden layer; the forward
-    pass is training's (BatchNorm on the batch's statistics).
-    """
-    fwd = forward_layers(params, x, act, norm, training=True)
-    loss, dz = cross_entropy(fwd.logits, labels)
-    # phi' of a float32 z may come back float64 (a Python constant, gelu's erf).
-    dphis = [act.dphi(z).astype(dz.dtype, copy=False) for z in fwd.z]
-    norm_grads = [None] * len(fwd.norms)
-
-    def through_norm(l, dz_l):
-        da_l, dgamma, dbeta = norm_backward(norm.kind, dz_l, norm.gamma[l], fwd.norms[l])
-        norm_grads[l] = (dgamma, dbeta)
-        return da_l
-
-    weights = [W for W, _ in params]
-    through = None if norm is None else through_norm
-    weight_grads, dzs = backward_layers(weights, fwd.h, dz, dphis, through)
-    grads = [(dW, d.sum(axis=0)) for dW, d in zip(weight_grads, dzs)] + norm_grads
-    return loss, grads, fwd, dphis
-
-
-def loss_and_gradients(
-    params: Params,
-    x: np.ndarray,
-    labels: np.ndarray,
-    activation: str,
-    *,
-    norm: Norm | str | None = None,
-) -> tuple[float, Params]:
-    """The loss of the MLP on (x, labels) and its gradient with respect to every parameter.
-
-    Forward as in `forward`, loss as in `cross_entropy`, then backprop (module
-    docstring): dW_l = dz_l^T h_{l-1}, db_l = sum_i dz_l[i], dz_{l-1} = (dz_l W_l) * phi'(z_{l-1}).
-    grads is a list of (dW, db) with the shapes and dtype of params; with norm
-    ("batch", "layer" or a Norm, as in training: BatchNorm on the batch's
-    statistics), followed by one (dgamma, dbeta) per hidden layer.
-
-    >>> W1, W2 = np.array([[1.0, -1.0], [2.0, 0.0]]), np.array([[1.0, 1.0], [0.0, 0.0]])
-    >>> params = [(W1, np.zeros(2)), (W2, np.zeros(2))]
-    >>> loss, grads = loss_and_gradients(params, np.array([[1.0, 2.0]]), np.array([1]), "relu")
-    >>> round(loss, 4), grads[1][1].round(4)            # logits (2, 0): softmax (0.881, 0.119)
-    (2.1269, array([ 0.8808, -0.8808]))
-    """
-    act = _activation(activation)
-    check_params(params)
-    norm = _as_norm(norm, params)
-    _check_batch(params, x, labels)
-    loss, grads, _, _ = _backprop(params, np.asarray(x), np.asarray(labels), act, norm)
-    return loss, grads
-
-
-def accuracy(
-    params: Params,
-    x: np.ndarray,
-    labels: np.ndarray,
-    activation: str,
-    *,
-    norm: Norm | str | None = None,
-) -> float:
-    """The fraction of rows of x whose largest logit is at their label (norm in evaluation).
-
-    >>> params = [(np.eye(2), np.zeros(2))]
-    >>> x = np.array([[1.0, 0.0], [0.0, 1.0], [2.0, 1.0]])
-    >>> accuracy(params, x, np.array([0, 1, 1]), "linear")
-    0.6666666666666666
-    """
-    return evaluate(params, x, labels, activation, norm=norm).accuracy
-
-
-class Evaluation(NamedTuple):
-    """The network on a whole set: mean cross-entropy, accuracy, and its forward pass.
-
-    >>> Evaluation(2.3, 0.1, Forward(np.zeros((1, 2)), [], [np.zeros((1, 2))])).accuracy
-    0.1
-    """
-
-    loss: float
-    accuracy: float
-    forward: Forward
-
-
-def evaluate(
-    params: Params,
-    x: np.ndarray,
-    labels: np.ndarray,
-    activation: str,
-    *,
-    norm: Norm | str | None = None,
-) -> Evaluation:
-    """The loss (`cross_entropy`) and the accuracy (`accuracy`) of the MLP on (x, labels), from one
-    forward pass, which comes with them (its h are what a histogram of the activations shows);
-    norm as in `forward` (evaluation: BatchNorm on its running statistics).
-
-    >>> params = [(np.eye(2), np.zeros(2))]
-    >>> x = np.array([[1.0, 0.0], [0.0, 1.0], [2.0, 1.0]])
-    >>> result = evaluate(params, x, np.array([0, 1, 1]), "linear")
-    >>> round(result.loss, 4), round(result.accuracy, 4)
-    (0.6466, 0.6667)
-    """
-    fwd = forward(params, x, activation, norm=norm)
-    _check_batch(params, x, labels)
-    labels = np.asarray(labels)
-    loss, _ = cross_entropy(fwd.logits, labels)
-    return Evaluation(loss, float(np.mean(fwd.logits.argmax(axis=1) == labels)), fwd)
-
-
-# --- optimizers: one learning rate per array ------------------------------------------
-
-
-def sgd_step(
-    weights: list[np.ndarray], grads: list[np.ndarray], lrs: list[float]
-) -> list[np.ndarray]:
-    """W <- W - lr * dL/dW, array by array (new arrays; the arguments are untouched).
-
-    >>> sgd_step([np.ones(2)], [np.array([1.0, -2.0])], [0.5])
-    [array([0.5, 2. ])]
-    """
-    weights = _arrays("weights", weights)
-    grads, lrs = _arrays("grads", grads, like=weights), _lrs(lrs, len(weights))
-    return [w - lr * g for w, g, lr in zip(weights, grads, lrs, strict=True)]
-
-
-class AdamState(NamedTuple):
-    """Adam's running averages of g and g**2 per array, and the number of steps taken.
-
-    >>> AdamState(0, [np.zeros(1)], [np.zeros(1)]).step
-    0
-    """
-
-    step: int
-    m: list[np.ndarray]
-    v: list[np.ndarray]
-
-
-def adam_init(weights: list[np.ndarray]) -> AdamState:
-    """Adam's state before the first step: zero moments shaped like the weights, step 0.
-
-    >>> adam_init([np.ones((2, 3))]).m[0].shape
-    (2, 3)
-    """
-    weights = _arrays("weights", weights)
-    return AdamState(0, [np.zeros_like(w) for w in weights], [np.zeros_like(w) for w in weights])
-
-
-def adam_step(
-    weights: list[np.ndarray],
-    grads: list[np.ndarray],
-    state: AdamState,
-    lrs: list[float],
-    *,
-    beta1: float = 0.9,
-    beta2: float = 0.999,
-    eps: float = 1e-8,
-) -> tuple[list[np.ndarray], AdamState]:
-    """Kingma & Ba (2015): W <- W - lr * m_hat / (sqrt(v_hat) + eps).
-
-    m_hat / sqrt(v_hat) is about +-1 per entry whatever the gradient's scale, so
-    every entry moves by about lr: the first step is exactly lr * sign(g) (up to eps).
-
-    >>> w, s = adam_step([np.zeros(2)], [np.array([1e-3, -5.0])], adam_init([np.zeros(2)]), [0.1])
-    >>> w[0].round(4)
-    array([-0.1,  0.1])
-    """
-    weights = _arrays("weights", weights)
-    grads, lrs = _arrays("grads", grads, like=weights), _lrs(lrs, len(weights))
-    instance("state", state, AdamState, "an AdamState (adam_init's, then adam_step's)")
-    _arrays("state", state.m, like=weights), _arrays("state", state.v, like=weights)
-    beta1 = number("beta1", beta1, minimum=0, maximum=0.999999)
-    beta2 = number("beta2", beta2, minimum=0, maximum=0.999999)
-    eps = number("eps", eps, above=0)
-    t = state.step + 1
-    new_weights, new_m, new_v = [], [], []
-    for w, g, m, v, lr in zip(weights, grads, state.m, state.v, lrs, strict=True):
-        m = beta1 * m + (1 - beta1) * g
-        v = beta2 * v + (1 - beta2) * g**2
-        m_hat, v_hat = m / (1 - beta1**t), v / (1 - beta2**t)
-        new_weights.append(w - lr * m_hat / (np.sqrt(v_hat) + eps))
-        new_m.append(m)
-        new_v.append(v)
-    return new_weights, AdamState(t, new_m, new_v)
 
 
 # --- the training loop ------------------------------------------------------------------
@@ -731,7 +197,7 @@ class TrainState(NamedTuple):
     adam: AdamState | None
 
 
-class Step(NamedTuple):
+class TrainingStep(NamedTuple):
     """What one training step saw, before its update.
 
     loss          the minibatch's loss
@@ -741,7 +207,7 @@ class Step(NamedTuple):
     update_ratio  ||Delta W_l|| / ||W_l|| per layer (NaN where W_l = 0; all NaN when the loss
                   was not finite and nothing was updated)
 
-    >>> Step(2.3, None, [], [], np.zeros(1)).loss
+    >>> TrainingStep(2.3, None, [], [], np.zeros(1)).loss
     2.3
     """
 
@@ -780,16 +246,19 @@ def start_training(
     >>> state.optimizer, state.adam, state.norm.gamma
     ('sgd', None, [array([1., 1.])])
     """
-    check_params(params)
+    norm = check_params(params, norm=norm)
     one_of("optimizer", optimizer, OPTIMIZERS)
-    norm = _as_norm(norm, params)
+    return _start(params, optimizer, norm)
+
+
+def _start(params: Params, optimizer: str, norm: Norm | None) -> TrainState:
     adam = adam_init(_trained(params, norm)) if optimizer == "adam" else None
     return TrainState(list(params), norm, optimizer, adam)
 
 
 def train_step(
     state: TrainState, x: np.ndarray, labels: np.ndarray, activation: str, *, lr: float
-) -> tuple[TrainState, Step]:
+) -> tuple[TrainState, TrainingStep]:
     """One step of the state's optimizer on the minibatch (x, labels): (new state, what it saw).
 
     Every array the optimizer moves gets the learning rate lr: the weights, the biases and
@@ -812,25 +281,25 @@ def train_step(
     """
     instance("state", state, TrainState, "a TrainState (start_training)")
     act = _activation(activation)
-    _check_batch(state.params, x, labels)
+    x, labels, _ = check_batch(state.params, x, labels, norm=state.norm)
     if state.norm is not None and state.norm.kind == "batch" and len(x) < 2:
         raise ValueError(f"BatchNorm trains on batches of 2 or more examples, got {len(x)}")
-    return _step(state, np.asarray(x), np.asarray(labels), act, _positive("lr", lr))
+    return _step(state, x, labels, act, _positive("lr", lr))
 
 
-def _step(state: TrainState, x, labels, act: Activation, lr: float) -> tuple[TrainState, Step]:
-    """train_step, unchecked."""
+def _step(state: TrainState, x, labels, act: Activation, lr: float):
+    """train_step on arguments its door has checked: the step of the loop."""
     params, norm = state.params, state.norm
-    loss, grads, fwd, dphis = _backprop(params, x, labels, act, norm)
+    loss, grads, fwd, dphis = backprop_unchecked(params, x, labels, act, norm)
     n_layers = len(params)
     if not math.isfinite(loss):
-        return state, Step(loss, fwd, dphis, grads, np.full(n_layers, np.nan))
+        return state, TrainingStep(loss, fwd, dphis, grads, np.full(n_layers, np.nan))
     arrays = _trained(params, norm)
     lrs = [lr] * len(arrays)
     if state.optimizer == "sgd":
-        new, adam = sgd_step(arrays, _flat(grads), lrs), None
+        new, adam = sgd_step_unchecked(arrays, _flat(grads), lrs), None
     else:
-        new, adam = adam_step(arrays, _flat(grads), state.adam, lrs)
+        new, adam = adam_step_unchecked(arrays, _flat(grads), state.adam, lrs)
     ratio = np.full(n_layers, np.nan)
     for l in range(n_layers):
         size = _norm(arrays[2 * l])
@@ -844,82 +313,7 @@ def _step(state: TrainState, x, labels, act: Activation, lr: float) -> tuple[Tra
             running = [m for m, _ in moved], [v for _, v in moved]
         norm = Norm(norm.kind, [g for g, _ in trained], [b for _, b in trained], *running)
     new_state = TrainState(_unflat(new[: 2 * n_layers]), norm, state.optimizer, adam)
-    return new_state, Step(loss, fwd, dphis, grads, ratio)
-
-
-def _check_batch_norm_batch(norm: Norm | None, batch_size) -> None:
-    batch_size = _count("batch_size", batch_size)
-    if norm is not None and norm.kind == "batch" and batch_size == 1:
-        raise ValueError("batch_size must be >= 2 for BatchNorm (a batch of one has no variance)")
-
-
-def train(
-    params: Params,
-    x: np.ndarray,
-    labels: np.ndarray,
-    activation: str,
-    *,
-    optimizer: str = "sgd",
-    lr: float,
-    steps: int,
-    batch_size: int = 64,
-    seed: int = 0,
-    norm: Norm | str | None = None,
-) -> TrainingRun:
-    """Train the MLP for `steps` minibatch steps of SGD or Adam, recording every layer.
-
-    Minibatches come from minibatch_indices(len(x), batch_size, steps,
-    PCG32(seed)), so a seed fixes the run bit for bit on one machine. The
-    params given are not modified. norm: None, "batch" or "layer" (fresh layers
-    after every hidden layer's affine map) or a Norm to continue from; its
-    gamma and beta train with the weights. See TrainingRun for what is recorded.
-
-    >>> from tinyinit import PCG32, xavier_normal
-    >>> x, y = np.eye(4), np.array([0, 1, 0, 1])
-    >>> params = init_params([4, 8, 2], lambda s, r: xavier_normal(s, 1.0, r), PCG32(0))
-    >>> run = train(params, x, y, "tanh", lr=0.5, steps=50, batch_size=2, seed=1)
-    >>> round(float(run.losses[0]), 3), accuracy(run.params, x, y, "tanh")
-    (0.526, 1.0)
-    >>> run = train(params, x, y, "tanh", lr=0.5, steps=50, batch_size=2, seed=1, norm="batch")
-    >>> accuracy(run.params, x, y, "tanh", norm=run.norm), run.norm.running_mean[0].shape
-    (1.0, (8,))
-    """
-    act = _activation(activation)
-    check_params(params)
-    _check_batch(params, x, labels)
-    state = start_training(params, optimizer=optimizer, norm=norm)
-    lr = _positive("lr", lr)
-    steps = _count("steps", steps)
-    seed = integer("seed", seed)
-    _check_batch_norm_batch(state.norm, batch_size)
-    batches = minibatch_indices(len(x), batch_size, steps, PCG32(seed))
-    x, labels = np.asarray(x), np.asarray(labels)
-
-    n_layers = len(params)
-    losses = np.full(steps, np.nan)
-    hidden = np.full((3, steps, n_layers - 1), np.nan)  # mean_square, saturated, dead
-    per_layer = np.full((2, steps, n_layers), np.nan)  # grad_norm, update_ratio
-    stats = (losses, hidden, per_layer)
-    # Matrices this small run faster on one BLAS thread; on a busy machine two threads that
-    # wait for each other made a width-128 run about 15 times slower (measured).
-    with threadpool_limits(limits=1, user_api="blas"):
-        state, diverged_at = _run(state, x, labels, act, batches, lr, stats)
-    return TrainingRun(state.params, losses, *hidden, *per_layer, diverged_at, state.norm)
-
-
-def _run(state: TrainState, x, labels, act, batches, lr, stats):
-    """The loop of `train`: steps the state and fills `stats`; (final state, diverged_at)."""
-    losses, hidden, per_layer = stats
-    n_layers = len(state.params)
-    for t, rows in enumerate(batches):
-        state, step = _step(state, x[rows], labels[rows], act, lr)
-        if not math.isfinite(step.loss):
-            return state, t
-        recorded = _recorded(step, n_layers)
-        losses[t] = recorded.loss
-        hidden[:, t] = recorded.mean_square, recorded.saturated, recorded.dead
-        per_layer[:, t] = recorded.grad_norm, recorded.update_ratio
-    return state, None
+    return new_state, TrainingStep(loss, fwd, dphis, grads, ratio)
 
 
 class StepStats(NamedTuple):
@@ -942,7 +336,7 @@ class StepStats(NamedTuple):
 PER_LAYER = tuple(StepStats.__annotations__)[1:]
 
 
-def _recorded(step: Step, n_layers: int) -> StepStats:
+def _recorded(step: TrainingStep, n_layers: int) -> StepStats:
     """What `train` records of a step (see TrainingRun)."""
     hidden = np.empty((3, n_layers - 1))
     for l, (dphi, h) in enumerate(zip(step.slopes, step.forward.h[1:])):
@@ -952,15 +346,15 @@ def _recorded(step: Step, n_layers: int) -> StepStats:
 
 
 class Trainer:
-    """`train`, one step at a time and for as long as it is asked: what a live view runs.
+    """The training loop, one step at a time and for as long as it is asked: what a live view
+    runs, and what `train` runs for its `steps`.
 
-    The same checks, minibatches, steps (`train_step`) and statistics as `train`: the
-    minibatches are the epochs of `minibatch_indices` from PCG32(seed), drawn when they
-    are needed, so that after n steps `run()` equals train(params, ..., steps=n) bit for
-    bit. `lr` may change between steps (the steps after use it). A step whose loss is
-    not finite changes nothing and ends the run: `diverged_at` says when, and `step`
-    returns None. Matrices this small run faster on one BLAS thread: the caller sets it
-    (`train` does, with threadpool_limits) around the steps it takes.
+    Each step is `train_step`'s on the next minibatch; the minibatches are the epochs of
+    `minibatch_indices` from PCG32(seed), drawn when they are needed, so that after n steps
+    `run()` is train(params, ..., steps=n). `lr` may change between steps (the steps after
+    use it). A step whose loss is not finite changes nothing and ends the run: `diverged_at`
+    says when, and `step` returns None. Matrices this small run faster on one BLAS thread:
+    the caller sets it (`train` does, with threadpool_limits) around the steps it takes.
 
     >>> from tinyinit import PCG32, xavier_normal
     >>> x, y = np.eye(4), np.array([0, 1, 0, 1])
@@ -984,15 +378,17 @@ class Trainer:
         norm: Norm | str | None = None,
     ):
         self._act = _activation(activation)
-        check_params(params)
-        _check_batch(params, x, labels)
-        self._state = start_training(params, optimizer=optimizer, norm=norm)
+        self._x, self._labels, norm = check_batch(params, x, labels, norm=norm)
+        one_of("optimizer", optimizer, OPTIMIZERS)
+        self._state = _start(params, optimizer, norm)
         self.activation = activation
         self.lr = lr
         self.batch_size = _count("batch_size", batch_size)
-        _check_batch_norm_batch(self.norm, batch_size)
-        self._rng = PCG32(seed)
-        self._x, self._labels = np.asarray(x), np.asarray(labels)
+        if self.norm is not None and self.norm.kind == "batch" and self.batch_size == 1:
+            raise ValueError(
+                "batch_size must be >= 2 for BatchNorm (a batch of one has no variance)"
+            )
+        self._rng = PCG32(integer("seed", seed))
         # One epoch now: it checks batch_size against the data as `train` does.
         self._epoch = list(self._next_epoch())
         self._history: list[StepStats] = []
@@ -1059,98 +455,71 @@ class Trainer:
         rows = [getattr(s, field) for s in self._history[-steps:]]
         return np.array(rows) if rows else np.empty((0, len(self.params)))
 
-    def run(self) -> TrainingRun:
-        """What `train` returns for the steps taken so far (as many rows as steps)."""
-        fields = {
-            name: np.array([getattr(s, name) for s in self._history]).reshape(self.steps, -1)
-            for name in PER_LAYER
-        }
+    def run(self, steps: int | None = None) -> TrainingRun:
+        """The run so far: a row per step taken, or `steps` rows, the ones past the steps
+        taken (a run that diverged) NaN.
+
+        >>> from tinyinit import PCG32, kaiming_normal
+        >>> kaiming = lambda shape, rng: kaiming_normal(shape, "fan_in", "relu", rng)
+        >>> params = init_params([4, 3, 2], kaiming, PCG32(0))
+        >>> trainer = Trainer(params, np.eye(4), np.array([0, 1, 0, 1]), "relu", lr=0.1,
+        ...                   batch_size=2)
+        >>> trainer.step() is not None, trainer.run().losses.shape, trainer.run(3).dead.shape
+        (True, (1,), (3, 1))
+        """
+        rows = self.steps if steps is None else integer("steps", steps, minimum=self.steps)
+        losses = np.full(rows, np.nan)
+        losses[: self.steps] = self.losses
+        n_layers = len(self.params)
+        fields = {}
+        for name in PER_LAYER:
+            width = n_layers if name in ("grad_norm", "update_ratio") else n_layers - 1
+            fields[name] = np.full((rows, width), np.nan)
+            for t, recorded in enumerate(self._history):
+                fields[name][t] = getattr(recorded, name)
         return TrainingRun(
-            self.params, self.losses, **fields, diverged_at=self.diverged_at, norm=self.norm
+            self.params, losses, **fields, diverged_at=self.diverged_at, norm=self.norm
         )
 
 
-# --- data -------------------------------------------------------------------------------
+def train(
+    params: Params,
+    x: np.ndarray,
+    labels: np.ndarray,
+    activation: str,
+    *,
+    optimizer: str = "sgd",
+    lr: float,
+    steps: int,
+    batch_size: int = 64,
+    seed: int = 0,
+    norm: Norm | str | None = None,
+) -> TrainingRun:
+    """Train the MLP for `steps` minibatch steps of SGD or Adam, recording every layer: a
+    `Trainer` stepped `steps` times (or until its loss stops being finite), on one BLAS thread.
 
+    Minibatches come from minibatch_indices(len(x), batch_size, steps,
+    PCG32(seed)), so a seed fixes the run bit for bit on one machine. The
+    params given are not modified. norm: None, "batch" or "layer" (fresh layers
+    after every hidden layer's affine map) or a Norm to continue from; its
+    gamma and beta train with the weights. See TrainingRun for what is recorded.
 
-class Digits(NamedTuple):
-    """The handwritten digits, split: x (n, 64) standardized pixels, labels (n,) in 0..9.
-
-    >>> d = Digits(np.zeros((1, 64)), np.zeros(1, int), np.zeros((0, 64)), np.zeros(0, int))
-    >>> d.x_train.shape
-    (1, 64)
+    >>> from tinyinit import PCG32, xavier_normal
+    >>> x, y = np.eye(4), np.array([0, 1, 0, 1])
+    >>> params = init_params([4, 8, 2], lambda s, r: xavier_normal(s, 1.0, r), PCG32(0))
+    >>> run = train(params, x, y, "tanh", lr=0.5, steps=50, batch_size=2, seed=1)
+    >>> round(float(run.losses[0]), 3), accuracy(run.params, x, y, "tanh")
+    (0.526, 1.0)
+    >>> run = train(params, x, y, "tanh", lr=0.5, steps=50, batch_size=2, seed=1, norm="batch")
+    >>> accuracy(run.params, x, y, "tanh", norm=run.norm), run.norm.running_mean[0].shape
+    (1.0, (8,))
     """
-
-    x_train: np.ndarray
-    labels_train: np.ndarray
-    x_test: np.ndarray
-    labels_test: np.ndarray
-
-
-# scikit-learn keeps the digits in sklearn/datasets/data/digits.csv.gz: 1,797 rows of 64 pixels
-# and the label. Importing scikit-learn to read them takes a second (a notebook's first cell, a
-# Voila page's), reading the file a twentieth of that. The file's place is scikit-learn's own,
-# not its API: it is read here only, checked for its shape and labels, and anything else
-# (another place, another layout, no scikit-learn) goes through sklearn.datasets.load_digits.
-# tests/networks/test_training.py holds the two equal, array for array.
-DIGITS_ROWS, DIGITS_PIXELS = 1797, 64
-
-
-def _digits() -> tuple[np.ndarray, np.ndarray]:
-    """scikit-learn's digits: pixels (1797, 64) as float64, labels (1797,) as int64."""
-    import importlib.util
-
-    try:
-        spec = importlib.util.find_spec("sklearn")  # where it is installed, without importing it
-    except (ImportError, ValueError):  # a finder that refuses it, a module put there without one
-        spec = None
-    if spec is not None and spec.submodule_search_locations:
-        path = Path(spec.submodule_search_locations[0]) / "datasets" / "data" / "digits.csv.gz"
-        try:
-            with gzip.open(path, mode="rt", encoding="utf-8") as file:
-                data = np.loadtxt(file, delimiter=",")
-        except (OSError, ValueError):
-            data = None
-        if data is not None and data.shape == (DIGITS_ROWS, DIGITS_PIXELS + 1):
-            labels = data[:, -1]
-            if np.array_equal(labels, np.round(labels)) and set(labels) == set(range(10)):
-                return data[:, :-1].astype(np.float64), labels.astype(np.int64)
-    return _digits_from_sklearn()
-
-
-def _digits_from_sklearn() -> tuple[np.ndarray, np.ndarray]:
-    """The same, through scikit-learn's API (the only import of scikit-learn)."""
-    with extra("lab", "load_digits_split"):
-        from sklearn.datasets import load_digits
-
-    data = load_digits()
-    return data.data.astype(np.float64), data.target.astype(np.int64)
-
-
-def load_digits_split(test_fraction: float = 0.25, seed: int = 0, dtype=np.float64) -> Digits:
-    """scikit-learn's 1,797 handwritten 8x8 digits, split train/test by a seeded PCG32.
-
-    The split puts the first round(test_fraction * 1797) rows of a permutation
-    (the stable argsort of PCG32(seed).uniforms(1797)) in the test set. Every
-    pixel is standardized with the training set's mean and standard deviation
-    (pixels that are constant there are only centered), so E[x**2] is about 1,
-    the input the variance formulas assume. The data ships inside scikit-learn:
-    nothing is downloaded.
-
-    >>> digits = load_digits_split()
-    >>> digits.x_train.shape, digits.x_test.shape, digits.labels_test[:5]
-    ((1348, 64), (449, 64), array([7, 1, 7, 7, 0]))
-    """
-    test_fraction = number("test_fraction", test_fraction, above=0)
-    if not test_fraction < 1:
-        raise ValueError(f"test_fraction must be a number in (0, 1), got {test_fraction!r}")
-    seed, dtype = integer("seed", seed), float_dtype("dtype", dtype)
-    x, labels = _digits()
-    order = np.argsort(PCG32(seed).uniforms(len(x)), kind="stable")
-    n_test = round(test_fraction * len(x))
-    test, train_rows = order[:n_test], order[n_test:]
-    mean, std = x[train_rows].mean(axis=0), x[train_rows].std(axis=0)
-    x = (x - mean) / np.where(std > 0, std, 1.0)
-    return Digits(
-        x[train_rows].astype(dtype), labels[train_rows], x[test].astype(dtype), labels[test]
-    )
+    steps = _count("steps", steps)
+    trainer = Trainer(params, x, labels, activation, optimizer=optimizer, lr=lr,
+                      batch_size=batch_size, seed=seed, norm=norm)  # fmt: skip
+    # Matrices this small run faster on one BLAS thread; on a busy machine two threads that
+    # wait for each other made a width-128 run about 15 times slower (measured).
+    with threadpool_limits(limits=1, user_api="blas"):
+        while trainer.steps < steps and trainer.step() is not None:
+            pass
+    return trainer.run(steps)

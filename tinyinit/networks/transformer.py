@@ -49,7 +49,7 @@ from ..core.init import (
 )
 from ..physics.mean_field import activation_mean_square
 from ..physics.residual import GPT2_PATTERNS, NAMINGS, normalize
-from .training import cross_entropy
+from .mlp import cross_entropy
 
 __all__ = [
     "GPTConfig",
@@ -346,7 +346,7 @@ def gpt_forward(params: dict[str, np.ndarray], config: GPTConfig, idx: np.ndarra
 def next_token_loss(logits: np.ndarray, targets: np.ndarray) -> float:
     """Mean -log softmax(logits)[target] over every position; ln(vocab_size) for uniform ones.
 
-    logits (..., vocab), targets (...): tinyinit.networks.training.cross_entropy's loss, its
+    logits (..., vocab), targets (...): tinyinit.networks.mlp.cross_entropy's loss, its
     gradient left out, over the positions flattened into one batch.
 
     >>> round(next_token_loss(np.zeros((1, 2, 4)), np.array([[0, 3]])), 6)   # ln 4

@@ -19,8 +19,8 @@ does:
     ex.pin(); ex.initializer.value = "kaiming_fan_in"
     ex.play()                           # trains on the kernel's event loop; ex.pause()
 
-The numbers are tinyinit.networks.training's: a `Trainer` takes the steps (the minibatches,
-updates and statistics of `train`, bit for bit), `evaluate` measures the test set. This
+The numbers are tinyinit.networks': a `Trainer` takes the steps (the training loop itself,
+which `train` runs too), `evaluate` measures the test set. This
 module decides when they run and shows them; the pictures are tinyinit.views.plots's
 `TrainingPlot` and `HistogramPlot`.
 
@@ -54,17 +54,11 @@ from .._extras import extra
 from ..core.activations import ACTIVATIONS
 from ..core.arguments import flag, instance, integer, number, one_of, shown
 from ..core.pcg32 import PCG32
+from ..networks.digits import Digits, load_digits_split
+from ..networks.mlp import evaluate, init_params
 from ..networks.normalization import NORMS
-from ..networks.training import (
-    LEARNING_RATES,
-    OPTIMIZERS,
-    Digits,
-    Trainer,
-    evaluate,
-    init_params,
-    load_digits_split,
-    scheme_weights,
-)
+from ..networks.optimizers import LEARNING_RATES, OPTIMIZERS
+from ..networks.training import Trainer, scheme_weights
 from ..physics.depth_stack import SCHEMES, scheme, suggested_gain
 from ..physics.variance import root_mean_square
 from .browser_transport import BrowserChanges, keep_picture_for_static_pages
