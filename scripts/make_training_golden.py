@@ -2,8 +2,8 @@
 
 Each case is a small MLP (W shaped (out, in), b shaped (out,)), a batch x, integer labels, an
 activation after every layer but the last, and the mean softmax cross-entropy: the inputs and
-torch's loss and gradients, all in float64. tests/networks/test_training.py checks that
-tinyinit.networks.training.loss_and_gradients, written by hand, gives the same numbers to 1e-8
+torch's loss and gradients, all in float64. tests/networks/test_mlp.py checks that
+tinyinit.networks.mlp.loss_and_gradients, written by hand, gives the same numbers to 1e-8
 relative.
 The norm cases put torch's BatchNorm1d or LayerNorm (with random gamma and beta) after every
 hidden layer's affine map: their gradients too, BatchNorm's running statistics after the

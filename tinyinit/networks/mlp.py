@@ -261,8 +261,8 @@ def _affine(h: np.ndarray, W: np.ndarray, b: np.ndarray | None) -> np.ndarray:
 def forward_layers(
     params, x: np.ndarray, act: Activation, norm: Norm | None = None, *, training: bool = True
 ) -> Forward:
-    """The forward pass of `forward` for a network without biases where it likes, given its
-    activation and normalization as objects: z_l = h_{l-1} W_l^T + b_l, h_l = phi(z_l).
+    """The forward pass of `forward`, its activation and normalization given as objects and its
+    biases optional: z_l = h_{l-1} W_l^T + b_l, h_l = phi(z_l).
 
     params: (W, b) pairs, b None for a layer without bias (tinyinit.networks.mup's);
     act: an Activation (or its name); norm: None or a Norm, applied to each hidden layer's
