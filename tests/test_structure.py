@@ -193,6 +193,8 @@ DOORS = {
     "tinyinit.core.activations.silu_slope": "the activations table's phi' is _silu_slope",
     "tinyinit.physics.variance.draw_inputs": "sample_sums draws with _inputs, naming its own "
     "argument",
+    "tinyinit.networks.normalization.batch_norm_eval": "the MLP's layers in evaluation run "
+    "batch_norm_eval_unchecked",
 }
 
 

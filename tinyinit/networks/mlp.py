@@ -62,10 +62,10 @@ from .normalization import (
     NORMS,
     Norm,
     NormCache,
-    batch_norm_eval,
+    batch_norm_eval_unchecked,
     init_norm,
-    norm_backward,
-    norm_forward,
+    norm_backward_unchecked,
+    norm_forward_unchecked,
 )
 
 __all__ = [
@@ -301,8 +301,9 @@ def _normalize(norm: Norm, l: int, a: np.ndarray, training: bool):
     gamma, beta = norm.gamma[l], norm.beta[l]
     if norm.kind == "batch" and not training:
         mean, var = norm.running_mean[l], norm.running_var[l]
-        return batch_norm_eval(a, gamma, beta, mean, var).astype(a.dtype, copy=False), None
-    z, cache = norm_forward(norm.kind, a, gamma, beta)
+        z = batch_norm_eval_unchecked(a, gamma, beta, mean, var)
+        return z.astype(a.dtype, copy=False), None
+    z, cache = norm_forward_unchecked(norm.kind, a, gamma, beta)
     return z.astype(a.dtype, copy=False), cache
 
 
@@ -432,7 +433,7 @@ def backprop_unchecked(params: Params, x, labels, act: Activation, norm: Norm | 
     norm_grads = [None] * len(fwd.norms)
 
     def through_norm(l, dz_l):
-        da_l, dgamma, dbeta = norm_backward(norm.kind, dz_l, norm.gamma[l], fwd.norms[l])
+        da_l, dgamma, dbeta = norm_backward_unchecked(norm.kind, dz_l, norm.gamma[l], fwd.norms[l])
         norm_grads[l] = (dgamma, dbeta)
         return da_l
 

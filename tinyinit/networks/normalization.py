@@ -153,7 +153,12 @@ def norm_forward(
             f"BatchNorm in training needs a batch of at least 2 examples (a batch of one has no "
             f"variance to divide by), got batch size {len(z)}"
         )
-    cache = _statistics(z, AXIS[norm], number("eps", eps, above=0))
+    return norm_forward_unchecked(norm, z, gamma, beta, number("eps", eps, above=0))
+
+
+def norm_forward_unchecked(norm: str, z, gamma, beta, eps: float = EPS):
+    """norm_forward on arguments a door has checked: what a network's layers run, each step."""
+    cache = _statistics(z, AXIS[norm], eps)
     return gamma * cache.z_hat + beta, cache
 
 
@@ -171,13 +176,19 @@ def norm_backward(
     >>> dz.ravel().round(4), dz.sum().round(12), dgamma.round(4), dbeta
     (array([ 0.1763, -0.2204,  0.0441]), np.float64(0.0), array([-0.9258]), array([1.]))
     """
-    axis = AXIS[one_of("norm", norm, AXIS)]
+    one_of("norm", norm, AXIS)
     z_hat = instance("cache", cache, NormCache, "the NormCache of norm_forward").z_hat
     dy = _batch("dy", dy)
     if dy.shape != np.shape(z_hat):
         raise ValueError(f"dy must have the forward pass's shape {np.shape(z_hat)}, "
                          f"got shape {dy.shape}")  # fmt: skip
     gamma = _units("gamma", gamma, dy.shape[1], of="dy")
+    return norm_backward_unchecked(norm, dy, gamma, cache)
+
+
+def norm_backward_unchecked(norm: str, dy, gamma, cache: NormCache):
+    """norm_backward on arguments a door has checked: what a network's backprop runs, each step."""
+    axis, z_hat = AXIS[norm], cache.z_hat
     dz_hat = gamma * dy
     dz = (
         dz_hat
@@ -209,7 +220,13 @@ def batch_norm_eval(
     running_var = _units("running_var", running_var, z.shape[1])
     if not (running_var >= 0).all():
         raise ValueError(f"running_var must be variances (>= 0), got {running_var}")
-    return gamma * (z - running_mean) / np.sqrt(running_var + number("eps", eps, above=0)) + beta
+    eps = number("eps", eps, above=0)
+    return batch_norm_eval_unchecked(z, gamma, beta, running_mean, running_var, eps)
+
+
+def batch_norm_eval_unchecked(z, gamma, beta, running_mean, running_var, eps: float = EPS):
+    """batch_norm_eval on arguments a door has checked: what a network's layers run."""
+    return gamma * (z - running_mean) / np.sqrt(running_var + eps) + beta
 
 
 def running_statistics(
@@ -234,6 +251,12 @@ def running_statistics(
     running_mean = _units("running_mean", running_mean, n, of="the cache's batch")
     running_var = _units("running_var", running_var, n, of="the cache's batch")
     momentum = number("momentum", momentum, minimum=0, maximum=1)
+    return running_statistics_unchecked(running_mean, running_var, cache, momentum)
+
+
+def running_statistics_unchecked(running_mean, running_var, cache: NormCache, momentum=MOMENTUM):
+    """running_statistics on arguments a door has checked: what a training step runs."""
+    batch = len(cache.z_hat)
     mean, var = cache.mean.reshape(-1), cache.var.reshape(-1) * (batch / (batch - 1))
     return (
         (1 - momentum) * running_mean + momentum * mean,

@@ -47,7 +47,7 @@ from .mlp import (  # noqa: F401
     init_params,
     loss_and_gradients,
 )
-from .normalization import Norm, running_statistics
+from .normalization import Norm, running_statistics_unchecked
 from .optimizers import (
     OPTIMIZERS,
     AdamState,
@@ -309,7 +309,7 @@ def _step(state: TrainState, x, labels, act: Activation, lr: float):
         trained = _unflat(new[2 * n_layers :])
         running = norm.running_mean, norm.running_var
         if norm.kind == "batch":
-            moved = [running_statistics(m, v, c) for m, v, c in zip(*running, fwd.norms)]
+            moved = [running_statistics_unchecked(m, v, c) for m, v, c in zip(*running, fwd.norms)]
             running = [m for m, _ in moved], [v for _, v in moved]
         norm = Norm(norm.kind, [g for g, _ in trained], [b for _, b in trained], *running)
     new_state = TrainState(_unflat(new[: 2 * n_layers]), norm, state.optimizer, adam)
