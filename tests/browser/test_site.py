@@ -331,3 +331,20 @@ def test_a_page_with_its_answers_unfolded_meets_wcag_21_aa_in_both_themes(
         assert {t: failing(v) for t, v in seen.items() if failing(v)} == {}
     finally:
         context.close()
+
+
+def test_on_a_phone_a_prediction_s_buttons_show_their_words_whole(site_server, browser):
+    context, page = open_page(browser, site_server, "01_variance_of_a_sum", PHONE)
+    try:
+        buttons = page.locator(".widget-button:visible, .jupyter-button:visible")
+        buttons.first.wait_for(timeout=30_000)  # the stored widgets, drawn by the page's manager
+        words = [b.inner_text().strip() for b in buttons.all()]
+        assert "Predict" in words, words
+        cut = page.evaluate(
+            """() => [...document.querySelectorAll('.widget-button, .jupyter-button')]
+              .filter(b => b.checkVisibility() && b.scrollWidth > b.clientWidth + 1)
+              .map(b => b.textContent.trim())"""
+        )
+        assert cut == []  # not squeezed to "P…"
+    finally:
+        context.close()

@@ -344,10 +344,17 @@ class NumberPrediction(_Question):
             tooltip="Type the number you predict, then press Predict",
             style={"description_width": "initial"},
         )
-        self._submit = widgets.Button(description="Predict", tooltip="Record my number")
+        self._submit = widgets.Button(
+            description="Predict",
+            tooltip="Record my number",
+            layout=widgets.Layout(width="auto", flex="0 0 auto"),  # its word whole, never "P…"
+        )
         self._submit.on_click(lambda _: self.enter(self._entry.value))
         note = widgets.HTML(f"({_html(self.tolerance_text())})", tooltip="The tolerance")
-        return widgets.HBox([self._entry, self._submit, note])
+        # On a phone's width the row wraps: the button goes under the entry, not inside it.
+        return widgets.HBox(
+            [self._entry, self._submit, note], layout=widgets.Layout(flex_flow="row wrap")
+        )
 
     def _lock(self) -> None:
         if self.choice is not None and self._entry is not None:
