@@ -38,6 +38,7 @@ import shutil
 import tempfile
 import warnings
 from dataclasses import dataclass
+from fractions import Fraction
 from pathlib import Path
 
 import numpy as np
@@ -692,6 +693,11 @@ CALLS = {
         lr_3=0.5, weight_norm=8.0, grad_norm=0.016
     ),
     "tinyinit.course.exercises.mean_squares_loop": dict(mean_squares=mean_squares_by_hand),
+    "tinyinit.course.exercises.scale_that_holds": dict(
+        scale=0.2, mean_squares=lambda scale: np.ones(50)
+    ),
+    "tinyinit.course.exercises.xavier_relu_gain": dict(gain_squared=Fraction(7, 3)),
+    "tinyinit.course.exercises.gradient_ratio": dict(ratio_10=2**-4.5),
     "tinyinit.networks.normalization.standardize": dict(x=np.array([[1.0, 3.0], [0.0, 2.0]])),
     "tinyinit.networks.normalization.norm_forward": dict(z=np.array([[0.0, 1.0], [1.0, 3.0]])),
     "tinyinit.networks.normalization.batch_norm_eval": dict(z=np.array([[0.0, 1.0], [1.0, 3.0]])),

@@ -43,7 +43,8 @@ from contextlib import contextmanager
 import numpy as np
 from matplotlib.figure import Figure
 
-from ..core.arguments import KindError, instance, shown
+from .._extras import extra
+from ..core.arguments import KindError, instance, number, shown
 
 __all__ = [
     "BrowserChanges",
@@ -369,6 +370,11 @@ def page_slider_value(value: float, low: float, high: float) -> float:
     >>> page_slider_value(5 / 3, 0.0, 3.0), page_slider_value(2**0.5, 0.0, 3.0) == 2**0.5
     (1.666666666666667, True)
     """
+    low, high, value = number("low", low), number("high", high), number("value", value)
+    if not low < high:
+        raise ValueError(
+            f"low must be < high (the slider's range), got low={low!r} and high={high!r}"
+        )
     if value >= high:
         return high
     shift = value + abs(low) if low < 0 else value - low
@@ -447,7 +453,8 @@ class BrowserChanges:
 
 
 def _is_float_slider(widget) -> bool:
-    import ipywidgets as widgets
+    with extra("lab", "the live explorers"):
+        import ipywidgets as widgets
 
     return isinstance(widget, widgets.FloatSlider)
 
