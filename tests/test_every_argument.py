@@ -766,6 +766,9 @@ CALLS = {
     "tinyinit.physics.propagation.forward_values": dict(
         weights=[np.eye(2)], activation="relu", x=np.ones((2, 3))
     ),
+    "tinyinit.physics.propagation.mean_squares_by_layer": dict(
+        weights=[np.eye(2)], activation="relu", x=np.ones((2, 3))
+    ),
     "tinyinit.physics.propagation.backward_values": dict(
         weights=[np.eye(2)], slopes=[np.ones((2, 3))], g=np.ones((2, 3))
     ),
@@ -784,9 +787,6 @@ CALLS = {
     "tinyinit.physics.variance.sample_sums": dict(fan_in=3, inputs="relu", weights="normal"),
     "tinyinit.physics.variance.mean_square": dict(a=np.array([3.0, -1.0])),
     "tinyinit.physics.variance.root_mean_square": dict(a=np.array([3.0, -1.0])),
-    "tinyinit.physics.variance.mean_squares_by_layer": dict(
-        x=np.ones((2, 2)), layers=[double], phi=np.tanh
-    ),
     "tinyinit.physics.variance.stack_layers": dict(
         init=lambda rng: np.ones((2, 3)), seeds=range(2)
     ),

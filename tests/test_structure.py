@@ -191,6 +191,8 @@ DOORS = {
     "tinyinit.core.distributions.box_muller": "normal's blocks run _box_muller",
     "tinyinit.core.activations.gelu_slope": "the activations table's phi' is _gelu_slope",
     "tinyinit.core.activations.silu_slope": "the activations table's phi' is _silu_slope",
+    "tinyinit.physics.propagation.backward_values": "simulate runs _backward on the weights it "
+    "drew itself",
     "tinyinit.physics.variance.draw_inputs": "sample_sums draws with _inputs, naming its own "
     "argument",
     "tinyinit.networks.normalization.batch_norm_eval": "the MLP's layers in evaluation run "
@@ -314,7 +316,7 @@ def public_definitions() -> dict[str, list[str]]:
 # says which it is; the list only shrinks.
 TWICE_STILL = {
     "DEPTH_CONTROLS", "FORMATS", "RESIDUAL_CONTROLS",
-    "is_number", "mean_square", "relu", "serve",
+    "serve",
 }  # fmt: skip
 
 

@@ -524,7 +524,6 @@ def test_the_recursions_refuse_their_arrays_in_their_own_words():
     col, eye = np.ones((2, 1)), np.eye(2)
     two_d = "must be a real array of 2 dimensions, got an array of shape (2,) and dtype float64"
     slopes_are = "slopes must be a list of arrays, phi'(z_l) for each layer, got"
-    square = "weights must be square matrices of one size, got shapes"
     non_empty = (
         "must be a real array of 2 dimensions with at least one row (a unit) and one column "
         "(a sample), got an array of shape"
@@ -556,31 +555,37 @@ def test_the_recursions_refuse_their_arrays_in_their_own_words():
         (
             lambda: prop.forward_values(eye, "relu", col),  # one matrix is not a list of them
             KindError,
-            "weights must be a list of square weight matrices, got an array of shape (2, 2) "
-            "and dtype float64",
+            "weights must be an iterable of weight matrices (out, in) or layers, got an array "
+            "of shape (2, 2) and dtype float64",
         ),
         (
             lambda: prop.forward_values(3, "relu", col),
             KindError,
-            "weights must be a list of square weight matrices, got 3",
+            "weights must be an iterable of weight matrices (out, in) or layers, got 3",
         ),
         (lambda: prop.forward_values([np.ones(2)], "relu", col), ValueError, f"weights {two_d}"),
-        (lambda: prop.forward_values([], "relu", col), ValueError, f"{square} []"),
-        (
-            lambda: prop.forward_values([np.ones((2, 3))], "relu", col),
-            ValueError,
-            f"{square} [(2, 3)]",
-        ),
         (
             lambda: prop.forward_values([eye, np.eye(3)], "relu", col),
             ValueError,
-            f"{square} [(2, 2), (3, 3)]",
+            "weights must have as many rows as the weight above takes in, 3, "
+            "got shapes (2, 1) and (3, 3)",
         ),
-        (lambda: prop.forward_values([eye], "relu", np.ones(2)), ValueError, f"x {two_d}"),
+        (
+            lambda: prop.forward_values([eye], "relu", np.ones(2)),
+            ValueError,
+            "x must be a real array of 2 or more dimensions (units, samples), not empty, "
+            "got an array of shape (2,) and dtype float64",
+        ),
         (
             lambda: prop.forward_values([eye], "relu", np.ones((3, 1))),
             ValueError,
-            "x must have 2 rows, one per unit, got shape (3, 1)",
+            "x must have as many rows as the weight above takes in, 2, "
+            "got shapes (3, 1) and (2, 2)",
+        ),
+        (
+            lambda: prop.forward_values([len], "relu", col),  # len gives one number
+            KindError,
+            "weights must give an array of numbers, got <built-in function len>, which did not",
         ),
         (
             lambda: prop.backward_values([eye], np.ones((1, 2, 1)), col),
@@ -591,17 +596,18 @@ def test_the_recursions_refuse_their_arrays_in_their_own_words():
         (
             lambda: prop.backward_values([eye], [np.ones((3, 1))], col),
             ValueError,
-            "slopes must have 2 rows, one per unit, got shape (3, 1)",
+            "slopes must hold one array per layer of shapes [(2, 1)], got shapes [(3, 1)]",
         ),
         (
             lambda: prop.backward_values([eye, eye], [col], col),  # one slope short
             ValueError,
-            "slopes must hold one array of g's shape (2, 1) per layer (2), got shapes [(2, 1)]",
+            "slopes must hold one array per layer of shapes [(2, 1), (2, 1)], "
+            "got shapes [(2, 1)]",
         ),
         (
             lambda: prop.backward_values([eye], [np.ones((2, 3))], col),  # would broadcast
             ValueError,
-            "slopes must hold one array of g's shape (2, 1) per layer (1), got shapes [(2, 3)]",
+            "slopes must hold one array per layer of shapes [(2, 1)], got shapes [(2, 3)]",
         ),
     ]
     assert_refused(refused)
@@ -728,3 +734,27 @@ def test_gain_of_and_mean_field_take_each_range_from_its_bound_and_refuse_past_i
          "n_layers must be a non-negative integer, got -1"),
     ]  # fmt: skip
     assert_refused(refusals)
+
+
+def test_the_one_experiment_takes_weights_drawn_as_it_goes_and_layers_of_any_kind():
+    """Weights of any (out, in) that chain, drawn one at a time, and functions as layers."""
+    drawn = []
+
+    def weights():
+        for shape in ((3, 2), (1, 3)):
+            drawn.append(shape)
+            yield np.ones(shape)
+
+    hs, zs = prop.forward_values(weights(), "linear", np.ones((2, 4)))
+    assert drawn == [(3, 2), (1, 3)] and [h.shape for h in hs] == [(2, 4), (3, 4), (1, 4)]
+    assert hs[-1].tolist() == [[6.0] * 4]
+    m = prop.mean_squares_by_layer([lambda h: 2 * h, np.eye(2)], "relu", np.ones((2, 1)))
+    assert m.tolist() == [1.0, 4.0, 4.0]
+
+
+def test_the_mean_squares_by_layer_are_inf_past_float64_without_a_warning():
+    layers = [lambda h: 2 * h, lambda h: h * 1e200, lambda h: np.full_like(h, np.nan)]
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        m = prop.mean_squares_by_layer(layers, "linear", np.array([[3.0], [-3.0]]))
+    assert m.dtype == np.float64 and m.tolist() == [9.0, 36.0, math.inf, math.inf]

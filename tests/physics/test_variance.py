@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import math
-import warnings
 from fractions import Fraction
 
 import numpy as np
@@ -31,7 +30,6 @@ from tinyinit.physics.variance import (
     input_moments,
     mean_square_of,
     mean_square_through,
-    mean_squares_by_layer,
     predicted_variance,
     relu,
     sample_sums,
@@ -241,42 +239,6 @@ def test_every_refusal_of_variance_is_worded_to_the_letter():
             "samples must hold at least 2 values (a standard error), got 1",
         ),
         (
-            lambda: mean_squares_by_layer(3.0, [], relu),
-            ValueError,
-            "x must be an array of inputs (a batch), got 3.0",
-        ),
-        (
-            lambda: mean_squares_by_layer(np.zeros((0, 2)), [], relu),
-            ValueError,
-            "x must be an array of inputs (a batch), "
-            "got an array of shape (0, 2) and dtype float64",
-        ),
-        (
-            lambda: mean_squares_by_layer(np.ones(2), 3, relu),
-            KindError,
-            "layers must be an iterable of callables, got 3",
-        ),
-        (
-            lambda: mean_squares_by_layer(np.ones(2), "ab", relu),
-            KindError,
-            "layers must be an iterable of callables, got 'ab'",
-        ),
-        (
-            lambda: mean_squares_by_layer(np.ones(2), [3], relu),
-            KindError,
-            "layers must be a callable, got 3",
-        ),
-        (
-            lambda: mean_squares_by_layer(np.ones(2), [len], relu),  # len gives one number
-            KindError,
-            "layers must give an array of numbers, got <built-in function len>, which did not",
-        ),
-        (
-            lambda: mean_squares_by_layer(np.ones(2), [relu], len),
-            KindError,
-            "phi must give an array of numbers, got <built-in function len>, which did not",
-        ),
-        (
             lambda: mean_square_through(np.ones((2, 3)), x),
             ValueError,
             "weights must be a real array of 3 dimensions, "
@@ -375,7 +337,6 @@ def test_each_range_of_variance_is_taken_from_its_bound():
     assert sample_sums(1, 1.0, "normal", PCG32(0), 1).shape == (1,)
     assert variance_of([1.0, 3.0]) == Estimate(1.0, 0.0)
     assert mean_square_of([1.0, 3.0]) == Estimate(5.0, 4.0)
-    assert mean_squares_by_layer(np.array([1.0, -2.0]), [], relu).tolist() == [2.5]  # 1-D: a batch
     assert mean_square_through(np.ones((2, 1, 3)), np.ones((2, 1, 3))) == Estimate(9.0, 0.0)
     assert stack_layers(lambda rng: np.ones(2), [5]).tolist() == [[1.0, 1.0]]  # one seed
     assert Estimate(1.5, 0.25).agrees(1.0, n_se=2.0)  # exactly 2 standard errors away
@@ -423,14 +384,6 @@ def test_sums_take_a_callable_for_their_inputs_and_inputs_come_back_as_float64()
     assert x.dtype == np.float64 and x.tolist() == [[0.0, 1.0], [2.0, 3.0]]
 
 
-def test_mean_squares_by_layer_are_float64_and_inf_past_float64_without_a_warning():
-    layers = [lambda h: 2 * h, lambda h: h * 1e200, lambda h: np.full_like(h, np.nan)]
-    with warnings.catch_warnings():
-        warnings.simplefilter("error")
-        m = mean_squares_by_layer(np.array([[3.0, -3.0]]), layers, lambda z: z)
-    assert m.dtype == np.float64 and m.tolist() == [9.0, 36.0, math.inf, math.inf]
-
-
 def test_format_table_puts_every_header_and_cell_right_and_floats_as_6g_by_default():
     text = format_table(["n", "Var"], [[3, 1 / 3], [64, 2.5e-7]])
     assert text == " n       Var\n--  --------\n 3  0.333333\n64   2.5e-07"
@@ -443,7 +396,6 @@ def test_what_a_callable_gives_is_float64_before_it_is_squared():
     def to_float32(h):
         return (h * 1e20).astype(np.float32)
 
-    assert mean_squares_by_layer(np.ones(2), [to_float32], lambda z: z).tolist() == [1.0, big]
     w, x = np.ones((2, 1, 1)), np.ones((2, 3, 1))
     assert mean_square_through(w, x, to_float32) == Estimate(big, 0.0)
     stacked = stack_layers(lambda rng: np.arange(3), [0, 1])

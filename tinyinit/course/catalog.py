@@ -29,13 +29,14 @@ import math
 from collections.abc import Callable
 from dataclasses import dataclass
 from importlib import resources
-from numbers import Real
 
 import numpy as np
 
-from ..core.arguments import KindError, shown
+from ..core.arguments import KindError, is_number, shown
 from ..core.distributions import PAIRS_PER_BLOCK, normal
 from ..core.pcg32 import PCG32
+from ..physics.propagation import mean_squares_by_layer
+from ..physics.variance import mean_square
 
 __all__ = ["CATALOG", "CHECKS", "NAMES", "TESTS", "CatalogTest", "advise"]
 
@@ -127,10 +128,6 @@ def assert_rejects(call: Callable, *args, **kwargs) -> None:
     raise AssertionError(
         f"{call_text(call.__name__, args, kwargs)} returned {shown} instead of raising ValueError"
     )
-
-
-def mean_square(x: np.ndarray) -> float:
-    return float(np.mean(np.square(x, dtype=np.float64)))
 
 
 def call_text(name: str, args: tuple, kwargs: dict | None = None) -> str:
@@ -287,10 +284,6 @@ def check_fans_and_gains_match_torch(impl) -> None:
             torch_refuses_more(impl.calculate_gain, args, case)  # the card asks a number
         else:
             assert_rejects(impl.calculate_gain, *args)
-
-
-def is_number(value) -> bool:
-    return isinstance(value, Real) and not isinstance(value, bool)
 
 
 def torch_refuses_more(call: Callable, args: tuple, case: dict) -> None:
@@ -495,39 +488,34 @@ def check_empirical_variance_matches_the_formula(impl) -> None:
 WIDTH, BATCH, DEPTH = 256, 64, 20
 
 
-def final_mean_square(init, activation, seed: int = 1) -> float:
-    """Mean square of h_DEPTH / that of x, for h_l = activation(h_{l-1} W_l^T), h_0 = x.
+def final_mean_square(init, activation: str, seed: int = 1) -> float:
+    """Mean square of h_DEPTH / that of x, for h_l = activation(W_l h_{l-1}), h_0 = x.
 
-    x is a batch of standard normal inputs; every W_l comes from one generator.
+    x is a batch of BATCH standard normal inputs, one column each; every W_l comes from one
+    generator, layer after layer, as a model is initialized (`forward_values`).
     """
-    x = normal(PCG32(seed), BATCH * WIDTH).reshape(BATCH, WIDTH)
+    x = normal(PCG32(seed), BATCH * WIDTH).reshape(BATCH, WIDTH).T
     rng = PCG32(seed + 1)
-    h = x
-    for _ in range(DEPTH):
-        w = init((WIDTH, WIDTH), rng).astype(np.float64)
-        # z = W h for each input; einsum's single-threaded loop, as BLAS's threads
-        # fight the draws' threads (and everyone else's) on a small machine
-        h = activation(np.einsum("bi,oi->bo", h, w))
-    return mean_square(h) / mean_square(x)
-
-
-def relu(z: np.ndarray) -> np.ndarray:
-    return np.maximum(z, 0.0)
+    weights = (init((WIDTH, WIDTH), rng) for _ in range(DEPTH))
+    m = mean_squares_by_layer(weights, activation, x)
+    return m[-1] / m[0]
 
 
 def check_relu_signal_survives_20_layers(impl) -> None:
-    kaiming = final_mean_square(lambda s, rng: impl.kaiming_normal(s, "fan_in", "relu", rng), relu)
+    kaiming = final_mean_square(
+        lambda s, rng: impl.kaiming_normal(s, "fan_in", "relu", rng), "relu"
+    )
     assert 1 / 16 < kaiming < 16, f"Kaiming: mean square x {kaiming:.3g} after {DEPTH} layers"
     for name in ("xavier_normal", "xavier_uniform"):
         xavier = getattr(impl, name)
-        ms = final_mean_square(lambda s, rng, xavier=xavier: xavier(s, 1.0, rng), relu)
+        ms = final_mean_square(lambda s, rng, xavier=xavier: xavier(s, 1.0, rng), "relu")
         assert ms < 1e-4, f"{name}: mean square x {ms:.3g}, expected a collapse (about 2**-20)"
 
 
 def check_tanh_signal_survives_with_xavier(impl) -> None:
     gain = impl.calculate_gain("tanh")
-    with_gain = final_mean_square(lambda s, rng: impl.xavier_normal(s, gain, rng), np.tanh)
-    without = final_mean_square(lambda s, rng: impl.xavier_normal(s, 1.0, rng), np.tanh)
+    with_gain = final_mean_square(lambda s, rng: impl.xavier_normal(s, gain, rng), "tanh")
+    without = final_mean_square(lambda s, rng: impl.xavier_normal(s, 1.0, rng), "tanh")
     assert 0.1 < with_gain < 1, f"gain {gain:.4g}: mean square {with_gain:.3g} (about 0.42)"
     assert without < with_gain / 2, f"gain 1: mean square {without:.3g} (about 0.02)"
 

@@ -620,29 +620,31 @@ def stack_mean_squares(
     from ..core.activations import as_activation
     from ..core.distributions import normal
     from ..core.layouts import apply_layer
-    from ..physics.variance import mean_squares_by_layer
+    from ..physics.propagation import mean_squares_by_layer
 
     init, rng = function("init", init), generator("rng", rng)
     widths = integers("widths", widths, minimum=1)
     if len(widths) < 2:
         raise ValueError(f"widths must list at least an input and an output width, got {widths}")
-    phi = as_activation(activation, name="activation").phi
+    act = as_activation(activation, name="activation")
     kernel = integers("kernel_size", kernel_size, minimum=1)
     bias_std, batch = number("bias_std", bias_std, minimum=0), integer("batch", batch, minimum=1)
     n_layers = len(widths) - 1
     spatial = tuple(4 + n_layers * (k - 1) for k in kernel)
     x_shape = (batch, widths[0], *spatial)
-    h = normal(rng, math.prod(x_shape)).reshape(x_shape)
-    layout = "conv" if kernel else "linear"
+    x = normal(rng, math.prod(x_shape)).reshape(x_shape)
 
     def layers():  # drawn one by one, after the input: each weight, then its bias
         for fan_in, out in zip(widths[:-1], widths[1:]):
             shape = (out, fan_in, *kernel)
             w = real_array("init", init(shape, rng), what=f"a function giving {shape} arrays")
-            if not bias_std:
-                yield lambda h, w=w: apply_layer(layout, w, h)
-                continue
-            bias = (bias_std * normal(rng, out)).reshape(out, *([1] * len(kernel)))
-            yield lambda h, w=w, bias=bias: apply_layer(layout, w, h) + bias
+            bias = (bias_std * normal(rng, out)).reshape(out, 1) if bias_std else 0.0
+            if kernel:  # a convolution over (batch, channels, *spatial)
+                bias = np.reshape(bias, (-1, *[1] * len(kernel)))
+                yield lambda h, w=w, bias=bias: apply_layer("conv", w, h) + bias
+            elif bias_std:
+                yield lambda h, w=w, bias=bias: w @ h + bias
+            else:
+                yield w
 
-    return mean_squares_by_layer(h, layers(), phi)
+    return mean_squares_by_layer(layers(), act, x if kernel else x.T)

@@ -43,12 +43,12 @@ equal.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 
 import numpy as np
 
 from ..core.activations import as_activation
-from ..core.arguments import instance, integer, number, one_of, real_array, shown
+from ..core.arguments import KindError, instance, integer, number, one_of, real_array, shown
 from ..core.pcg32 import PCG32
 from .depth_result import DIRECTIONS, DepthResult, SeedPass, experiment
 from .depth_stack import GRADIENT_STREAM, INPUT_STREAM, layer_weights, unit_batch, weight_std
@@ -60,6 +60,7 @@ __all__ = [
     "forward_values",
     "gain_of",
     "mean_field",
+    "mean_squares_by_layer",
     "per_sample_weight_square",
     "simulate",
     "weight_gradient_theory",
@@ -99,18 +100,6 @@ def per_sample_weight_square(delta: np.ndarray, h: np.ndarray) -> float:
 # --- the recursion, forward and backward ---------------------------------------------------
 
 
-def _weights(weights) -> list[np.ndarray]:
-    """weights checked: a non-empty sequence of square float arrays of one size."""
-    if isinstance(weights, np.ndarray) and weights.ndim == 3:
-        weights = list(weights)
-    instance("weights", weights, (list, tuple), "a list of square weight matrices")
-    arrays = [real_array("weights", w, ndim=2) for w in weights]
-    if not arrays or any(w.shape != arrays[0].shape or w.shape[0] != w.shape[1] for w in arrays):
-        shapes = [w.shape for w in arrays]
-        raise ValueError(f"weights must be square matrices of one size, got shapes {shapes}")
-    return arrays
-
-
 def _batch(name: str, x, width: int) -> np.ndarray:
     x = real_array(name, x, ndim=2)
     if x.shape[0] != width:
@@ -118,43 +107,115 @@ def _batch(name: str, x, width: int) -> np.ndarray:
     return x
 
 
-def forward_values(weights: Sequence[np.ndarray], activation: Phi, x: np.ndarray):
+def forward_values(weights: Iterable, activation: Phi, x: np.ndarray):
     """h_0 = x, z_l = W_l h_{l-1}, h_l = phi(z_l): the lists ([h_0 .. h_L], [z_1 .. z_L]).
 
-    weights: the square (width, width) matrices W_1 .. W_L; x (width, batch).
+    The one depth experiment of the package. weights: W_1 .. W_L in torch's layout, each
+    (n_l, n_{l-1}), taken one at a time (a generator may draw each just before it is used,
+    as a model is initialized); a layer may also be a function z = layer(h), such as a
+    convolution or a layer with a bias. x: (n_0, batch), one column per sample (any array a
+    first layer that is a function takes). Overflow is inf and underflow 0, without a warning.
 
     >>> hs, zs = forward_values([2 * np.eye(2)], "relu", np.array([[1.0], [-1.0]]))
     >>> hs[1].ravel().tolist(), zs[0].ravel().tolist()
     ([2.0, 0.0], [2.0, -2.0])
     """
-    act, weights = as_activation(activation, name="activation"), _weights(weights)
-    hs, zs = [_batch("x", x, weights[0].shape[1])], []
+    act = as_activation(activation, name="activation")
+    x = real_array("x", x)
+    if x.ndim < 2 or not x.size:
+        raise ValueError(
+            f"x must be a real array of 2 or more dimensions (units, samples), not empty, "
+            f"got {shown(x)}"
+        )
+    if isinstance(weights, np.ndarray) and weights.ndim == 3:
+        weights = list(weights)
+    if isinstance(weights, (str, bytes, np.ndarray)) or not isinstance(weights, Iterable):
+        raise KindError(
+            f"weights must be an iterable of weight matrices (out, in) or layers, "
+            f"got {shown(weights)}"
+        )
+    return _forward(map(_layer, weights), act.phi, x)
+
+
+def _layer(w):
+    """A layer of forward_values, checked as it is taken: a function, or a 2-D weight."""
+    return w if callable(w) else real_array("weights", w, ndim=2)
+
+
+def _given(layer: Callable, h: np.ndarray) -> np.ndarray:
+    """layer(h) as a float64 array, if the layer gave numbers (a function of yours may not)."""
+    try:
+        z = np.asarray(layer(h), dtype=np.float64)
+    except (TypeError, ValueError):
+        z = None
+    if z is None or z.ndim == 0:
+        raise KindError(f"weights must give an array of numbers, got {layer!r}, which did not")
+    return z
+
+
+def _forward(layers: Iterable, phi: Callable, x: np.ndarray):
+    """forward_values trusting its arguments: layers are 2-D arrays or functions."""
+    hs, zs = [x], []
     with np.errstate(all="ignore"):  # overflow is inf, underflow 0: shown, not raised
-        for w in weights:
-            zs.append(w @ hs[-1])
-            hs.append(act.phi(zs[-1]))
+        for layer in layers:
+            if callable(layer):
+                zs.append(_given(layer, hs[-1]))
+            elif layer.shape[1] != len(hs[-1]):
+                name = "x" if len(hs) == 1 else "weights"
+                raise ValueError(
+                    f"{name} must have as many rows as the weight above takes in, "
+                    f"{layer.shape[1]}, got shapes {hs[-1].shape} and {layer.shape}"
+                )
+            else:
+                zs.append(layer @ hs[-1])
+            hs.append(phi(zs[-1]))
     return hs, zs
+
+
+def mean_squares_by_layer(weights: Iterable, activation: Phi, x: np.ndarray) -> np.ndarray:
+    """[m_0, m_1, .. m_L], m_l = mean_square(h_l), for forward_values(weights, activation, x).
+
+    >>> mean_squares_by_layer([2 * np.eye(2), -np.eye(2)], "relu", np.ones((2, 2)))
+    array([1., 4., 0.])
+    """
+    hs, _ = forward_values(weights, activation, x)
+    return np.array([mean_square(h) for h in hs])
 
 
 def backward_values(weights: Sequence[np.ndarray], slopes, g: np.ndarray):
     """From g_L = dloss/dh_L down: ([dloss/dh_0 .. dloss/dh_L], [dloss/dz_1 .. dloss/dz_L]).
 
     dloss/dz_l = phi'(z_l) * dloss/dh_l,    dloss/dh_{l-1} = W_l^T dloss/dz_l;
-    slopes[l - 1] = phi'(z_l), one (width, batch) array per layer; g (width, batch).
+    weights as forward_values's, a list; slopes[l - 1] = phi'(z_l), one array of z_l's shape
+    per layer; g = dloss/dh_L, (n_L, batch).
 
     >>> gs, _ = backward_values([2 * np.eye(2)], [np.array([[1.0], [0.0]])], np.ones((2, 1)))
     >>> gs[0].ravel().tolist()
     [2.0, 0.0]
     """
-    weights = _weights(weights)
+    if isinstance(weights, np.ndarray) and weights.ndim == 3:
+        weights = list(weights)
+    instance("weights", weights, (list, tuple), "a list of weight matrices (out, in)")
+    weights = [real_array("weights", w, ndim=2) for w in weights]
+    if not weights or any(a.shape[0] != b.shape[1] for a, b in zip(weights, weights[1:])):
+        raise ValueError(
+            f"weights must be weight matrices (out, in) that chain, at least one, "
+            f"got shapes {[w.shape for w in weights]}"
+        )
     g = _batch("g", g, weights[-1].shape[0])
     instance("slopes", slopes, (list, tuple), "a list of arrays, phi'(z_l) for each layer")
-    slopes = [_batch("slopes", slope, g.shape[0]) for slope in slopes]
-    if len(slopes) != len(weights) or any(slope.shape != g.shape for slope in slopes):
+    slopes = [real_array("slopes", slope, ndim=2) for slope in slopes]
+    shapes = [(w.shape[0], g.shape[1]) for w in weights]
+    if [slope.shape for slope in slopes] != shapes:
         raise ValueError(
-            f"slopes must hold one array of g's shape {g.shape} per layer ({len(weights)}), "
+            f"slopes must hold one array per layer of shapes {shapes}, "
             f"got shapes {[slope.shape for slope in slopes]}"
         )
+    return _backward(weights, slopes, g)
+
+
+def _backward(weights: list[np.ndarray], slopes: list[np.ndarray], g: np.ndarray):
+    """backward_values trusting its arguments."""
     gs, deltas = [g], []
     with np.errstate(all="ignore"):
         for w, slope in zip(reversed(weights), reversed(slopes)):
@@ -278,14 +339,14 @@ def simulate(
         else:
             weights = _drawn(e.draw, e.width, e.n_layers, seed)
         x = unit_batch(e.width, e.batch, seed, INPUT_STREAM)
-        hs, zs = forward_values(weights, e.act, x)
+        hs, zs = _forward(weights, e.act.phi, x)
         if e.direction == "forward":
             passes.append(SeedPass(seed, [mean_square(h) for h in hs], None, hs))
             continue
         with np.errstate(all="ignore"):
             slopes = [e.act.dphi(z) for z in zs]
         upstream = unit_batch(e.width, e.batch, seed, GRADIENT_STREAM)
-        gs, deltas = backward_values(weights, slopes, upstream)
+        gs, deltas = _backward(weights, slopes, upstream)
         weight_squares = [math.nan, *map(per_sample_weight_square, deltas, hs)]
         passes.append(SeedPass(seed, [mean_square(g) for g in gs], weight_squares, gs))
     std_w = weight_std(e.initializer, e.width, e.width, e.gain, e.std)

@@ -53,7 +53,7 @@ from ..core.init import (
     scaled_residual_std,
 )
 from ..networks.normalization import standardize
-from .variance import mean_squares_by_layer
+from .propagation import mean_squares_by_layer
 
 __all__ = [
     "ProjectionCheck",
@@ -271,20 +271,10 @@ def relu_stack_mean_squares(
     variance_factor = number("variance_factor", variance_factor, minimum=0)
     generator("rng", rng)
     tokens = integer("tokens", tokens, minimum=1)
-    x = normal(rng, tokens * width).reshape(tokens, width)
+    x = normal(rng, tokens * width).reshape(tokens, width).T  # one column per token
     std = kaiming_std(width, calculate_gain("relu")) * math.sqrt(variance_factor)
-
-    def layers():  # drawn one by one, after x
-        for _ in range(n_layers):
-            w = normal_init((width, width), std, rng).T.astype(np.float64)
-            yield lambda h, w=w: _product(h, w)
-
-    return mean_squares_by_layer(x, layers(), relu)
-
-
-def _product(h: np.ndarray, w: np.ndarray) -> np.ndarray:
-    with np.errstate(all="ignore"):  # inf weights (a huge variance_factor): inf, silently
-        return h @ w
+    weights = (normal_init((width, width), std, rng) for _ in range(n_layers))  # after x
+    return mean_squares_by_layer(weights, "relu", x)
 
 
 # --- checker: did the 1/sqrt(2N) reach every output projection? ---------------------------

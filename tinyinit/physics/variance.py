@@ -20,7 +20,7 @@ True
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Sequence
 from typing import NamedTuple
 
 import numpy as np
@@ -52,7 +52,6 @@ __all__ = [
     "mean_square",
     "mean_square_of",
     "mean_square_through",
-    "mean_squares_by_layer",
     "predicted_variance",
     "relu",
     "root_mean_square",
@@ -286,38 +285,6 @@ def root_mean_square(a: np.ndarray) -> float:
     3.0
     """
     return math.sqrt(mean_square(a))  # checked there, under the same name
-
-
-def mean_squares_by_layer(
-    x: np.ndarray, layers: Iterable[Callable[[np.ndarray], np.ndarray]], phi
-) -> np.ndarray:
-    """[E[h_0**2], E[h_1**2], ...] for h_0 = x, h_l = phi(layer_l(h_{l-1})), one per layer.
-
-    layers: the linear maps z_l = layer_l(h_{l-1}), taken one at a time, so a
-    generator may draw each layer's weights just before it is used. Each mean
-    is over every entry of h_l. Shape (1 + number of layers,).
-
-    >>> mean_squares_by_layer(np.ones((2, 2)), [lambda h: 2 * h, lambda h: -h], relu)
-    array([1., 4., 0.])
-    """
-    h = arguments.real_array("x", x)
-    if h.ndim == 0 or not h.size:
-        raise ValueError(f"x must be an array of inputs (a batch), got {shown(x)}")
-    if isinstance(layers, (str, bytes)) or not isinstance(layers, Iterable):
-        raise KindError(f"layers must be an iterable of callables, got {shown(layers)}")
-    phi = arguments.function("phi", phi)
-    mean_squares = [_mean_of_squares(h)]
-    for layer in layers:
-        z = _returned("layers", arguments.function("layers", layer), h)
-        h = _returned("phi", phi, z)
-        mean_squares.append(_mean_of_squares(h))
-    return np.array(mean_squares)
-
-
-def _mean_of_squares(h: np.ndarray) -> float:
-    with np.errstate(all="ignore"):  # beyond float64: inf, as mean_square says it
-        m = float(np.mean(h**2))
-    return math.inf if math.isnan(m) else m
 
 
 def _returned(name: str, f, argument) -> np.ndarray:
