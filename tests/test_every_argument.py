@@ -733,7 +733,6 @@ CALLS = {
     "tinyinit.physics.mean_field.q_map_slope": dict(phi="leaky_relu", param=0.2),
     "tinyinit.physics.mean_field.fixed_point": dict(phi="leaky_relu", param=0.2),
     "tinyinit.physics.mean_field.gradient_factor": dict(phi="leaky_relu", param=0.2),
-    "tinyinit.physics.mean_field.mean_square_by_depth": dict(phi="leaky_relu", param=0.2),
     "tinyinit.physics.gains.single_layer_gain": dict(phi="leaky_relu", param=0.2),
     "tinyinit.physics.gains.gain_for_fixed_point": dict(phi="leaky_relu", param=0.2),
     "tinyinit.core.init.dirac_init": dict(shape=(2, 2, 3)),
@@ -742,7 +741,6 @@ CALLS = {
     "tinyinit.core.activations.leaky_relu": dict(slope=0.2),
     "tinyinit.core.activations.activation": dict(phi="leaky_relu", param=0.2),
     "tinyinit.core.activations.as_activation": dict(phi="leaky_relu", param=0.2, name="phi"),
-    "tinyinit.physics.mean_field.mean_field_backward": dict(q=[1.0, 0.5]),
     "tinyinit.physics.depth_stack.Scheme": dict(
         key="k",
         label="K",

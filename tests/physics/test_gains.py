@@ -15,7 +15,7 @@ from tinyinit.physics.mean_field import (
     fixed_point,
     gaussian_expectation,
     gradient_factor,
-    mean_square_by_depth,
+    mean_field,
 )
 
 
@@ -72,9 +72,9 @@ def test_tanh_with_five_thirds_settles_near_042_and_with_gain_1_drains():
     q_star = fixed_point("tanh", 5 / 3)
     settled = activation_mean_square("tanh", q_star)
     assert round(settled, 2) == 0.42
-    _, h = mean_square_by_depth("tanh", 5 / 3, 20)
+    h = mean_field("tanh", gain=5 / 3, n_layers=20)
     assert abs(h[-1] - settled) < 1e-6
-    _, h1 = mean_square_by_depth("tanh", 1.0, 20)
+    h1 = mean_field("tanh", gain=1.0, n_layers=20)
     assert 0.02 < h1[-1] < 0.03  # "about 0.02 after 20 layers"
     assert h1[-1] < h[-1] / 2  # the card's test_tanh_signal_survives_with_xavier
     assert fixed_point("tanh", 1.0) == 0.0

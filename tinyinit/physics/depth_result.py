@@ -33,10 +33,9 @@ from ..core.arguments import (
     real_array,
 )
 from .depth_stack import scheme
+from .mean_field import DIRECTIONS
 
 __all__ = ["DIRECTIONS", "DepthResult", "Experiment", "SeedPass", "experiment"]
-
-DIRECTIONS = ("forward", "backward")
 
 
 def _read_only(a: np.ndarray) -> np.ndarray:

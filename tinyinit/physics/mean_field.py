@@ -15,7 +15,7 @@ over xi = z / sqrt(q) in [-12, 12], with a panel edge at 0 and at every kink
 of the activation, so ReLU's corner costs no accuracy (E[relu(z)**2] = q/2 to
 about 1e-15 relative), and panels that shrink toward 0 as q grows, so tanh's
 turn near z = 0 stays resolved at any scale. Depth is the map applied layer after
-layer (`mean_field_forward`, `mean_field_backward`: the one recursion).
+layer (`mean_field`, forward and backward: the one recursion).
 `tinyinit.physics.propagation`, `tinyinit.physics.gains`, `tinyinit.networks.transformer` and the
 explorer all
 take their theory from here.
@@ -35,20 +35,20 @@ from functools import lru_cache
 import numpy as np
 
 from ..core.activations import Activation, as_activation
-from ..core.arguments import KindError, function, integer, number
+from ..core.arguments import KindError, function, integer, number, one_of
 
 __all__ = [
     "activation_mean_square",
     "fixed_point",
     "gaussian_expectation",
     "gradient_factor",
-    "mean_field_backward",
-    "mean_field_forward",
-    "mean_square_by_depth",
+    "mean_field",
     "next_q",
     "q_map_slope",
     "slope_mean_square",
 ]
+
+DIRECTIONS = ("forward", "backward")
 
 Phi = str | Callable[[np.ndarray], np.ndarray] | Activation
 
@@ -229,24 +229,39 @@ def q_map_slope(phi: Phi, gain: float, q: float, *, param: float | None = None) 
         return _square(gain) * gaussian_expectation(integrand, q, kinks=(0.0, *act.kinks)) / q
 
 
-def mean_field_forward(
-    phi: Phi, gain: float, n_layers: int, input_mean_square: float = 1.0
-) -> tuple[list[float], list[float]]:
-    """The mean-field recursion forward: ([q_1 .. q_L], [m_0 .. m_L]), L = n_layers.
+def mean_field(activation: Phi, *, gain: float, n_layers: int, direction: str = "forward"):
+    """The mean-field theory of a deep stack: the mean square per layer, l = 0 .. n_layers.
 
-        m_0 = input_mean_square,  q_l = gain**2 * m_{l-1},  m_l = E[phi(z)**2], z ~ N(0, q_l)
+    The one entry to the recursion over depth (float64 array, read-only). gain: std = gain /
+    sqrt(n) (n fan_in forward, fan_out backward: equal for a square stack), so gain**2 =
+    n * std**2.
 
-    std = gain / sqrt(n), so gain**2 = n * std**2; q_l is the variance of layer l's
-    pre-activation, m_l the mean square of its output. A nan (inf * 0 inside phi, gelu's at
-    -inf: the stack has overflowed) is inf, and stays inf.
+        forward:   m_0 = 1,  q_l = gain**2 * m_{l-1},  m_l = E[phi(z)**2],  z ~ N(0, q_l)
+        backward:  g_L = 1,  g_{l-1} = gain**2 * E[phi'(z)**2] * g_l,          z ~ N(0, q_l)
 
-    >>> mean_field_forward("relu", 1.0, 3)              # Xavier + ReLU halves per layer
-    ([1.0, 0.5, 0.25000000000000006], [1.0, 0.5, 0.25000000000000006, 0.125])
+    q_l is the variance of layer l's pre-activation, m_l the mean square of its output, g_l
+    the mean square of dloss/dh_l. Beyond float64 is inf (a nan, inf * 0 inside phi: the
+    stack has overflowed). activation: a name of ACTIVATIONS, a callable or an Activation.
+
+    >>> mean_field("relu", gain=1.0, n_layers=3)      # Xavier + ReLU halves per layer
+    array([1.   , 0.5  , 0.25 , 0.125])
+    >>> mean_field("relu", gain=2**0.5, n_layers=2, direction="backward")   # Kaiming: chi = 1
+    array([1., 1., 1.])
     """
-    act = as_activation(phi)
+    act = as_activation(activation, name="activation")
     fan_var = _square(number("gain", gain, minimum=0))
     n_layers = integer("n_layers", n_layers, minimum=0)
-    q, m = [], [number("input_mean_square", input_mean_square, minimum=0)]
+    one_of("direction", direction, DIRECTIONS)
+    q, m = _forward(act, fan_var, n_layers)
+    out = np.array(m if direction == "forward" else _backward(act, fan_var, q))
+    out[np.isnan(out)] = math.inf  # inf * 0 on the way down: the stack has overflowed
+    out.setflags(write=False)
+    return out
+
+
+def _forward(act: Activation, fan_var: float, n_layers: int) -> tuple[list[float], list[float]]:
+    """([q_1 .. q_L], [m_0 .. m_L]) of mean_field forward, m_0 = 1."""
+    q, m = [], [1.0]
     for _ in range(n_layers):
         q.append(fan_var * m[-1])
         m_l = activation_mean_square(act, q[-1])
@@ -254,19 +269,8 @@ def mean_field_forward(
     return q, m
 
 
-def mean_field_backward(phi: Phi, gain: float, q) -> list[float]:
-    """The mean-field recursion backward: [g_0 .. g_L] from g_L = 1 down, q = [q_1 .. q_L].
-
-        g_{l-1} = chi_l * g_l,   chi_l = gain**2 * E[phi'(z)**2],  z ~ N(0, q_l)
-
-    g_l is the mean square of dloss/dh_l; q is mean_field_forward's.
-
-    >>> mean_field_backward("relu", 2**0.5, [1.0, 1.0])    # Kaiming + ReLU: chi = 1
-    [1.0, 1.0, 1.0]
-    """
-    act = as_activation(phi)
-    fan_var = _square(number("gain", gain, minimum=0))
-    q = [_variance("q", q_l) for q_l in _sequence("q", q)]
+def _backward(act: Activation, fan_var: float, q: list[float]) -> list[float]:
+    """[g_0 .. g_L] of mean_field backward, from g_L = 1 down, q = [q_1 .. q_L]."""
     g = [1.0]
     for q_l in reversed(q):
         g.append(_chi(act, fan_var, q_l) * g[-1])
@@ -277,29 +281,6 @@ def _chi(act: Activation, fan_var: float, q: float) -> float:
     # One layer's factor on a gradient's mean square; gradient_factor is its public face.
     with np.errstate(all="ignore"):
         return fan_var * slope_mean_square(act, q)
-
-
-def mean_square_by_depth(
-    phi: Phi,
-    gain: float,
-    n_layers: int,
-    *,
-    input_mean_square: float = 1.0,
-    param: float | None = None,
-) -> tuple[np.ndarray, np.ndarray]:
-    """(q, h) for layers 1..n_layers of a deep stack with std = gain / sqrt(n).
-
-    q[l] is the variance of layer l+1's pre-activation, h[l] = E[phi(z)**2] the
-    mean square of its output (what the next layer receives). The input has
-    mean square `input_mean_square`, so q[0] = gain**2 * input_mean_square: the q and
-    (but for m_0) the m of mean_field_forward, as arrays.
-
-    >>> q, h = mean_square_by_depth("relu", 2 ** 0.5, 3)
-    >>> h.round(12).tolist()
-    [1.0, 1.0, 1.0]
-    """
-    q, m = mean_field_forward(as_activation(phi, param), gain, n_layers, input_mean_square)
-    return np.array(q, dtype=np.float64), np.array(m[1:], dtype=np.float64)
 
 
 def fixed_point(phi: Phi, gain: float, *, param: float | None = None, q0: float = 1.0) -> float:

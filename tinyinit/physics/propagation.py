@@ -48,18 +48,17 @@ from collections.abc import Callable, Iterable, Sequence
 import numpy as np
 
 from ..core.activations import as_activation
-from ..core.arguments import KindError, instance, integer, number, one_of, real_array, shown
+from ..core.arguments import KindError, instance, integer, number, real_array, shown
 from ..core.pcg32 import PCG32
-from .depth_result import DIRECTIONS, DepthResult, SeedPass, experiment
+from .depth_result import DepthResult, SeedPass, experiment
 from .depth_stack import GRADIENT_STREAM, INPUT_STREAM, layer_weights, unit_batch, weight_std
-from .mean_field import Phi, mean_field_backward, mean_field_forward, slope_mean_square
+from .mean_field import DIRECTIONS, Phi, mean_field, slope_mean_square
 from .variance import mean_square
 
 __all__ = [
     "backward_values",
     "forward_values",
     "gain_of",
-    "mean_field",
     "mean_squares_by_layer",
     "per_sample_weight_square",
     "simulate",
@@ -236,28 +235,6 @@ def gain_of(width: int, std: float) -> float:
     """
     width = integer("width", width, minimum=1)
     return number("std", std, minimum=0) * math.sqrt(width)
-
-
-def mean_field(activation: Phi, *, gain: float, n_layers: int, direction: str = "forward"):
-    """Theory for the mean square per layer, l = 0 .. n_layers (float64 array, read-only).
-
-    gain: std = gain / sqrt(n) (n fan_in forward, fan_out backward: equal for a square stack).
-    Forward: m_0 = 1, q_l = gain**2 * m_{l-1}, m_l = E[phi(z)**2], z ~ N(0, q_l).
-    Backward: g_L = 1, g_{l-1} = gain**2 * E[phi'(z)**2] * g_l, z ~ N(0, q_l).
-    Beyond float64 is inf. activation: a name of ACTIVATIONS, a callable or an Activation.
-
-    >>> mean_field("relu", gain=1.0, n_layers=3)      # Xavier + ReLU halves per layer
-    array([1.   , 0.5  , 0.25 , 0.125])
-    """
-    act = as_activation(activation, name="activation")
-    gain = number("gain", gain, minimum=0)
-    n_layers = integer("n_layers", n_layers, minimum=0)
-    one_of("direction", direction, DIRECTIONS)
-    q, m = mean_field_forward(act, gain, n_layers)
-    out = np.array(m if direction == "forward" else mean_field_backward(act, gain, q))
-    out[np.isnan(out)] = math.inf  # inf * 0 on the way down: the stack has overflowed
-    out.setflags(write=False)
-    return out
 
 
 def weight_gradient_theory(activation: Phi, *, gain: float, n_layers: int, curves=None):

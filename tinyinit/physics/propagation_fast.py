@@ -55,9 +55,9 @@ from .depth_stack import (
     unit_scale,
     weight_std,
 )
+from .mean_field import mean_field
 from .propagation import (
     gain_of,
-    mean_field,
     per_sample_weight_square,
     simulate,
     weight_gradient_theory,

@@ -60,8 +60,7 @@ from ..core.activations import ACTIVATIONS, SATURATED_SLOPE, TANH_SATURATED
 from ..core.arguments import KindError, flag, instance, integer, number, one_of
 from ..physics.depth_result import DIRECTIONS, DepthResult
 from ..physics.depth_stack import SCHEMES, scheme, suggested_gain
-from ..physics.mean_field import q_map_slope
-from ..physics.propagation import mean_field
+from ..physics.mean_field import mean_field, q_map_slope
 from ..physics.propagation_fast import UnitWeights
 from ..physics.residual import ResidualStack, block_variances, out_scale
 from ..physics.variance import root_mean_square
