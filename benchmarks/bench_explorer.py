@@ -10,7 +10,7 @@ and the picture made as the browser gets it: the explorer runs on ipympl's
 canvas, as in JupyterLab (its page stood in for: told it is there, messages
 dropped), which draws the whole figure when the axes change, else only the data
 over the kept frame, and encodes the PNG it sends. The one-time draw of the
-unit matrices is excluded from the moves and reported on its own.
+weights kept at gain 1 is excluded from the moves and reported on its own.
 
 Every control is moved `--moves` times through values that change the result,
 in each view: the mean square per layer forward and backward, and the
@@ -70,25 +70,34 @@ def timed(fn, *args, **kwargs) -> tuple[float, float]:
     return time.perf_counter() - wall, time.process_time() - cpu
 
 
-def draw_all(kind: str, width: int, seeds: int, n_layers: int) -> None:
+def draw_all(initializer: str, width: int, seeds: int, n_layers: int) -> None:
     from tinyinit.physics.propagation_fast import UnitWeights
 
     cache = UnitWeights()
     for seed in range(seeds):
-        cache.get(kind, width, seed, n_layers)
+        cache.get(initializer, width, seed, n_layers)
 
 
 def one_time_draws(n_layers: int, width: int, seeds: int) -> list[tuple[str, float]]:
     rows = []
-    for kind, layers in (
-        ("uniform", n_layers),
-        ("normal", n_layers),
-        ("uniform", 100),
-        ("normal", 100),
+    for initializer, layers in (
+        ("xavier_uniform", n_layers),
+        ("xavier_normal", n_layers),
+        ("xavier_uniform", 100),
+        ("xavier_normal", 100),
     ):
-        wall, _ = timed(draw_all, kind, width, seeds, layers)
-        rows.append((f"{kind} unit matrices, {seeds} seeds x {layers} layers", wall))
+        wall, _ = timed(draw_all, initializer, width, seeds, layers)
+        rows.append((f"{initializer} at gain 1, {seeds} seeds x {layers} layers", wall))
     return rows
+
+
+# The initializer control's walk; each draws its own stack (at gain 1), drawn before timing.
+INITIALIZERS_WALKED = [
+    "xavier_normal",
+    "kaiming_normal",
+    "kaiming_normal_fan_out",
+    "xavier_uniform",
+]
 
 
 def moves(ex, n_layers: int) -> dict[str, tuple]:
@@ -96,14 +105,13 @@ def moves(ex, n_layers: int) -> dict[str, tuple]:
     gains = [1.0 + 0.01 * k for k in range(1, 40)] + [1.4 - 0.01 * k for k in range(39)]
     walk = list(range(n_layers + 1, n_layers + 11)) + list(range(n_layers + 9, n_layers - 1, -1))
     activations = ["tanh", "selu", "gelu", "sigmoid", "silu", "leaky_relu", "linear", "relu"]
-    initializers = ["xavier_normal", "kaiming_fan_in", "kaiming_fan_out", "xavier_uniform"]
     stds = [0.05 + 0.002 * k for k in range(1, 20)] + [0.09 - 0.002 * k for k in range(19)]
     return {
         "gain": (ex.gain, itertools.cycle(gains), {}),
-        "std": (ex.std, itertools.cycle(stds), {"initializer": "normal"}),
+        "std": (ex.std, itertools.cycle(stds), {"initializer": "normal_init"}),
         "depth": (ex.n_layers, itertools.cycle(walk), {}),
         "activation": (ex.activation, itertools.cycle(activations), {}),
-        "initializer": (ex.initializer, itertools.cycle(initializers), {}),
+        "initializer": (ex.initializer, itertools.cycle(INITIALIZERS_WALKED), {}),
         "width": (ex.width, itertools.cycle([128, ex.width.value]), {}),
         "seeds": (ex.seeds, itertools.cycle([ex.seeds.value - 1, ex.seeds.value]), {}),
     }
@@ -193,7 +201,7 @@ def bench_control(ex, widget, values, n: int) -> dict[str, float]:
             wall, cpu = timed(setattr, widget, "value", value)
             walls.append(wall)
             cpus.append(cpu)
-        # The same walk with nothing remembered of any setting but the unit matrices:
+        # The same walk with nothing remembered of any setting but the kept weights:
         # every move a setting never seen (no kept pass, no theory). The kept frames stay:
         # they are looks (limits, ticks, labels), which settings never seen share.
         halves_kept = {name: list(times) for name, times in halves.items()}
@@ -235,7 +243,7 @@ def page_is_there(ex) -> None:
 
 
 def forget(ex) -> None:
-    """Drop what the explorer remembers of the settings it has shown (not the unit matrices)."""
+    """Drop what the explorer remembers of the settings it has shown (not the kept weights)."""
     ex.cache.forward_memo.clear()
     ex.cache.backward_memo.clear()
     ex.cache.theory_memo.clear()
@@ -280,9 +288,9 @@ def main() -> None:
         cache=UnitWeights(),
     )  # fmt: skip
     page_is_there(ex)
-    with ex.hold():  # both kinds and both widths drawn before timing, deep enough for the walk
-        for kind_init in ("xavier_normal", "xavier_uniform"):
-            ex.initializer.value = kind_init
+    with ex.hold():  # every initializer and both widths drawn before timing, deep enough for
+        for initializer in (*INITIALIZERS_WALKED, "normal_init"):
+            ex.initializer.value = initializer
             for width in (128, args.width):
                 ex.width.value = width
                 ex.n_layers.value = args.n_layers + 10
@@ -343,7 +351,7 @@ def main() -> None:
         "\nfull draws: moves that changed the axes, so drew the whole figure; the others"
         "\nredrew only the data over the kept frame (blitting); cpu/floor: cpu / floor;"
         "\nnew: median wall time of the same moves with every kept pass and theory forgotten"
-        "\nbefore each (a setting never seen; the unit matrices and the frames stay)."
+        "\nbefore each (a setting never seen; the kept weights and the frames stay)."
     )
 
 

@@ -177,7 +177,7 @@ def responses(page: Page, ids: dict, moves: int) -> dict[str, list[tuple[float, 
     times: dict[str, list[tuple[float, float]]] = {"learning rate": [], "initializer": []}
     for move in range(moves):
         rate = (0.05, 0.02)[move % 2]
-        initializer = ("kaiming_fan_in", "xavier_normal")[move % 2]
+        initializer = ("kaiming_normal", "xavier_normal")[move % 2]
         for name, model, state, answer in (
             ("learning rate", ids["learning_rate"], {"index": rate_index[rate]},
              f"learning rate {rate:g} from step"),

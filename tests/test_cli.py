@@ -21,7 +21,7 @@ from tinyinit.cli import (
     seeds_reported,
 )
 from tinyinit.core.activations import ACTIVATIONS
-from tinyinit.physics.depth_stack import INITIALIZERS
+from tinyinit.core.init import INITIALIZERS
 from tinyinit.physics.propagation import simulate
 
 # Small networks: the file format is under test here, not the physics.
@@ -85,7 +85,7 @@ def test_png_has_the_asked_size_and_a_real_picture(tmp_path):
 def test_svg_is_xml_with_paths_and_the_title_as_text(tmp_path):
     out = tmp_path / "kept.svg"
     title = "Kaiming keeps the signal"
-    run = run_figure(*QUICK, "--initializer", "kaiming_fan_in", "--title", title, "-o", str(out))
+    run = run_figure(*QUICK, "--initializer", "kaiming_normal", "--title", title, "-o", str(out))
     assert run.returncode == 0, run.stderr
     root = ET.parse(out).getroot()
     assert root.tag == "{http://www.w3.org/2000/svg}svg"
@@ -160,7 +160,7 @@ BAD_INPUT = [
     (["--width", "many"], "--width", "1 to 2048"),
     (["--seeds", "-1"], "--seeds", "1 to 64"),
     (["--activation", "swish"], "--activation", "relu"),
-    (["--initializer", "he"], "--initializer", "kaiming_fan_in"),
+    (["--initializer", "he"], "--initializer", "kaiming_normal"),
     (["--gain", "big"], "--gain", "5/3"),
     (["--std", "-0.1"], "--std", ">= 0"),
     (["--size", "huge"], "--size", "8x5"),
@@ -305,7 +305,7 @@ def test_kaiming_auto_gain_for_gelu_and_silu_is_the_quadrature_gain():
 
     for name in ("gelu", "silu"):
         assert name in ACTIVATIONS
-        assert resolve_gain(None, "kaiming_fan_in", name) == single_layer_gain(name)
+        assert resolve_gain(None, "kaiming_normal", name) == single_layer_gain(name)
         assert resolve_gain(None, "xavier_normal", name) == 1.0  # Xavier's own default
 
 

@@ -18,8 +18,8 @@ from plain_propagation import propagate
 import tinyinit as ti
 from tinyinit import PCG32
 from tinyinit.core.activations import ACTIVATIONS
+from tinyinit.core.init import INITIALIZERS
 from tinyinit.core.pcg32 import TABLE_SIZE
-from tinyinit.physics.depth_stack import unit_scale, weight_std
 from tinyinit.physics.mean_field import gaussian_expectation
 from tinyinit.physics.propagation import mean_field, simulate, weight_gradient_theory
 from tinyinit.physics.propagation_fast import UnitWeights
@@ -121,8 +121,8 @@ def test_propagate_computes_in_float64_whatever_the_unit_matrices_dtype():
 @pytest.mark.parametrize("direction", ["forward", "backward"])
 @pytest.mark.parametrize(
     "extreme",
-    [dict(initializer="normal", std=1e300), dict(initializer="normal", std=1e-300),
-     dict(initializer="kaiming_fan_in", gain=1e300)],
+    [dict(initializer="normal_init", std=1e300), dict(initializer="normal_init", std=1e-300),
+     dict(initializer="kaiming_normal", gain=1e300)],
 )  # fmt: skip
 def test_simulate_at_an_extreme_std_or_gain_shows_overflow_and_raises_nothing(direction, extreme):
     # What a slider at its end asks: std**2 alone is past float64 here (Python raises
@@ -151,13 +151,13 @@ def test_gaussian_expectation_overflows_without_a_warning():
 # --- defaults and the helpers' own checks ------------------------------------------------------
 
 
-def test_weight_std_and_unit_scale_defaults():
-    assert weight_std("normal", 3, 4) == 0.02
-    assert weight_std("xavier_normal", 3, 4) == math.sqrt(2 / 7)  # gain 1
-    assert weight_std("kaiming_fan_in", 3, 4) == 1 / math.sqrt(3)
-    assert unit_scale("normal", 3, 4) == ("normal", 0.02)
-    assert unit_scale("xavier_uniform", 3, 4) == ("uniform", ti.xavier_bound(3, 4))
-    assert unit_scale("kaiming_fan_out", 3, 4) == ("normal", 0.5)
+def test_each_row_s_std_is_its_formula_at_its_knob():
+    assert INITIALIZERS["normal_init"].std(3, 4, 0.02) == 0.02
+    assert INITIALIZERS["xavier_normal"].std(3, 4, 1.0) == math.sqrt(2 / 7)  # gain 1
+    assert INITIALIZERS["xavier_uniform"].std(3, 4, 1.0) == ti.xavier_std(3, 4)
+    assert INITIALIZERS["kaiming_normal"].std(3, 4, 1.0) == 1 / math.sqrt(3)
+    assert INITIALIZERS["kaiming_normal_fan_out"].std(3, 4, 1.0) == 0.5
+    assert INITIALIZERS["orthogonal_init"].std(3, 4, 1.0) == 0.5  # rows of 4 entries
 
 
 def test_mean_field_takes_direction_forward_by_default():
@@ -188,24 +188,26 @@ def test_a_slope_whose_square_is_past_float_range_has_its_gain_without_a_warning
     assert ti.calculate_gain("leaky_relu", a32) == math.sqrt(2.0) / -float(a32)
 
 
-def test_layer_weights_are_the_spec_formula_in_float64_with_the_default_std():
-    from tinyinit.physics.depth_stack import layer_weights
+def test_a_row_s_weights_are_the_spec_formula_rounded_to_float32_once():
     from tinyinit.physics.propagation_fast import UnitWeights
 
     width, seed = 5, 3
     scalar = ref.PCG32(seed)
     u = np.array([scalar.uniform() for _ in range(width * width)]).reshape(width, width)
     a = ti.xavier_bound(width, width)
-    assert layer_weights("xavier_uniform", width, 1, seed).tolist() == (-a + 2.0 * a * u).tolist()
+    w = INITIALIZERS["xavier_uniform"].initializer(1.0)((width, width), PCG32(seed))
+    assert w.tolist() == (-a + 2.0 * a * u).astype(np.float32).tolist()
     z = np.array(ref.normal(ref.PCG32(seed), width * width)).reshape(width, width)
-    assert layer_weights("normal", width, 1, seed).tolist() == (0.02 * z).tolist()
+    w = INITIALIZERS["normal_init"].initializer(0.02)((width, width), PCG32(seed))
+    assert w.tolist() == (0.02 * z).astype(np.float32).tolist()
     std = ti.xavier_std(width, width)
-    assert layer_weights("xavier_normal", width, 1, seed).tolist() == (std * z).tolist()
+    w = INITIALIZERS["xavier_normal"].initializer(1.0)((width, width), PCG32(seed))
+    assert w.tolist() == (std * z).astype(np.float32).tolist()
 
     # the forward memo of a cache holds at most memo_size passes, 64 by default
     cache = UnitWeights()
     for k in range(66):
-        cache.simulate("tanh", "normal", std=0.1 + k / 100, n_layers=1, width=4, seeds=1)
+        cache.simulate("tanh", "normal_init", std=0.1 + k / 100, n_layers=1, width=4, seeds=1)
     assert len(cache.forward_memo) == 64
 
 
@@ -217,5 +219,5 @@ def test_depth_result_ratio_is_last_over_first_layer_without_a_warning():
     expected = np.median(r.per_seed[:, -1] / r.per_seed[:, 1])
     assert r.ratio() == float(expected)
     assert r.ratio(2) == float(np.median(r.per_seed[:, -1] / r.per_seed[:, 2]))
-    dead = simulate("relu", "normal", std=0.0, n_layers=3, width=8, seeds=2)  # 0 / 0
+    dead = simulate("relu", "normal_init", std=0.0, n_layers=3, width=8, seeds=2)  # 0 / 0
     assert math.isnan(dead.ratio())

@@ -18,8 +18,8 @@ import pytest
 import tinyinit as ti
 from tinyinit import PCG32
 from tinyinit.core.activations import activation
-from tinyinit.core.distributions import normal, scaled_normal_float32, uniform_float32, uniforms
-from tinyinit.physics.depth_stack import unit_matrix, unit_scale, weight_std
+from tinyinit.core.distributions import normal, uniform_float32, uniforms
+from tinyinit.core.init import initializer_row
 from tinyinit.physics.propagation import mean_field, simulate
 
 # (call taking rng, the start of the message)
@@ -117,19 +117,12 @@ CASES = {
     "uniforms n": (lambda rng: uniforms(rng, 2.0), "n must be a non-negative integer"),
     "normal n": (lambda rng: normal(rng, -3), "n must be a non-negative integer"),
     "uniform_float32 n": (lambda rng: uniform_float32(rng, None, 0.0, 1.0), "n must be"),
-    "scaled_normal_float32 n": (lambda rng: scaled_normal_float32(rng, 1.5, 1.0), "n must be"),
-    "scaled_normal_float32 rng": (
-        lambda rng: scaled_normal_float32([], 2, 1.0),
-        "rng must be a generator",
-    ),
     "uniform_float32 rng": (lambda rng: uniform_float32(1, 2, 0.0, 1.0), "rng must be a generator"),
     "uniforms rng": (lambda rng: uniforms(object(), 2), "rng must be a generator"),
     "normal rng": (lambda rng: normal(None, 2), "rng must be a generator"),
     # propagation
     "activation name": (lambda rng: activation("swish"), "phi must be one of"),
-    "weight_std initializer": (lambda rng: weight_std("he", 3, 4), "initializer must be one of"),
-    "unit_scale initializer": (lambda rng: unit_scale("he", 3, 4), "initializer must be one of"),
-    "unit_matrix kind": (lambda rng: unit_matrix("gauss", 4, 1, 0), "kind must be one of"),
+    "initializer_row key": (lambda rng: initializer_row("he"), "initializer must be one of"),
     "mean_field activation_name": (
         lambda rng: mean_field("swish", gain=1.0, n_layers=3),
         "activation must be one of",
@@ -173,11 +166,10 @@ def test_the_message_starts_with_the_arguments_name(name):
     "call, message",
     [
         (
-            lambda: weight_std("he", 3, 4),
-            "initializer must be one of xavier_uniform, xavier_normal, kaiming_fan_in, "
-            "kaiming_fan_out, normal, got 'he'",
+            lambda: initializer_row("he"),
+            "initializer must be one of xavier_uniform, xavier_normal, kaiming_normal, "
+            "kaiming_normal_fan_out, orthogonal_init, normal_init, got 'he'",
         ),
-        (lambda: unit_matrix("gauss", 4, 1, 0), "kind must be one of uniform, normal, got 'gauss'"),
     ],
 )
 def test_a_message_with_a_choice_lists_every_value_accepted(call, message):
@@ -216,8 +208,6 @@ def test_accepted_edges_of_the_new_initializers():
     "call, message",
     [
         (lambda rng: uniform_float32(rng, -1, 0.0, 1.0),
-         "n must be a non-negative integer, got -1"),
-        (lambda rng: scaled_normal_float32(rng, -1, 1.0),
          "n must be a non-negative integer, got -1"),
         (lambda rng: ti.trunc_normal_init((4, 3), -1.0, rng),
          "std must be a finite real number >= 0, got -1.0"),

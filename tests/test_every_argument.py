@@ -62,7 +62,6 @@ MODULES = [
     "tinyinit.physics.gains",
     "tinyinit.core.parallel",
     "tinyinit.core.libm",
-    "tinyinit.physics.depth_stack",
     "tinyinit.physics.depth_result",
     "tinyinit.physics.propagation",
     "tinyinit.physics.propagation_fast",
@@ -203,7 +202,7 @@ def two_results():
 
     return [
         simulate("relu", initializer, gain=gain, n_layers=2, width=4, seeds=1)
-        for initializer, gain in (("xavier_uniform", 1.0), ("kaiming_fan_in", 2**0.5))
+        for initializer, gain in (("xavier_uniform", 1.0), ("kaiming_normal", 2**0.5))
     ]
 
 
@@ -236,7 +235,7 @@ def histogram_result():
 
 # A run's settings, as TrainingExplorer.settings gives them.
 RUN_SETTINGS = dict(
-    initializer="kaiming_fan_in",
+    initializer="kaiming_normal",
     gain=2**0.5,
     std=0.02,
     activation="relu",
@@ -720,8 +719,6 @@ CALLS = {
     "tinyinit.core.pcg32.PCG32.advance": dict(k=3),
     "tinyinit.core.pcg32.PCG32.words": dict(n=3),
     "tinyinit.core.pcg32.PCG32.uniforms": dict(n=3),
-    "tinyinit.core.distributions.scaled_uniform_float32": dict(a=0.5),
-    "tinyinit.core.distributions.scaled_normal_float32": dict(bounds=None),
     "tinyinit.core.init.uniform_bound": dict(std=0.5),
     # leaky_relu, so that its slope (param) is read, not ignored as for the other names
     "tinyinit.core.init.calculate_gain": dict(nonlinearity="leaky_relu", param=0.2),
@@ -741,19 +738,21 @@ CALLS = {
     "tinyinit.core.activations.leaky_relu": dict(slope=0.2),
     "tinyinit.core.activations.activation": dict(phi="leaky_relu", param=0.2),
     "tinyinit.core.activations.as_activation": dict(phi="leaky_relu", param=0.2, name="phi"),
-    "tinyinit.physics.depth_stack.Scheme": dict(
+    "tinyinit.core.init.Initializer": dict(
         key="k",
         label="K",
-        kind="normal",
-        fan="fan_in",
-        gain_from_activation=True,
-        formula="gain/√n",
+        init=lambda shape, rng, std: np.zeros(shape),
+        kwargs={},
+        knob="std",
+        std=lambda fan_in, fan_out, std: std,
+        formula="f",
+        gain_from_activation=False,
         title="",
-    ),  # fmt: skip
-    "tinyinit.physics.depth_stack.Scheme.std": dict(fan_in=3, fan_out=4, gain=1.0, std=0.02),
-    "tinyinit.physics.depth_stack.Scheme.scale": dict(fan_in=3, fan_out=4, gain=1.0, std=0.02),
-    "tinyinit.physics.depth_stack.Scheme.initial_gain": dict(activation="relu"),
-    "tinyinit.physics.depth_stack.unit_batch": dict(stream=1),
+    ),
+    "tinyinit.core.init.Initializer.initializer": dict(value=1.0),
+    "tinyinit.core.init.initializer_row": dict(initializer="kaiming_normal"),
+    "tinyinit.physics.gains.initial_gain": dict(initializer="kaiming_normal", activation="relu"),
+    "tinyinit.physics.propagation.unit_batch": dict(stream=1),
     "tinyinit.physics.depth_result.DepthResult.ratio": dict(start=1),
     "tinyinit.physics.depth_result.DepthResult.first_layer": dict(
         values=np.array([1.0, 0.5, 0.0]), where=lambda v: v == 0
@@ -772,7 +771,7 @@ CALLS = {
     ),
     "tinyinit.physics.propagation.weight_gradient_theory": dict(curves=None),
     "tinyinit.physics.propagation_fast.UnitWeights.get": dict(
-        kind="normal", width=4, seed=0, n_layers=2
+        initializer="normal_init", width=4, seed=0, n_layers=2
     ),
     "tinyinit.physics.propagation_fast.UnitWeights.batch": dict(width=4, batch=2, seed=0, stream=1),
     "tinyinit.physics.propagation_fast.UnitWeights.theory": dict(
@@ -783,7 +782,7 @@ CALLS = {
     "tinyinit.physics.variance.input_moments": dict(kind="relu"),
     "tinyinit.physics.variance.predicted_variance": dict(fan_in=3),
     "tinyinit.physics.variance.sample_sums": dict(fan_in=3, inputs="relu", weights="normal"),
-    "tinyinit.physics.variance.mean_square": dict(a=np.array([3.0, -1.0])),
+    "tinyinit.physics.propagation.mean_square": dict(a=np.array([3.0, -1.0])),
     "tinyinit.physics.variance.root_mean_square": dict(a=np.array([3.0, -1.0])),
     "tinyinit.physics.variance.stack_layers": dict(
         init=lambda rng: np.ones((2, 3)), seeds=range(2)
@@ -918,7 +917,7 @@ CALLS = {
     ),
     "tinyinit.cli.depth_figure": dict(size=(4.0, 3.0), dpi=30),
     "tinyinit.cli.parse_gain": dict(gain="5/3"),
-    "tinyinit.cli.resolve_gain": dict(gain=None, initializer="kaiming_fan_in", activation="tanh"),
+    "tinyinit.cli.resolve_gain": dict(gain=None, initializer="kaiming_normal", activation="tanh"),
     "tinyinit.cli.seeds_reported": dict(n=2),
     "tinyinit.physics.depth_result.Experiment.result": dict(
         weight_std=0.5,
@@ -1016,9 +1015,9 @@ INSTANCES = {
     "tinyinit.course.quiz.NumberPrediction": lambda: quiz().predict_number("2 + 2?", abs_tol=0.5),
     "tinyinit.networks.training.Trainer": small_trainer,
     "tinyinit.core.pcg32.PCG32": rng,
-    "tinyinit.physics.depth_stack.Scheme": lambda: importlib.import_module(
-        "tinyinit.physics.depth_stack"
-    ).SCHEMES["kaiming_fan_in"],
+    "tinyinit.core.init.Initializer": lambda: importlib.import_module(
+        "tinyinit.core.init"
+    ).INITIALIZERS["kaiming_normal"],
     "tinyinit.physics.depth_result.DepthResult": small_result,
     "tinyinit.physics.propagation_fast.UnitWeights": lambda: importlib.import_module(
         "tinyinit.physics.propagation_fast"
@@ -1039,7 +1038,7 @@ INSTANCES = {
         "tinyinit.physics.depth_result"
     ).experiment(
         "relu",
-        "normal",
+        "normal_init",
         gain=1.0,
         std=0.5,
         n_layers=2,

@@ -2,7 +2,7 @@
 
     python -m tinyinit figure --initializer xavier_uniform --activation relu -o collapse.png
     python -m tinyinit figure --activation tanh --gain 5/3 --n-layers 50 -o tanh.svg
-    python -m tinyinit figure --compare xavier_uniform,kaiming_fan_in --slide -o slide.svg
+    python -m tinyinit figure --compare xavier_uniform,kaiming_normal --slide -o slide.svg
     python -m tinyinit figure --help
 
 The figure is the explorer's own (`tinyinit.views.plots.DepthPlot`): the median of
@@ -31,8 +31,9 @@ from typing import TYPE_CHECKING, TextIO
 
 from .core.activations import ACTIVATIONS
 from .core.arguments import flag, function, instance, integer, number
+from .core.init import INITIALIZERS
 from .physics.depth_result import DepthResult
-from .physics.depth_stack import SCHEMES, scheme
+from .physics.gains import initial_gain
 from .physics.propagation import simulate
 
 # matplotlib (and the figure code built on it) is imported by the functions that draw: `check`,
@@ -94,16 +95,16 @@ def resolve_gain(gain: float | None, initializer: str, activation: str) -> float
     torch.nn.init.kaiming_* takes its gain from the nonlinearity (sqrt(2) for
     relu); xavier_* defaults to gain 1, whatever the activation (the point of
     the "Xavier + ReLU" demonstration). The normal initializer has no gain.
-    (`tinyinit.physics.depth_stack.Scheme.initial_gain`, the explorer's rule.)
+    (`tinyinit.physics.gains.initial_gain`, the explorer's rule.)
 
-    >>> round(resolve_gain(None, "kaiming_fan_in", "relu"), 6)
+    >>> round(resolve_gain(None, "kaiming_normal", "relu"), 6)
     1.414214
     >>> resolve_gain(None, "xavier_normal", "relu"), resolve_gain(5 / 3, "xavier_normal", "tanh")
     (1.0, 1.6666666666666667)
     """
     if gain is not None:
         return number("gain", gain, minimum=0)
-    return scheme(initializer).initial_gain(activation)
+    return initial_gain(initializer, activation)
 
 
 def seeds_reported(n: int, report: Callable[[int, int], None]) -> Iterator[int]:
@@ -267,12 +268,14 @@ def _curves(text: str) -> list[dict]:
         spec, _, gain = item.strip().partition("@")
         curve: dict = {}
         for name in filter(None, (n.strip() for n in spec.split("+"))):
-            kind = "initializer" if name in SCHEMES else "activation" if name in ACTIVATIONS else ""
+            kinds = {"initializer": INITIALIZERS, "activation": ACTIVATIONS}
+            kind = next((k for k, names in kinds.items() if name in names), "")
             if not kind or kind in curve:
                 raise argparse.ArgumentTypeError(
                     f"each curve is INITIALIZER, ACTIVATION or INITIALIZER+ACTIVATION, with "
                     f"@GAIN if wanted (e.g. xavier_normal+tanh@5/3); got {item.strip()!r}; "
-                    f"initializers: {', '.join(SCHEMES)}; activations: {', '.join(ACTIVATIONS)}"
+                    f"initializers: {', '.join(INITIALIZERS)}; "
+                    f"activations: {', '.join(ACTIVATIONS)}"
                 )
             curve[kind] = name
         if gain:
@@ -329,10 +332,10 @@ def build_parser() -> argparse.ArgumentParser:
         epilog="examples:\n"
         "  python -m tinyinit figure --initializer xavier_uniform --activation relu "
         "-o collapse.png\n"
-        "  python -m tinyinit figure --initializer kaiming_fan_in --activation relu "
+        "  python -m tinyinit figure --initializer kaiming_normal --activation relu "
         "-o kept.svg\n"
         "  python -m tinyinit figure --activation tanh --gain 5/3 --n-layers 50 -o tanh.pdf\n"
-        "  python -m tinyinit figure --compare xavier_uniform,kaiming_fan_in --slide "
+        "  python -m tinyinit figure --compare xavier_uniform,kaiming_normal --slide "
         "-o slide.svg\n"
         "  python -m tinyinit figure --compare xavier_normal+tanh@1,xavier_normal+tanh@5/3 "
         "--ylim 1e-2,10 -o tanh.png",
@@ -343,7 +346,7 @@ def build_parser() -> argparse.ArgumentParser:
     net = fig.add_argument_group("network")
     net.add_argument(
         "--initializer",
-        choices=list(SCHEMES),
+        choices=list(INITIALIZERS),
         default="xavier_uniform",
         help="how the weights are drawn (default: %(default)s)",
     )
@@ -430,7 +433,7 @@ def build_parser() -> argparse.ArgumentParser:
         default=None,
         metavar="CURVES",
         help="several curves on one axis, comma-separated, each named where it ends: "
-        "initializers (xavier_uniform,kaiming_fan_in), activations (relu,tanh) or both "
+        "initializers (xavier_uniform,kaiming_normal), activations (relu,tanh) or both "
         "(xavier_normal+tanh@5/3, @ a gain); the rest from the options above",
     )
     look.add_argument(

@@ -8,7 +8,7 @@ import math
 import numpy as np
 import pytest
 
-from tinyinit import PCG32, kaiming_normal, normal_init, xavier_normal, xavier_uniform
+from tinyinit import PCG32, kaiming_normal, normal_init
 from tinyinit.networks import training
 from tinyinit.networks.digits import load_digits_split
 from tinyinit.networks.mlp import accuracy, forward, init_params, loss_and_gradients
@@ -258,31 +258,6 @@ def test_bad_trainer_options_are_refused_as_train_refuses_them(options, message)
     assert message in str(info.value)
     with pytest.raises(ValueError, match="must be one of"):
         training.Trainer(GOOD, X, Y, "softplus", lr=0.1, batch_size=2)
-
-
-@pytest.mark.parametrize("initializer", ["xavier_uniform", "xavier_normal", "kaiming_fan_in",
-                                         "kaiming_fan_out", "normal"])  # fmt: skip
-def test_scheme_weights_are_the_initializers_own_weights(initializer):
-    from tinyinit.physics.depth_stack import SCHEMES
-
-    assert set(SCHEMES) == {"xavier_uniform", "xavier_normal", "kaiming_fan_in",
-                            "kaiming_fan_out", "normal"}  # fmt: skip
-    shape, gain = (24, 40), 5 / 3
-    drawn = training.scheme_weights(initializer, gain=gain, std=0.05)(shape, PCG32(9))
-    own = {
-        "xavier_uniform": lambda: xavier_uniform(shape, gain, PCG32(9)),
-        "xavier_normal": lambda: xavier_normal(shape, gain, PCG32(9)),
-        "kaiming_fan_in": lambda: normal_init(shape, gain / np.sqrt(40), PCG32(9)),
-        "kaiming_fan_out": lambda: normal_init(shape, gain / np.sqrt(24), PCG32(9)),
-        "normal": lambda: normal_init(shape, 0.05, PCG32(9)),
-    }[initializer]()
-    assert drawn.tobytes() == own.tobytes()
-    relu = training.scheme_weights("kaiming_fan_in", gain=np.sqrt(2))((24, 40), PCG32(9))
-    assert relu.tobytes() == kaiming_normal((24, 40), "fan_in", "relu", PCG32(9)).tobytes()
-    with pytest.raises(ValueError, match="initializer must be one of .*, got 'he'"):
-        training.scheme_weights("he")
-    with pytest.raises(ValueError, match="gain must be"):
-        training.scheme_weights("xavier_normal", gain=-1.0)
 
 
 def test_a_trainer_with_batch_norm_refuses_a_batch_of_one():

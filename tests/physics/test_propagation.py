@@ -3,6 +3,7 @@ against the module card's claims, and the explorer's weights against the initial
 
 from __future__ import annotations
 
+import inspect
 import math
 import warnings
 
@@ -14,28 +15,18 @@ from refusals import assert_refused
 from tinyinit import (
     PCG32,
     calculate_gain,
-    kaiming_normal,
-    normal_init,
-    xavier_normal,
     xavier_uniform,
 )
 from tinyinit.core import activations as acts
 from tinyinit.core.activations import ACTIVATIONS, LEAKY_RELU_SLOPE
 from tinyinit.core.arguments import KindError
 from tinyinit.core.distributions import normal
+from tinyinit.core.init import INITIALIZERS
 from tinyinit.physics import propagation as prop
 from tinyinit.physics.depth_result import DepthResult
-from tinyinit.physics.depth_stack import (
-    GRADIENT_STREAM,
-    INPUT_STREAM,
-    layer_weights,
-    suggested_gain,
-    unit_batch,
-    unit_matrix,
-    unit_scale,
-)
-from tinyinit.physics.mean_field import gaussian_expectation
-from tinyinit.physics.propagation import mean_field, simulate
+from tinyinit.physics.gains import suggested_gain
+from tinyinit.physics.mean_field import gaussian_expectation, mean_field
+from tinyinit.physics.propagation import GRADIENT_STREAM, INPUT_STREAM, simulate, unit_batch
 from tinyinit.physics.variance import mean_square
 
 RELU_GAIN = math.sqrt(2.0)
@@ -150,7 +141,7 @@ def test_selu_uses_the_exact_constants():
 
 
 def test_kaiming_keeps_a_20_layer_relu_stack_within_a_factor_16():
-    r = simulate("relu", "kaiming_fan_in", gain=RELU_GAIN, n_layers=20, width=256, seeds=3)
+    r = simulate("relu", "kaiming_normal", gain=RELU_GAIN, n_layers=20, width=256, seeds=3)
     ratios = r.per_seed[:, 20] / r.per_seed[:, 1]
     assert np.all((ratios > 1 / 16) & (ratios < 16)), ratios
     assert np.all((r.per_seed[:, 20] > 1 / 16) & (r.per_seed[:, 20] < 16))
@@ -177,7 +168,7 @@ def test_tanh_settles_near_042_with_gain_5_3_and_drains_with_gain_1():
 @pytest.mark.parametrize("direction", ["forward", "backward"])
 def test_measured_follows_theory_at_default_gains(name, direction):
     gain = calculate_gain(name)
-    r = simulate(name, "kaiming_fan_in", gain=gain, n_layers=10, width=256, seeds=3,
+    r = simulate(name, "kaiming_normal", gain=gain, n_layers=10, width=256, seeds=3,
                  direction=direction)  # fmt: skip
     # Finite width: the log of the mean square wanders like a random walk, a few
     # percent per layer; a factor 2 over 10 layers is a loose, safe bound.
@@ -213,11 +204,11 @@ def test_layer_zero_is_the_unit_input():
             None,
         ),
         (dict(activation="relu", initializer="xavier_uniform", gain=0.0), None, 1),
-        (dict(activation="relu", initializer="normal", std=0.0), None, 1),
-        (dict(activation="linear", initializer="normal", std=10.0, n_layers=100), 70, None),
-        (dict(activation="relu", initializer="normal", std=0.001, n_layers=100), None, 84),
-        (dict(activation="tanh", initializer="normal", std=10.0, n_layers=100), None, None),
-        (dict(activation="sigmoid", initializer="normal", std=0.0), None, None),
+        (dict(activation="relu", initializer="normal_init", std=0.0), None, 1),
+        (dict(activation="linear", initializer="normal_init", std=10.0, n_layers=100), 70, None),
+        (dict(activation="relu", initializer="normal_init", std=0.001, n_layers=100), None, 84),
+        (dict(activation="tanh", initializer="normal_init", std=10.0, n_layers=100), None, None),
+        (dict(activation="sigmoid", initializer="normal_init", std=0.0), None, None),
     ],
 )
 @pytest.mark.parametrize("direction", ["forward", "backward"])
@@ -237,7 +228,7 @@ def test_extreme_settings_give_inf_or_zero_without_warnings(settings, overflow, 
 
 
 def test_sigmoid_with_zero_weights_sits_at_one_quarter():
-    r = simulate("sigmoid", "normal", std=0.0, n_layers=5, width=16, seeds=1)
+    r = simulate("sigmoid", "normal_init", std=0.0, n_layers=5, width=16, seeds=1)
     np.testing.assert_array_equal(r.per_seed[0, 1:], 0.25)
     np.testing.assert_allclose(r.theory[1:], 0.25, rtol=1e-15)
 
@@ -251,61 +242,32 @@ def stack(init, width, depth, seed):
     return [init((width, width), rng) for _ in range(depth)]
 
 
-INITIALIZER_CALLS = {
-    "xavier_uniform": lambda g, s: lambda shape, rng: xavier_uniform(shape, g, rng),
-    "xavier_normal": lambda g, s: lambda shape, rng: xavier_normal(shape, g, rng),
-    "kaiming_fan_in": lambda g, s: lambda shape, rng: kaiming_normal(shape, "fan_in", "relu", rng),
-    "kaiming_fan_out": lambda g, s: (
-        lambda shape, rng: kaiming_normal(shape, "fan_out", "tanh", rng)
-    ),
-    "normal": lambda g, s: lambda shape, rng: normal_init(shape, s, rng),
-}
-GAINS = {"kaiming_fan_in": RELU_GAIN, "kaiming_fan_out": 5 / 3}
+@pytest.mark.parametrize("initializer", list(INITIALIZERS))
+def test_simulate_multiplies_by_exactly_the_initializers_weights(initializer):
+    """The weights of init.py's initializer, layer after layer from PCG32(seed), times the knob."""
+    width, depth, seed, knob = 6, 4, 5, 1.3
+    unit = INITIALIZERS[initializer].initializer(1.0)  # its knob at 1, times the knob
+    weights = [knob * w.astype(np.float64) for w in stack(unit, width, depth, seed)]
+    expected = propagate(weights, 1.0, "tanh", unit_batch(width, 8, seed, INPUT_STREAM))
+    r = simulate("tanh", initializer, gain=knob, std=knob, n_layers=depth, width=width,
+                 seeds=(seed,), batch=8)  # fmt: skip
+    np.testing.assert_array_equal(r.per_seed[0], expected)
 
 
-@pytest.mark.parametrize("initializer", list(INITIALIZER_CALLS))
-@pytest.mark.parametrize("width", [5, 6])
-@pytest.mark.parametrize("seed", [0, 7])
-def test_layer_weights_are_the_initializer_output_bit_for_bit(initializer, width, seed):
-    gain, std = GAINS.get(initializer, 0.7), 0.3
-    expected = stack(INITIALIZER_CALLS[initializer](gain, std), width, 4, seed)
-    for layer in range(1, 5):
-        w = layer_weights(initializer, width, layer, seed, gain=gain, std=std)
-        assert w.dtype == np.float64 and w.shape == (width, width)
-        np.testing.assert_array_equal(w.astype(np.float32), expected[layer - 1])
-
-
-def test_layer_weights_at_full_width():
-    expected = stack(lambda shape, rng: xavier_uniform(shape, 1.0, rng), 256, 2, 1)
-    w = layer_weights("xavier_uniform", 256, 2, 1)
-    np.testing.assert_array_equal(w.astype(np.float32), expected[1])
-    rng = PCG32(2)
-    for _ in range(3):
-        expected = kaiming_normal((256, 256), "fan_in", "relu", rng)
-    w = layer_weights("kaiming_fan_in", 256, 3, 2, gain=RELU_GAIN)
-    np.testing.assert_array_equal(w.astype(np.float32), expected)
-
-
-def test_simulation_multiplies_by_exactly_those_weights():
-    width, depth, seed, gain = 32, 4, 5, 1.3
-    x = unit_batch(width, 8, seed, INPUT_STREAM)
-    for initializer in ("xavier_uniform", "kaiming_fan_in"):
-        weights = [layer_weights(initializer, width, k, seed, gain=gain) for k in range(1, 5)]
-        h, expected = x, [1.0]
-        for w in weights:
-            h = np.tanh(w @ h)
-            expected.append(np.mean(h * h))
-        kind, scale = unit_scale(initializer, width, width, gain)
-        units = [unit_matrix(kind, width, k, seed) for k in range(1, depth + 1)]
-        measured = propagate(units, scale, "tanh", x)
-        np.testing.assert_allclose(measured, expected, rtol=1e-12)
+def test_simulate_at_full_width_is_xavier_uniform_s_own_stack():
+    x = unit_batch(256, 4, 1, INPUT_STREAM)
+    expected = propagate(
+        stack(lambda s, rng: xavier_uniform(s, 1.0, rng), 256, 2, 1), 1.0, "relu", x
+    )
+    r = simulate("relu", "xavier_uniform", n_layers=2, width=256, seeds=(1,), batch=4)
+    np.testing.assert_array_equal(r.per_seed[0], expected)
 
 
 def test_rejects_unknown_names():
     with pytest.raises(ValueError, match="activation must be one of"):
         simulate("swish", n_layers=2, width=8, seeds=1)
     with pytest.raises(ValueError, match="initializer must be one of"):
-        simulate("relu", "orthogonal", n_layers=2, width=8, seeds=1)
+        simulate("relu", "orthogonal", n_layers=2, width=8, seeds=1)  # its key: orthogonal_init
     with pytest.raises(ValueError, match="direction"):
         simulate("relu", n_layers=2, width=8, seeds=1, direction="sideways")
 
@@ -325,7 +287,7 @@ def test_propagate_with_an_upstream_gradient_gives_both_directions_as_by_hand():
     width, seed, scale = 6, 4, 0.7
     x = unit_batch(width, 5, seed, INPUT_STREAM)
     g = unit_batch(width, 5, seed + 1, INPUT_STREAM)
-    units = [unit_matrix("normal", width, k, seed) for k in (1, 2, 3)]
+    units = stack(lambda s, rng: normal(rng, s[0] * s[1]).reshape(s), width, 3, seed)
     hs, zs = [x], []
     for unit in units:
         zs.append(scale * (unit @ hs[-1]))
@@ -340,7 +302,7 @@ def test_propagate_with_an_upstream_gradient_gives_both_directions_as_by_hand():
 
 
 def test_the_statistics_over_seeds_are_computed_once_and_read_only():
-    r = simulate("relu", "kaiming_fan_in", n_layers=3, width=8, seeds=3, batch=4,
+    r = simulate("relu", "kaiming_normal", n_layers=3, width=8, seeds=3, batch=4,
                  direction="backward")  # fmt: skip
     for name in ("median", "low", "high", "weight_median"):
         values = getattr(r, name)
@@ -354,7 +316,7 @@ def test_the_statistics_over_seeds_are_computed_once_and_read_only():
 
 def test_overflow_and_underflow_are_found_in_the_direction_of_travel():
     per_seed = np.array([[math.inf, math.inf, 3.0, 1.0, 0.0, 0.0]])
-    settings = dict(activation="relu", initializer="normal", gain=1.0, weight_std=1.0, width=4)
+    settings = dict(activation="relu", initializer="normal_init", gain=1.0, weight_std=1.0, width=4)
     common = dict(n_layers=5, seeds=(0,), batch=2, per_seed=per_seed, theory=per_seed[0])
     common.update(settings)
     forward = DepthResult(direction="forward", **common)
@@ -384,7 +346,7 @@ def test_simulate_by_default_is_xavier_relu_20_layers_of_256_3_seeds_of_32():
     settings = (r.activation, r.initializer, r.gain, r.weight_std, r.n_layers, r.width, r.batch)
     assert settings == ("relu", "xavier_uniform", 1.0, math.sqrt(2 / 512), 20, 256, 32)
     assert len(r.seeds) == 3 and r.per_seed.shape == (3, 21)
-    assert simulate(initializer="normal", n_layers=1, width=8, seeds=1).weight_std == 0.02
+    assert simulate(initializer="normal_init", n_layers=1, width=8, seeds=1).weight_std == 0.02
 
 
 def test_unit_batch_draws_its_own_stream_and_is_read_only():
@@ -398,9 +360,9 @@ def test_unit_batch_draws_its_own_stream_and_is_read_only():
 
 def test_weight_gradients_come_with_the_backward_view_only():
     settings = dict(n_layers=5, width=16, seeds=2, batch=4)
-    forward = simulate("relu", "kaiming_fan_in", gain=RELU_GAIN, **settings)
+    forward = simulate("relu", "kaiming_normal", gain=RELU_GAIN, **settings)
     assert forward.weight_per_seed is None and forward.weight_theory is None
-    backward = simulate("relu", "kaiming_fan_in", gain=RELU_GAIN, direction="backward", **settings)
+    backward = simulate("relu", "kaiming_normal", gain=RELU_GAIN, direction="backward", **settings)
     assert backward.weight_per_seed.dtype == np.float64
     assert backward.weight_per_seed.shape == (2, 6) and backward.weight_theory.shape == (6,)
     assert np.isnan(backward.weight_per_seed[:, 0]).all()  # layer 0 has no weights
@@ -452,9 +414,9 @@ def test_simulate_takes_each_range_from_its_bound_and_refuses_past_it():
         ("batch", 0, "an integer >= 1"),
     ):
         with pytest.raises(ValueError) as caught:
-            simulate("relu", "normal", **{**settings, name: value})
+            simulate("relu", "normal_init", **{**settings, name: value})
         assert str(caught.value) == f"{name} must be {words}, got {value}"
-    r = simulate("relu", "normal", gain=0.0, std=0.0, n_layers=1, width=1, seeds=1, batch=1)
+    r = simulate("relu", "normal_init", gain=0.0, std=0.0, n_layers=1, width=1, seeds=1, batch=1)
     assert r.per_seed.tolist() == [[1.0, 0.0]]  # zero weights: the signal is gone at layer 1
     with pytest.raises(ValueError) as caught:
         simulate("relu", sample_layers=(-1,), **settings)
@@ -493,7 +455,7 @@ def test_seeds_and_passes_are_refused_in_their_own_words():
         with pytest.raises(kind) as caught:
             simulate("relu", n_layers=2, width=4, seeds=seeds)
         assert str(caught.value) == f"seeds must be {accepted}, got {seeds!r}"
-    e = experiment("relu", "normal", gain=1.0, std=0.02, n_layers=1, width=4, seeds=1,
+    e = experiment("relu", "normal_init", gain=1.0, std=0.02, n_layers=1, width=4, seeds=1,
                    batch=2, direction="forward", sample_layers=(1,))  # fmt: skip
     with pytest.raises(ValueError) as caught:
         e.result(0.02, [], None)
@@ -601,8 +563,7 @@ def test_the_recursions_refuse_their_arrays_in_their_own_words():
         (
             lambda: prop.backward_values([eye, eye], [col], col),  # one slope short
             ValueError,
-            "slopes must hold one array per layer of shapes [(2, 1), (2, 1)], "
-            "got shapes [(2, 1)]",
+            "slopes must hold one array per layer of shapes [(2, 1), (2, 1)], got shapes [(2, 1)]",
         ),
         (
             lambda: prop.backward_values([eye], [np.ones((2, 3))], col),  # would broadcast
@@ -758,3 +719,39 @@ def test_the_mean_squares_by_layer_are_inf_past_float64_without_a_warning():
         warnings.simplefilter("error")
         m = prop.mean_squares_by_layer(layers, "linear", np.array([[3.0], [-3.0]]))
     assert m.dtype == np.float64 and m.tolist() == [9.0, 36.0, math.inf, math.inf]
+
+
+def calls_into_the_argument_checks(call) -> int:
+    """How many times call() enters a function of tinyinit.core.arguments or pcg32's _as_uint."""
+    import sys
+
+    import tinyinit.core.arguments as arguments
+    import tinyinit.core.pcg32 as pcg32
+
+    checks = {
+        f.__code__
+        for f in vars(arguments).values()
+        if inspect.isfunction(f) and f.__module__ == arguments.__name__
+    } | {pcg32._as_uint.__code__}
+    count = 0
+
+    def profile(frame, event, arg):
+        nonlocal count
+        count += event == "call" and frame.f_code in checks
+
+    sys.setprofile(profile)
+    try:
+        call()
+    finally:
+        sys.setprofile(None)
+    return count
+
+
+def test_one_simulate_checks_its_arguments_at_the_door_and_trusts_them_inside():
+    """20 layers x 3 seeds: the arguments are checked where they come in (simulate's, the
+    initializer's gain, each seed's generator), not again at every layer. The package's own
+    loops call the unchecked twins: 60 calls at most, against 2,795 when every helper checked."""
+    simulate(n_layers=20, seeds=3)  # first calls: caches filled, activations resolved
+    assert calls_into_the_argument_checks(lambda: simulate(n_layers=20, seeds=3)) <= 60
+    # The count is not blind: a checked call counts.
+    assert calls_into_the_argument_checks(lambda: simulate(n_layers=1, seeds=1)) > 0

@@ -21,13 +21,25 @@ from plain_propagation import propagate
 from refusals import assert_refused
 
 from tinyinit.core.activations import ACTIVATIONS
-from tinyinit.physics import depth_stack as stack
+from tinyinit.core.distributions import normal, uniforms
+from tinyinit.core.init import INITIALIZERS
+from tinyinit.core.pcg32 import PCG32
 from tinyinit.physics import propagation as prop
 from tinyinit.physics import propagation_fast as fp
-from tinyinit.physics.depth_stack import unit_batch, unit_matrix
-from tinyinit.physics.propagation import simulate
+from tinyinit.physics.propagation import INPUT_STREAM, simulate, unit_batch
 from tinyinit.physics.propagation_fast import UnitWeights
 from tinyinit.physics.variance import mean_square
+
+
+def unit_matrix(kind: str, width: int, layer: int, seed: int) -> np.ndarray:
+    """Layer `layer` of a stack of unit matrices drawn from PCG32(seed), layer after layer:
+    standard normal, or uniform on [-1, 1) ("uniform"), float64 (width, width)."""
+    rng = PCG32(seed)
+    for _ in range(layer):
+        n = width * width
+        unit = normal(rng, n) if kind == "normal" else 2.0 * uniforms(rng, n) - 1.0
+    return unit.reshape(width, width)
+
 
 # The fast path's products are float32: each entry of W h is rounded to about width x 6e-8
 # of the sum of its terms' sizes, over 2 x n_layers products backward, more where a sum
@@ -65,7 +77,7 @@ def assert_same_result(fast, plain):
 SETTINGS = st.fixed_dictionaries(
     {
         "activation": st.sampled_from(["relu", "leaky_relu", "linear", "tanh", "gelu", "selu"]),
-        "initializer": st.sampled_from(list(stack.INITIALIZERS)),
+        "initializer": st.sampled_from(list(INITIALIZERS)),
         "gain": st.floats(0.6, 1.8),
         "std": st.floats(0.05, 0.4),
         "n_layers": st.integers(1, 10),
@@ -105,7 +117,7 @@ def test_seeds_given_as_a_sequence_go_through_the_cache_as_through_simulate(dire
 @settings(max_examples=20, deadline=None)
 @given(SETTINGS, st.lists(st.floats(0.3, 3.0), min_size=1, max_size=4))
 def test_a_gain_slider_on_a_homogeneous_stack_rescales_and_stays_equal(stop, gains):
-    stop = {**stop, "activation": "relu", "initializer": "kaiming_fan_in"}
+    stop = {**stop, "activation": "relu", "initializer": "kaiming_normal"}
     cache = UnitWeights()
     cache.simulate(**stop)
     for gain in gains:
@@ -136,7 +148,7 @@ def test_the_theory_is_kept_per_cache_not_in_a_module_global():
 @pytest.mark.parametrize("scale", [2.0**-1060, 1e-300, 1e-30, 1.0, 1e30, 1e300, 2.0**1020])
 def test_float32_products_keep_24_bits_at_any_scale(scale):
     unit = unit_matrix("normal", 32, 1, seed=3)
-    h = unit_batch(32, 8, seed=3, stream=stack.INPUT_STREAM) * scale
+    h = unit_batch(32, 8, seed=3, stream=INPUT_STREAM) * scale
     with np.errstate(all="ignore"):
         # In long double where the machine has one (x86: to 1e4932), so that no partial
         # sum overflows: a product is inf where its value is beyond float64, no sooner.
@@ -167,7 +179,7 @@ def test_float32_products_pass_zeros_inf_and_nan_through():
 @pytest.mark.parametrize("size", [1e-3, 0.5, 1.0, 3.0, 1e3])
 def test_a_float32_unit_multiplies_in_float32_at_any_size_of_h(size):
     unit = unit_matrix("normal", 16, 1, seed=3).astype(np.float32)
-    h = unit_batch(16, 4, seed=3, stream=stack.INPUT_STREAM) * size
+    h = unit_batch(16, 4, seed=3, stream=INPUT_STREAM) * size
     # h's rescaling by a power of 2 is exact: the float32 product of h itself, bit for bit
     expected = (unit @ h.astype(np.float32)).astype(np.float64)
     assert fp._product(unit, h).tolist() == expected.tolist()
@@ -176,7 +188,7 @@ def test_a_float32_unit_multiplies_in_float32_at_any_size_of_h(size):
 
 def test_a_float32_product_beyond_float64s_powers_of_2_is_still_in_float32():
     unit = unit_matrix("normal", 16, 1, seed=3).astype(np.float32)
-    h = unit_batch(16, 4, seed=3, stream=stack.INPUT_STREAM)
+    h = unit_batch(16, 4, seed=3, stream=INPUT_STREAM)
     # 2**1006 and 2**-1000 are taken in exact steps; the result is 32 times the float32 product
     expected = (32.0 * (unit @ h.astype(np.float32)).astype(np.float64)).tolist()
     assert fp._product(unit, h * 2.0**1005, 2.0**-1000).tolist() == expected
@@ -197,12 +209,11 @@ def test_a_float32_product_is_sized_by_the_largest_entry_even_a_negative_one():
 def test_simulation_agrees_with_float64_products():
     """The cache's float32 units and products against float64 ones, layer by layer."""
     width, depth, seed = 64, 12, 2
-    x = unit_batch(width, 16, seed, stack.INPUT_STREAM)
+    x = unit_batch(width, 16, seed, INPUT_STREAM)
     for activation_name in ("relu", "tanh", "gelu"):
-        kind, scale = stack.unit_scale("kaiming_fan_in", width, width, 1.7)
-        units = [unit_matrix(kind, width, k, seed) for k in range(1, depth + 1)]
-        exact = propagate(units, scale, activation_name, x)
-        r = simulate(activation_name, "kaiming_fan_in", gain=1.7, n_layers=depth, width=width,
+        units = UnitWeights().get("kaiming_normal", width, seed, depth)  # float32, at gain 1
+        exact = propagate([np.float64(1.7) * u for u in units], 1.0, activation_name, x)
+        r = simulate(activation_name, "kaiming_normal", gain=1.7, n_layers=depth, width=width,
                      seeds=[seed], batch=16)  # fmt: skip
         np.testing.assert_allclose(r.per_seed[0], exact, rtol=1e-5)
 
@@ -226,9 +237,10 @@ def test_unit_matrices_are_drawn_once_and_rescaled():
     cache.simulate("relu", "xavier_uniform", n_layers=15, width=32, seeds=2)
     assert cache.draws == 30  # deeper: only the 5 new layers per seed
     cache.simulate("relu", "xavier_normal", n_layers=15, width=32, seeds=2)
-    cache.simulate("relu", "kaiming_fan_in", gain=2.0, n_layers=15, width=32, seeds=2)
-    cache.simulate("relu", "normal", std=0.1, n_layers=15, width=32, seeds=2)
-    assert cache.draws == 60  # every normal initializer shares the standard normals
+    cache.simulate("relu", "kaiming_normal", gain=2.0, n_layers=15, width=32, seeds=2)
+    assert cache.draws == 90  # each initializer its own stack
+    cache.simulate("relu", "kaiming_normal", gain=0.5, n_layers=15, width=32, seeds=2)
+    assert cache.draws == 90
 
 
 def test_deeper_stack_from_memo_equals_a_fresh_pass():
@@ -246,48 +258,48 @@ def test_deeper_stack_from_memo_equals_a_fresh_pass():
 def test_cache_drops_least_recently_used_entries_beyond_its_budget():
     layer = 16 * 16 * 4  # one float32 (16, 16) unit matrix
     cache = UnitWeights(max_bytes=3 * layer)
-    units = cache.get("uniform", 16, 0, 2)
+    units = cache.get("xavier_uniform", 16, 0, 2)
     assert all(u.dtype == np.float32 and not u.flags.writeable for u in units)
-    cache.get("normal", 16, 0, 2)  # over budget: the uniform entry goes
+    cache.get("xavier_normal", 16, 0, 2)  # over budget: the uniform entry goes
     assert cache.nbytes == 2 * layer
-    assert len(cache.get("normal", 16, 0, 2)) == 2 and cache.draws == 4
+    assert len(cache.get("xavier_normal", 16, 0, 2)) == 2 and cache.draws == 4
     cache = UnitWeights(max_bytes=2 * layer)
-    cache.get("uniform", 16, 0, 1)
-    cache.get("normal", 16, 0, 1)  # exactly the budget: both stay
+    cache.get("xavier_uniform", 16, 0, 1)
+    cache.get("xavier_normal", 16, 0, 1)  # exactly the budget: both stay
     assert cache.nbytes == 2 * layer
     cache = UnitWeights(max_bytes=1)
-    cache.get("uniform", 16, 0, 1)
-    assert len(cache.get("normal", 16, 0, 2)) == 2  # over any budget, the newest stays
+    cache.get("xavier_uniform", 16, 0, 1)
+    assert len(cache.get("xavier_normal", 16, 0, 2)) == 2  # over any budget, the newest stays
     assert cache.nbytes == 2 * layer and cache.draws == 3
 
 
 def test_cache_keeps_the_last_memo_size_input_batches():
     cache = UnitWeights(memo_size=2)
-    first = cache.batch(8, 4, 0, stack.INPUT_STREAM)
-    other = cache.batch(8, 4, 1, stack.INPUT_STREAM)
-    assert other.tolist() == unit_batch(8, 4, 1, stack.INPUT_STREAM).tolist() != first.tolist()
-    assert cache.batch(8, 4, 0, stack.INPUT_STREAM) is first  # two fit
+    first = cache.batch(8, 4, 0, INPUT_STREAM)
+    other = cache.batch(8, 4, 1, INPUT_STREAM)
+    assert other.tolist() == unit_batch(8, 4, 1, INPUT_STREAM).tolist() != first.tolist()
+    assert cache.batch(8, 4, 0, INPUT_STREAM) is first  # two fit
     cache.memo_size = 1
-    assert cache.batch(8, 4, 2, stack.INPUT_STREAM).tolist() == unit_batch(8, 4, 2, 1).tolist()
-    assert cache.batch(8, 4, 0, stack.INPUT_STREAM) is not first  # dropped, drawn again
+    assert cache.batch(8, 4, 2, INPUT_STREAM).tolist() == unit_batch(8, 4, 2, 1).tolist()
+    assert cache.batch(8, 4, 0, INPUT_STREAM) is not first  # dropped, drawn again
 
 
 @pytest.mark.parametrize("activation_name", ["relu", "leaky_relu", "linear"])
 def test_a_homogeneous_stack_at_another_gain_is_rescaled_not_rerun(activation_name):
     cache = UnitWeights()
     settings = dict(n_layers=12, width=32, seeds=2, batch=8)
-    cache.simulate(activation_name, "kaiming_fan_in", gain=1.0, **settings)
+    cache.simulate(activation_name, "kaiming_normal", gain=1.0, **settings)
     for gain in (0.7, 1.9):
         for direction in ("forward", "backward"):
             fast = cache.simulate(
                 activation_name,
-                "kaiming_fan_in",
+                "kaiming_normal",
                 gain=gain,
                 direction=direction,
                 sample_layers=(3, 12),
                 **settings,
             )
-            fresh = simulate(activation_name, "kaiming_fan_in", gain=gain,
+            fresh = simulate(activation_name, "kaiming_normal", gain=gain,
                              direction=direction, sample_layers=(3, 12), **settings)  # fmt: skip
             # Equal up to the float32 products' rounding, which a rescale moves (1e-7 a layer).
             np.testing.assert_allclose(fast.per_seed, fresh.per_seed, rtol=2e-6)
@@ -308,18 +320,18 @@ def test_a_smooth_stack_or_one_near_float64s_ends_is_run_again():
     cache.simulate("tanh", "xavier_normal", gain=1.5, n_layers=6, width=16, seeds=1)
     assert cache.rescales == 0  # tanh(c z) is not c tanh(z)
     # A gain of 1e6 over 60 layers: h_60 is 1e360 times larger, beyond float64.
-    cache.simulate("relu", "kaiming_fan_in", gain=1.0, n_layers=60, width=16, seeds=1)
-    r = cache.simulate("relu", "kaiming_fan_in", gain=1e6, n_layers=60, width=16, seeds=1)
+    cache.simulate("relu", "kaiming_normal", gain=1.0, n_layers=60, width=16, seeds=1)
+    r = cache.simulate("relu", "kaiming_normal", gain=1e6, n_layers=60, width=16, seeds=1)
     assert cache.rescales == 0
     fresh = UnitWeights().simulate(
-        "relu", "kaiming_fan_in", gain=1e6, n_layers=60, width=16, seeds=1
+        "relu", "kaiming_normal", gain=1e6, n_layers=60, width=16, seeds=1
     )
     np.testing.assert_array_equal(r.per_seed, fresh.per_seed)
     assert np.isinf(r.per_seed[0, -1])
 
 
 def test_a_rescale_goes_by_the_ratio_of_the_scales_within_the_range():
-    x = unit_batch(8, 4, 0, stack.INPUT_STREAM)
+    x = unit_batch(8, 4, 0, INPUT_STREAM)
     trace = fp._Trace(x, ACTIVATIONS["linear"], 1e10)
     trace.extend([np.eye(8)] * 12)  # m_l = 1e20 ** l, up to 1e240
     assert trace.rescaled(1e10).squares == trace.squares  # a ratio of 1
@@ -334,7 +346,7 @@ def test_a_rescale_goes_by_the_ratio_of_the_scales_within_the_range():
 
 
 def test_a_rescaled_pass_scales_its_arrays_only_when_asked_and_from_the_computed_pass():
-    x = unit_batch(8, 4, 0, stack.INPUT_STREAM)
+    x = unit_batch(8, 4, 0, INPUT_STREAM)
     units = [unit_matrix("normal", 8, layer, 0) for layer in (1, 2, 3)]
     computed = fp._Trace(x, ACTIVATIONS["relu"], 2.0)
     computed.extend(units)
@@ -375,7 +387,7 @@ def test_a_rescale_overflows_as_a_direct_pass_does_without_a_warning():
 
 
 def test_no_rescale_from_or_to_a_zero_scale_or_through_a_layer_of_zeros():
-    x = unit_batch(8, 4, 0, stack.INPUT_STREAM)
+    x = unit_batch(8, 4, 0, INPUT_STREAM)
     trace = fp._Trace(x, ACTIVATIONS["relu"], 1.0)
     trace.extend([np.eye(8)] * 2)
     assert trace.rescaled(0.0) is None
@@ -451,22 +463,22 @@ def test_a_kept_backward_pass_far_from_the_new_scale_is_run_again_not_rescaled()
     """A ratio of 1e20 over 20 layers is 1e400, beyond float64: run the pass, never raise."""
     cache = UnitWeights()
     settings = dict(n_layers=20, width=8, seeds=1, batch=4, direction="backward")
-    cache.simulate("relu", "normal", std=1e-10, **settings)
-    far = cache.simulate("relu", "normal", std=1e10, **settings)
+    cache.simulate("relu", "normal_init", std=1e-10, **settings)
+    far = cache.simulate("relu", "normal_init", std=1e10, **settings)
     assert cache.rescales == 0
-    fresh = UnitWeights().simulate("relu", "normal", std=1e10, **settings)
+    fresh = UnitWeights().simulate("relu", "normal_init", std=1e10, **settings)
     np.testing.assert_array_equal(far.per_seed, fresh.per_seed)
 
 
 def test_a_kept_backward_pass_is_handed_back_itself_and_the_oldest_goes_first():
     cache = UnitWeights(memo_size=2)
     settings = dict(n_layers=3, width=8, seeds=1, batch=4, direction="backward")
-    cache.simulate("tanh", "normal", std=0.1, **settings)
+    cache.simulate("tanh", "normal_init", std=0.1, **settings)
     ((key, first),) = cache.backward_memo.items()
-    cache.simulate("tanh", "normal", std=0.1, **settings)
+    cache.simulate("tanh", "normal_init", std=0.1, **settings)
     assert cache.backward_memo[key] is first  # not run again (tanh is never rescaled)
     for std in (0.2, 0.3):
-        cache.simulate("tanh", "normal", std=std, **settings)
+        cache.simulate("tanh", "normal_init", std=std, **settings)
     assert [k[1] for k in cache.backward_memo] == [0.2, 0.3]
 
 
@@ -483,7 +495,7 @@ def test_slopes_at_huge_z_come_without_a_warning_and_are_counted_once():
 
 def test_backward_trace_gives_one_weight_per_layer_and_keeps_only_what_is_asked():
     width, scale = 6, 0.5
-    x, g = (unit_batch(width, 3, seed, stack.INPUT_STREAM) for seed in (0, 1))
+    x, g = (unit_batch(width, 3, seed, INPUT_STREAM) for seed in (0, 1))
     units = [unit_matrix("normal", width, k, 0) for k in (1, 2, 3)]
     trace = fp._Trace(x, ACTIVATIONS["tanh"], scale)
     trace.extend(units)
@@ -527,19 +539,19 @@ def test_the_forward_memo_keeps_memo_size_passes_and_memo_bytes_bytes():
     settings = dict(n_layers=3, width=8, seeds=1, batch=4)
     cache = UnitWeights(memo_size=1)
     for std in (0.1, 0.2):
-        cache.simulate("tanh", "normal", std=std, **settings)
-    assert list(cache.forward_memo) == [("normal", 0.2, ACTIVATIONS["tanh"], 8, 0, 4)]
-    one = cache.forward_memo[("normal", 0.2, ACTIVATIONS["tanh"], 8, 0, 4)].nbytes
+        cache.simulate("tanh", "normal_init", std=std, **settings)
+    assert list(cache.forward_memo) == [("normal_init", 0.2, ACTIVATIONS["tanh"], 8, 0, 4)]
+    one = cache.forward_memo[("normal_init", 0.2, ACTIVATIONS["tanh"], 8, 0, 4)].nbytes
     cache = UnitWeights(memo_bytes=2 * one)  # two passes of the same size: just fit
     for std in (0.1, 0.2):
-        cache.simulate("tanh", "normal", std=std, **settings)
+        cache.simulate("tanh", "normal_init", std=std, **settings)
     assert len(cache.forward_memo) == 2
     cache.memo_bytes = 0
     cache.trim_memo()  # over budget, but the newest pass always stays
-    assert list(cache.forward_memo) == [("normal", 0.2, ACTIVATIONS["tanh"], 8, 0, 4)]
+    assert list(cache.forward_memo) == [("normal_init", 0.2, ACTIVATIONS["tanh"], 8, 0, 4)]
     cache.memo_bytes = 1 << 30
     for std in (0.3, 0.4, 0.5):
-        cache.simulate("tanh", "normal", std=std, **settings)
+        cache.simulate("tanh", "normal_init", std=std, **settings)
     cache.memo_bytes = 2 * one
     cache.trim_memo()  # four passes, room for two: the two oldest go at once
     assert [key[1] for key in cache.forward_memo] == [0.4, 0.5]
@@ -569,23 +581,23 @@ def test_a_shallower_stack_from_a_deeper_kept_pass_has_its_own_layers_and_sample
         "tanh", "xavier_normal", n_layers=3, width=8, seeds=1, batch=4, sample_layers=(0, 3, 5)
     )
     assert r.per_seed.shape == (1, 4) and sorted(r.samples) == [0, 3]
-    x = unit_batch(8, 4, r.seeds[0], stack.INPUT_STREAM)
+    x = unit_batch(8, 4, r.seeds[0], INPUT_STREAM)
     assert r.samples[0].tolist() == x.ravel().tolist()  # layer 0: the input itself
 
 
 def test_a_new_gain_on_a_kept_homogeneous_stack_is_rescaled_at_once():
     cache = UnitWeights()
     settings = dict(n_layers=4, width=8, seeds=1, batch=4)
-    cache.simulate("relu", "kaiming_fan_in", gain=1.0, **settings)
-    cache.simulate("relu", "kaiming_fan_in", gain=2.0, **settings)
+    cache.simulate("relu", "kaiming_normal", gain=1.0, **settings)
+    cache.simulate("relu", "kaiming_normal", gain=2.0, **settings)
     assert cache.rescales == 1
-    cache.simulate("relu", "kaiming_fan_in", gain=2.0, **settings)  # now kept itself
+    cache.simulate("relu", "kaiming_normal", gain=2.0, **settings)  # now kept itself
     assert cache.rescales == 1
 
 
 @pytest.mark.parametrize("name", list(ACTIVATIONS))
 def test_a_pass_counts_its_bytes_as_the_sum_of_its_arrays(name):
-    x = unit_batch(6, 3, 0, stack.INPUT_STREAM)
+    x = unit_batch(6, 3, 0, INPUT_STREAM)
     units = [unit_matrix("normal", 6, layer, 0).astype(np.float32) for layer in (1, 2)]
     trace = fp._Trace(x, ACTIVATIONS[name], 0.5)
     trace.extend(units)
@@ -609,15 +621,21 @@ def test_the_theory_memo_takes_no_layers_and_the_fast_path_refuses_a_draw_in_its
 
 def test_the_caches_take_each_range_from_its_bound_and_refuse_past_it_in_their_words():
     smallest = UnitWeights(max_bytes=0, memo_size=1, memo_bytes=0)
-    assert smallest.get("normal", 1, 0, 0) == [] and len(smallest.get("normal", 1, 0, 1)) == 1
+    assert (
+        smallest.get("normal_init", 1, 0, 0) == []
+        and len(smallest.get("normal_init", 1, 0, 1)) == 1
+    )
     assert smallest.batch(1, 1, 0, 0).shape == (1, 1)
     cache = UnitWeights()
     refusals = [
         (lambda: UnitWeights(max_bytes=-1), "max_bytes must be a non-negative integer, got -1"),
         (lambda: UnitWeights(memo_size=0), "memo_size must be an integer >= 1, got 0"),
         (lambda: UnitWeights(memo_bytes=-1), "memo_bytes must be a non-negative integer, got -1"),
-        (lambda: cache.get("normal", 0, 0, 1), "width must be an integer >= 1, got 0"),
-        (lambda: cache.get("normal", 4, 0, -1), "n_layers must be a non-negative integer, got -1"),
+        (lambda: cache.get("normal_init", 0, 0, 1), "width must be an integer >= 1, got 0"),
+        (
+            lambda: cache.get("normal_init", 4, 0, -1),
+            "n_layers must be a non-negative integer, got -1",
+        ),
         (lambda: cache.batch(0, 2, 0, 0), "width must be an integer >= 1, got 0"),
         (lambda: cache.batch(2, 0, 0, 0), "batch must be an integer >= 1, got 0"),
     ]

@@ -63,7 +63,7 @@ def test_xavier_relu_collapses_and_kaiming_keeps(app):
     assert app.depth.result.measured_end < 2.0**-18
 
     app.choose("Kaiming + ReLU: kept")
-    assert app.depth.initializer.value == "kaiming_fan_in"
+    assert app.depth.initializer.value == "kaiming_normal"
     assert app.depth.gain.value == pytest.approx(math.sqrt(2.0), abs=1e-12)
     assert app.depth.result.theory_end == pytest.approx(1.0, rel=1e-9)
     assert 0.25 < app.depth.result.measured_end < 4
@@ -93,7 +93,7 @@ def test_xavier_against_kaiming_ends_with_both_curves(app):
     app.choose("Xavier vs Kaiming + ReLU", step=1)
     [xavier] = app.depth.pins
     assert xavier.initializer == "xavier_uniform"
-    assert app.depth.result.initializer == "kaiming_fan_in"
+    assert app.depth.result.initializer == "kaiming_normal"
     assert len(app.depth.plot.pin_lines[0].get_xdata()) == 21  # drawn, layers 0 .. 20
     assert "above Xavier uniform" in app.depth.readout.value
     app.choose("Xavier + ReLU: collapse")  # another demonstration starts clean
@@ -468,7 +468,7 @@ def test_the_gain_note_beside_the_slider_says_gelu_and_silu_are_unstable_over_de
     app = Presentation()
     explorer = app.depth
     with explorer.hold():
-        explorer.initializer.value = "kaiming_fan_in"
+        explorer.initializer.value = "kaiming_normal"
         explorer.activation.value = name
     side = list(explorer.projector_view().children[1].children)
     note = explorer.gain_hint.value

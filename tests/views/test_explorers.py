@@ -21,7 +21,7 @@ from matplotlib.colors import to_hex, to_rgba  # noqa: E402
 from PIL import Image  # noqa: E402
 from web_page import PageSocket  # noqa: E402
 
-from tinyinit import calculate_gain  # noqa: E402
+from tinyinit import PCG32, calculate_gain  # noqa: E402
 from tinyinit.physics.propagation import simulate  # noqa: E402
 from tinyinit.physics.propagation_fast import UnitWeights  # noqa: E402
 from tinyinit.views.explorers import DepthExplorer, caption_html, depth_explorer, readout_lines  # noqa: E402
@@ -92,7 +92,7 @@ def test_update_moves_the_same_artists_of_the_same_figure(ex):
     lines, band = list(ax.lines), ex.plot.band
     for control, value in [
         (ex.gain, 1.7), (ex.n_layers, 35), (ex.activation, "tanh"),
-        (ex.initializer, "kaiming_fan_out"), (ex.direction, "backward"), (ex.seeds, 2),
+        (ex.initializer, "kaiming_normal_fan_out"), (ex.direction, "backward"), (ex.seeds, 2),
     ]:  # fmt: skip
         control.value = value
         assert ex.figure is figure and figure.axes == [ax]
@@ -142,7 +142,7 @@ def test_kaiming_gain_follows_the_activation_xavier_keeps_it(ex):
     ex.gain.value = 2.2
     ex.activation.value = "tanh"
     assert ex.gain.value == 2.2  # Xavier: the gain is the teacher's
-    ex.initializer.value = "kaiming_fan_in"
+    ex.initializer.value = "kaiming_normal"
     assert ex.gain.value == pytest.approx(calculate_gain("tanh"))
     ex.activation.value = "relu"
     assert ex.gain.value == pytest.approx(math.sqrt(2))
@@ -155,7 +155,7 @@ def test_kaiming_gain_follows_the_activation_xavier_keeps_it(ex):
 
 
 def test_one_choice_is_one_update(ex):
-    ex.initializer.value = "kaiming_fan_in"
+    ex.initializer.value = "kaiming_normal"
     before = ex.updates
     ex.activation.value = "selu"  # changes the gain too, under one update
     assert ex.updates == before + 1
@@ -163,7 +163,7 @@ def test_one_choice_is_one_update(ex):
 
 def test_std_applies_only_to_the_plain_normal(ex):
     assert ex.std.disabled and not ex.gain.disabled
-    ex.initializer.value = "normal"
+    ex.initializer.value = "normal_init"
     assert not ex.std.disabled and ex.gain.disabled
     ex.std.value = 0.02
     assert ex.result.weight_std == pytest.approx(0.02)
@@ -186,8 +186,8 @@ def test_gain_moves_draw_no_new_weights(ex):
     [
         (dict(initializer="xavier_uniform", gain=3.0, activation="linear", n_layers=100), None),
         (dict(initializer="xavier_uniform", gain=0.0), "all weights are 0"),
-        (dict(initializer="normal", std=10.0, activation="linear", n_layers=100), "overflow"),
-        (dict(initializer="normal", std=0.001, activation="relu", n_layers=100), "underflow"),
+        (dict(initializer="normal_init", std=10.0, activation="linear", n_layers=100), "overflow"),
+        (dict(initializer="normal_init", std=0.001, activation="relu", n_layers=100), "underflow"),
     ],
 )
 @pytest.mark.parametrize("direction", ["forward", "backward"])
@@ -287,7 +287,7 @@ def test_explorer_accepts_every_initializer_and_activation():
 def test_static_figures():
     fig = compare_figure(
         [simulate("relu", init, gain=g, n_layers=5, width=16, seeds=2)
-         for init, g in (("xavier_uniform", 1.0), ("kaiming_fan_in", math.sqrt(2)))],
+         for init, g in (("xavier_uniform", 1.0), ("kaiming_normal", math.sqrt(2)))],
         ["Xavier", "Kaiming"], title="ReLU",
     )  # fmt: skip
     assert png_bytes(fig).startswith(b"\x89PNG")
@@ -334,7 +334,7 @@ def test_the_data_is_in_every_picture_of_a_blitting_plot():
 def test_the_median_and_band_take_the_initializers_colour():
     """One colour per initializer: the figure follows the initializer, not the curve's order."""
     plot = DepthPlot(decorated=False)
-    for initializer in ("xavier_uniform", "kaiming_fan_in", "normal"):
+    for initializer in ("xavier_uniform", "kaiming_normal", "normal_init", "orthogonal_init"):
         result = simulate("relu", initializer, n_layers=3, width=16, seeds=1)
         plot.update(result)
         expected = to_rgba(initializer_color(initializer))
@@ -347,7 +347,7 @@ def test_a_comparison_keeps_blue_for_xavier_when_an_initializer_repeats():
     """compare_figure: Xavier at two gains is blue, then black; Kaiming stays vermillion."""
     kw = {"n_layers": 3, "width": 16, "seeds": 1}
     results = [simulate("tanh", gain=g, **kw) for g in (1.0, 5 / 3)]
-    results.append(simulate("relu", "kaiming_fan_in", gain=2**0.5, **kw))
+    results.append(simulate("relu", "kaiming_normal", gain=2**0.5, **kw))
     fig = compare_figure(results, ["gain 1", "gain 5/3", "Kaiming"])
     colors = [to_hex(line.get_color()) for line in fig.axes[0].lines if line.get_label()[0] != "_"]
     assert colors[:3] == [
@@ -443,7 +443,7 @@ def run_under_ipympl(code: str) -> None:
 def test_nested_holds_update_once(ex):
     before = ex.updates
     with ex.hold():
-        ex.initializer.value = "kaiming_fan_in"  # its own hold inside
+        ex.initializer.value = "kaiming_normal"  # its own hold inside
         ex.activation.value = "tanh"
         ex.n_layers.value = 12
     assert ex.updates == before + 1
@@ -453,7 +453,7 @@ def test_nested_holds_update_once(ex):
 def test_reset_restores_the_starting_settings(ex):
     start = ex.readout.value
     with ex.hold():
-        ex.initializer.value, ex.activation.value = "kaiming_fan_in", "tanh"
+        ex.initializer.value, ex.activation.value = "kaiming_normal", "tanh"
         ex.n_layers.value, ex.direction.value, ex.seeds.value = 60, "backward", 2
     ex.reset_button.click()
     assert (ex.initializer.value, ex.activation.value, ex.gain.value) == (
@@ -466,9 +466,9 @@ def test_reset_restores_the_starting_settings(ex):
 
 
 def test_a_gain_given_at_start_is_kept():
-    explorer = depth_explorer(initializer="kaiming_fan_in", gain=2.0, width=16, n_layers=4)
+    explorer = depth_explorer(initializer="kaiming_normal", gain=2.0, width=16, n_layers=4)
     assert explorer.gain.value == 2.0 and explorer.result.gain == 2.0
-    default = depth_explorer(initializer="kaiming_fan_in", activation="tanh", width=16, n_layers=4)
+    default = depth_explorer(initializer="kaiming_normal", activation="tanh", width=16, n_layers=4)
     assert default.gain.value == pytest.approx(5 / 3)
 
 
@@ -479,7 +479,7 @@ def test_a_pin_keeps_the_curve_faded_and_named_and_the_readout_compares(ex):
     xavier = ex.result
     ex.pin_button.click()
     with ex.hold():
-        ex.initializer.value = "kaiming_fan_in"  # the gain follows: sqrt(2)
+        ex.initializer.value = "kaiming_normal"  # the gain follows: sqrt(2)
     line = ex.plot.pin_lines[0]
     np.testing.assert_array_equal(line.get_ydata(), xavier.median)
     assert line.get_alpha() < 1 and line.get_color() != ex.plot.median_line.get_color()
@@ -524,7 +524,7 @@ def test_snapshot_draws_the_pins_in_its_legend(ex):
 
 
 def test_backward_view_shows_the_weight_gradient_beside_dloss_dh(ex):
-    ex.initializer.value = "kaiming_fan_in"
+    ex.initializer.value = "kaiming_normal"
     ex.direction.value = "backward"
     r = ex.result
     measured, theory = r.weight_median[1:], r.weight_theory[1:]
@@ -542,17 +542,14 @@ def test_weight_gradient_is_delta_times_h_per_sample():
 
     In float64 here; the simulation's products are float32 (1e-7 relative per layer).
     """
-    from tinyinit.physics.depth_stack import (
-        GRADIENT_STREAM,
-        INPUT_STREAM,
-        layer_weights,
-        unit_batch,
-    )
+    from tinyinit.core.init import INITIALIZERS
+    from tinyinit.physics.propagation import GRADIENT_STREAM, INPUT_STREAM, unit_batch
 
     width, depth, seed = 16, 3, 1
     r = UnitWeights().simulate("tanh", "xavier_normal", gain=1.3, n_layers=depth, width=width,
                                seeds=[seed], batch=4, direction="backward")  # fmt: skip
-    weights = [layer_weights("xavier_normal", width, k, seed, gain=1.3) for k in (1, 2, 3)]
+    draw, rng = INITIALIZERS["xavier_normal"].initializer(1.3), PCG32(seed)
+    weights = [draw((width, width), rng).astype(np.float64) for _ in (1, 2, 3)]
     hs, zs = [unit_batch(width, 4, seed, INPUT_STREAM)], []
     for w in weights:
         zs.append(w @ hs[-1])
@@ -657,7 +654,7 @@ def test_gelu_and_silu_start_kaiming_at_the_quadrature_gain_labelled_so(ex, name
     with pytest.raises(ValueError):
         calculate_gain(name)  # torch's table, and its error, are kept
     with ex.hold():
-        ex.initializer.value = "kaiming_fan_in"
+        ex.initializer.value = "kaiming_normal"
         ex.activation.value = name
     assert ex.gain.value == pytest.approx(single_layer_gain(name), rel=1e-12)
     assert "quadrature" in ex.gain_hint.value and "not in torch's table" in ex.gain_hint.value
@@ -673,7 +670,7 @@ def test_the_gain_note_says_the_single_layer_gain_is_unstable_with_computed_numb
     from tinyinit.physics.propagation import mean_field
 
     with ex.hold():
-        ex.initializer.value = "kaiming_fan_in"
+        ex.initializer.value = "kaiming_normal"
         ex.activation.value = name
     note = ex.gain_hint.value
     slope = q_map_slope(name, ex.gain.value, 1.0)

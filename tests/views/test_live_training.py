@@ -101,7 +101,7 @@ def test_the_default_trains_notebook_04s_xavier_network_bit_for_bit(digits):
 
 
 def test_kaiming_learns_where_xavier_does_not_and_the_gain_follows_the_activation(ex):
-    ex.initializer.value = "kaiming_fan_in"
+    ex.initializer.value = "kaiming_normal"
     assert ex.gain.value == math.sqrt(2) and ex.run_settings["gain"] == math.sqrt(2)
     ex.activation.value = "tanh"
     assert ex.gain.value == pytest.approx(5 / 3)
@@ -155,7 +155,7 @@ def test_a_pin_keeps_the_run_faded_and_the_caption_compares(ex):
     pinned_train, pinned_test, pinned_ratio = ex.plot.pin_lines[0]
     assert len(pinned_train.get_xdata()) == 40 and pinned_ratio.get_visible()
     assert all(bars.get_visible() for bars in ex.histogram.pin_bars[0])  # outlined histograms
-    ex.initializer.value = "kaiming_fan_in"
+    ex.initializer.value = "kaiming_normal"
     ex.step(40)
     assert "pin 1: relu, Xavier normal (gain 1)" in ex.caption.value
     assert "pin 1: step 40: train loss" in ex.caption.value
@@ -186,11 +186,11 @@ def test_pinned_histograms_are_outlined_only_beside_the_same_layers(ex):
 
 def test_apply_sets_several_controls_as_one_new_run(ex):
     runs = ex.runs
-    ex.apply(dict(initializer="kaiming_fan_in", activation="tanh", optimizer="adam"))
+    ex.apply(dict(initializer="kaiming_normal", activation="tanh", optimizer="adam"))
     assert ex.runs == runs + 1
     s = ex.run_settings
     assert (s["gain"], s["learning_rate"]) == (pytest.approx(5 / 3), 1e-3)  # both followed
-    ex.apply(dict(initializer="kaiming_fan_in", gain=1.0))  # an explicit gain wins
+    ex.apply(dict(initializer="kaiming_normal", gain=1.0))  # an explicit gain wins
     assert ex.run_settings["gain"] == 1.0 and ex.runs == runs + 2
     with pytest.raises(
         ValueError, match=r"settings must be one of initializer, .*, speed, got 'depth'"
@@ -199,7 +199,7 @@ def test_apply_sets_several_controls_as_one_new_run(ex):
 
 
 def test_a_diverging_run_stops_and_says_where(digits):
-    ex = TrainingExplorer(initializer="normal", std=1.0, learning_rate=1.0, hidden_layers=5,
+    ex = TrainingExplorer(initializer="normal_init", std=1.0, learning_rate=1.0, hidden_layers=5,
                           digits=digits)  # fmt: skip
     with np.errstate(all="ignore"):
         ex.step(30)
@@ -352,8 +352,8 @@ def test_a_control_moved_while_training_starts_a_new_run_that_goes_on_playing(ex
         ex.play()
         await until(lambda: ex.trainer.steps >= 20)
         # What the page sends when a student picks Kaiming: applied between two steps.
-        pick_in_page(ex.initializer, "kaiming_fan_in")
-        await until(lambda: ex.run_settings["initializer"] == "kaiming_fan_in", timeout=5)
+        pick_in_page(ex.initializer, "kaiming_normal")
+        await until(lambda: ex.run_settings["initializer"] == "kaiming_normal", timeout=5)
         assert ex.run_settings["gain"] == math.sqrt(2) and ex.playing
         assert ex.status.value.startswith("new run: relu, Kaiming normal, fan_in (gain 1.41)")
         await until(lambda: ex.trainer.steps >= 20)  # the new run trains on
@@ -508,7 +508,7 @@ def test_live_canvases_under_ipympl_blit_a_frame():
 
 
 def test_kaiming_at_torch_gain_is_kaiming_normal(digits):
-    ex = TrainingExplorer(initializer="kaiming_fan_in", hidden_layers=2, digits=digits)
+    ex = TrainingExplorer(initializer="kaiming_normal", hidden_layers=2, digits=digits)
     kaiming = init_params(
         [64, 64, 64, 10], lambda z, r: kaiming_normal(z, "fan_in", "relu", r), PCG32(0)
     )
@@ -571,7 +571,7 @@ def test_a_bad_start_value_is_refused_by_name(digits, settings, message):
 
 
 def test_a_start_value_beyond_a_controls_range_widens_it(digits):
-    ex = TrainingExplorer(initializer="normal", std=1e-4, gain=5.0, learning_rate=0.07,
+    ex = TrainingExplorer(initializer="normal_init", std=1e-4, gain=5.0, learning_rate=0.07,
                           hidden_layers=2, digits=digits)  # fmt: skip
     assert (ex.gain.value, ex.std.value, ex.learning_rate.value) == (5.0, 1e-4, 0.07)
     assert ex.run_settings["learning_rate"] == ex.trainer.lr == 0.07

@@ -40,7 +40,7 @@ def test_show_refuses_an_empty_or_placeholder_alt(alt):
 
 
 def test_every_initializer_has_one_okabe_ito_colour_and_families_share_theirs():
-    from tinyinit.physics.depth_stack import INITIALIZERS
+    from tinyinit.core.init import INITIALIZERS
     from tinyinit.views.plots import INITIALIZER_COLORS, OKABE_ITO, initializer_color
 
     offered = list(INITIALIZERS)  # every initializer the explorer offers has a colour

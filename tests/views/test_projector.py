@@ -41,7 +41,7 @@ def relu(initializer: str, **kw):
 
 @pytest.fixture(scope="module")
 def xavier_kaiming():
-    return [relu("xavier_uniform"), relu("kaiming_fan_in")]
+    return [relu("xavier_uniform"), relu("kaiming_normal")]
 
 
 def inside(inner, outer, slack: float = 0.5) -> bool:
@@ -99,7 +99,7 @@ def test_powers_of_two_say_overflow_and_underflow_in_words():
 def test_end_labels_sit_beside_their_curves_inside_the_axes_and_apart(direction):
     runs = [
         simulate("relu", i, gain=g, n_layers=20, width=64, seeds=2, direction=direction)
-        for i, g in [("xavier_uniform", 1.0), ("xavier_uniform", 1.02), ("kaiming_fan_in", 1.41)]
+        for i, g in [("xavier_uniform", 1.0), ("xavier_uniform", 1.02), ("kaiming_normal", 1.41)]
     ]
     plot = DepthPlot()
     plot.update(runs[-1], draw=False)
@@ -205,7 +205,7 @@ def run_figure(*args: str) -> subprocess.CompletedProcess:
 def test_compare_writes_a_labelled_svg_with_its_title_and_description(tmp_path):
     out = tmp_path / "slide.svg"
     run = run_figure(
-        *QUICK, "--compare", "xavier_uniform,kaiming_fan_in", "--slide", "-o", str(out)
+        *QUICK, "--compare", "xavier_uniform,kaiming_normal", "--slide", "-o", str(out)
     )
     assert run.returncode == 0, run.stderr
     root = ET.parse(out).getroot()
@@ -224,7 +224,7 @@ def test_compare_writes_a_labelled_svg_with_its_title_and_description(tmp_path):
 
 def test_compare_takes_activations_and_gains_and_a_fixed_axis(tmp_path):
     out = tmp_path / "tanh.png"
-    curves = "xavier_normal+tanh@1,xavier_normal+tanh@5/3,relu+kaiming_fan_in"
+    curves = "xavier_normal+tanh@1,xavier_normal+tanh@5/3,relu+kaiming_normal"
     run = run_figure(*QUICK, "--compare", curves, "--ylim", "1e-3,10", "-o", str(out))
     assert run.returncode == 0, run.stderr
     from PIL import Image

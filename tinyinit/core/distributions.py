@@ -25,13 +25,11 @@ import numpy as np
 from . import libm
 from .arguments import KindError, generator, instance, integer, number, real_array, shown
 from .parallel import run_all
-from .pcg32 import PCG32, TABLE_SIZE, uniforms_at
+from .pcg32 import PCG32, TABLE_SIZE, advanced_state, uniforms_at
 
 __all__ = [
     "box_muller",
     "normal",
-    "scaled_normal_float32",
-    "scaled_uniform_float32",
     "uniform_float32",
     "uniforms",
 ]
@@ -97,15 +95,18 @@ def _draw(rng, n: int, transform, dtype=np.float64, every: int = 1) -> np.ndarra
 
         def fill(start: int) -> None:
             size = min(block, n - start)
-            first = rng.copy().advance(2 * start)
+            first = advanced_state(rng.state, rng.inc, 2 * start)
             columns = [
-                uniforms_at(first.copy().advance(2 * j).state, rng.inc, size // every, every)
+                uniforms_at(advanced_state(first, rng.inc, 2 * j), rng.inc, size // every, every)
                 for j in range(every)
             ]
             transform(*columns, out=out[start : start + size])
 
-        run_all(fill, starts)
-        rng.advance(2 * n)
+        if len(starts) > 1:
+            run_all(fill, starts)
+        elif starts:
+            fill(0)  # one block: here, with no hand-over to a thread
+        rng.state = advanced_state(rng.state, rng.inc, 2 * n)
     else:
         for start in starts:
             size = min(block, n - start)
@@ -132,42 +133,49 @@ def uniform_float32(rng, n: int, low: float, high: float) -> np.ndarray:
     """
     _check_rng(rng)
     low, high = number("low", low), number("high", high)
-    width = high - low
-    if not math.isfinite(width):
+    if not math.isfinite(high - low):
         raise ValueError(f"high - low must be finite, got low={low!r} and high={high!r}")
+    return _uniform_float32(rng, integer("n", n, minimum=0), low, high)
+
+
+def _uniform_float32(rng, n: int, low: float, high: float) -> np.ndarray:
+    width = high - low
 
     def weights(u, out):
         with np.errstate(over="ignore"):  # beyond float32 is inf, the package's overflow
             out[:] = low + width * u  # in float64, rounded to float32 once
 
-    return _draw(rng, integer("n", n, minimum=0), weights, np.float32)
+    return _draw(rng, n, weights, np.float32)
+
+
+# --- the draws of the initializers, trusting the arguments their doors checked -------------
 
 
 def scaled_uniform_float32(rng, n: int, a: float) -> np.ndarray:
     """float32(-a + 2a * u_k) for the next n uniforms u_k: U(-a, a), spec section 4.
 
-    The draw of every symmetric uniform initializer (xavier_uniform,
-    kaiming_uniform) and of `tinyinit.physics.variance`'s uniform weights. a - (-a) is
-    2a exactly, so this is uniform_float32(rng, n, -a, a), bit for bit.
+    The draw of every symmetric uniform initializer (xavier_uniform, kaiming_uniform) and of
+    `tinyinit.physics.variance`'s uniform weights, which check their arguments first: rng a
+    generator, n >= 0, a >= 0 (a bound past float range, whose 2a is not finite, is refused
+    here). a - (-a) is 2a exactly, so this is uniform_float32(rng, n, -a, a), bit for bit.
 
     >>> scaled_uniform_float32(PCG32(0), 2, 0.5)
     array([-0.21968773, -0.01077586], dtype=float32)
     """
-    a = number("a", a, minimum=0)
     if not math.isfinite(2.0 * a):
         raise ValueError(f"a must be a finite real number with 2a finite too, got {a!r}")
-    return uniform_float32(rng, n, -a, a)
+    return _uniform_float32(rng, n, -a, a)
 
 
 def _cos_and_sin_terms(u0: np.ndarray, u1: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """(r cos t, r sin t) for each pair, r = sqrt(-2 ln(1 - u0)), t = 2 pi u1, in float64."""
-    r = libm.log(1.0 - u0)  # 1 - u0 is exact and in (0, 1]: the log is finite
+    r = libm.unchecked("log", 1.0 - u0)  # 1 - u0 is exact and in (0, 1]: the log is finite
     r *= -2.0
     np.sqrt(r, out=r)
     t = (2.0 * math.pi) * u1
-    cos_t = libm.cos(t)
+    cos_t = libm.unchecked("cos", t)  # t in [0, 2 pi): finite
     cos_t *= r
-    sin_t = libm.sin(t)
+    sin_t = libm.unchecked("sin", t)
     sin_t *= r
     return cos_t, sin_t
 
@@ -224,25 +232,12 @@ def scaled_normal_float32(
     A mean of 0 is not added (so that -0.0 stays -0.0, as in the spec). With
     bounds (a, b), a < b, the mean is always added, and a value outside [a, b], as
     tested in float64, comes out as NaN: the truncated normal's rejections. Beyond float32
-    is inf, without a warning (the package's overflow).
+    is inf, without a warning (the package's overflow). The draw of every normal initializer,
+    which checks the arguments first: rng a generator, n >= 0, std >= 0, mean a number, a < b.
 
     >>> scaled_normal_float32(PCG32(0), 3, 2.0, mean=1.0)
     array([-0.618474  ,  1.1097493 , -0.49148503], dtype=float32)
     """
-    _check_rng(rng)
-    n = integer("n", n, minimum=0)
-    std, mean = number("std", std, minimum=0), number("mean", mean)
-    if bounds is not None:
-        cutoffs = "None or (a, b), the cutoffs of [a, b]"
-        if len(instance("bounds", bounds, (tuple, list), cutoffs)) != 2:
-            raise ValueError(f"bounds must be {cutoffs}, got {shown(bounds)}")
-        a, b = number("bounds", bounds[0]), number("bounds", bounds[1])
-        if not a < b:  # [a, b] holds no value, or one: every draw would be NaN
-            raise ValueError(
-                f"bounds must be None or (a, b) with a < b, the cutoffs of [a, b], "
-                f"got {shown(bounds)}"
-            )
-        bounds = (a, b)
 
     def weights(u0, u1, out):
         for j, z in enumerate(_cos_and_sin_terms(u0, u1)):

@@ -22,6 +22,8 @@ from __future__ import annotations
 
 import math
 import sys
+from collections.abc import Callable
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -37,11 +39,14 @@ from .distributions import (
 )
 
 __all__ = [
+    "INITIALIZERS",
+    "Initializer",
     "calculate_gain",
     "constant_init",
     "dirac_init",
     "eye_init",
     "fans",
+    "initializer_row",
     "kaiming_normal",
     "kaiming_std",
     "kaiming_uniform",
@@ -109,13 +114,17 @@ def fans(shape: tuple[int, ...]) -> tuple[int, int]:
     (36, 72)
     """
     dims = _shape(shape, min_dims=2)
-    receptive = math.prod(dims[2:])
-    fan_in, fan_out = dims[1] * receptive, dims[0] * receptive
+    fan_in, fan_out = _fans(dims)
     if fan_in == 0 or fan_out == 0:
         raise ValueError(
             f"shape {dims!r} has fan_in={fan_in} and fan_out={fan_out}; both must be >= 1"
         )
     return fan_in, fan_out
+
+
+def _fans(dims: tuple[int, ...]) -> tuple[int, int]:
+    receptive = math.prod(dims[2:])
+    return dims[1] * receptive, dims[0] * receptive
 
 
 def calculate_gain(nonlinearity: str, param: float | None = None) -> float:
@@ -269,10 +278,15 @@ def xavier_uniform(shape, gain: float, rng) -> np.ndarray:
     >>> xavier_uniform((4, 3), 1.0, PCG32(0))[0, 0]
     np.float32(-0.40678263)
     """
-    fan_in, fan_out = fans(shape)
+    fans(shape)
     gain = number("gain", gain, minimum=0)
     generator("rng", rng)
-    a = xavier_bound(fan_in, fan_out, gain)
+    return _xavier_uniform(_shape(shape), rng, gain=gain)
+
+
+def _xavier_uniform(shape: tuple[int, ...], rng, *, gain: float) -> np.ndarray:
+    fan_in, fan_out = _fans(shape)
+    a = _times_root(gain, 6.0, fan_in + fan_out)  # xavier_bound
     return scaled_uniform_float32(rng, math.prod(shape), a).reshape(shape)
 
 
@@ -283,10 +297,15 @@ def xavier_normal(shape, gain: float, rng) -> np.ndarray:
     >>> xavier_normal((4, 3), 1.0, PCG32(0))[0, 0]
     np.float32(-0.43255538)
     """
-    fan_in, fan_out = fans(shape)
+    fans(shape)
     gain = number("gain", gain, minimum=0)
     generator("rng", rng)
-    return _scaled_normal(_shape(shape), xavier_std(fan_in, fan_out, gain), rng)
+    return _xavier_normal(_shape(shape), rng, gain=gain)
+
+
+def _xavier_normal(shape: tuple[int, ...], rng, *, gain: float) -> np.ndarray:
+    fan_in, fan_out = _fans(shape)
+    return _scaled_normal(shape, _times_root(gain, 2.0, fan_in + fan_out), rng)  # xavier_std
 
 
 def kaiming_normal(
@@ -301,17 +320,22 @@ def kaiming_normal(
     >>> kaiming_normal((4, 3), "fan_in", "relu", PCG32(0))[0, 0]
     np.float32(-0.66073924)
     """
-    std = _kaiming(shape, fan_mode, nonlinearity, param, rng)
-    return _scaled_normal(_shape(shape), std, rng)
+    gain = _kaiming_gain(shape, fan_mode, nonlinearity, param, rng)
+    return _kaiming_normal(_shape(shape), rng, fan_mode=fan_mode, gain=gain)
 
 
-def _kaiming(shape, fan_mode, nonlinearity, param, rng) -> float:
-    """Kaiming's std for these arguments, after checking all of them (rng included)."""
-    fan_in, fan_out = fans(shape)
+def _kaiming_normal(shape: tuple[int, ...], rng, *, fan_mode: str, gain: float) -> np.ndarray:
+    fan_in, fan_out = _fans(shape)
+    return _scaled_normal(shape, _over_root(gain, fan_in if fan_mode == "fan_in" else fan_out), rng)
+
+
+def _kaiming_gain(shape, fan_mode, nonlinearity, param, rng) -> float:
+    """Kaiming's gain for these arguments, after checking all of them (rng included)."""
+    fans(shape)
     one_of("fan_mode", fan_mode, FAN_MODES)
     gain = calculate_gain(nonlinearity, param)
     generator("rng", rng)
-    return kaiming_std(fan_in if fan_mode == "fan_in" else fan_out, gain)
+    return gain
 
 
 def normal_init(shape, std: float, rng, *, mean: float = 0.0) -> np.ndarray:
@@ -329,7 +353,11 @@ def normal_init(shape, std: float, rng, *, mean: float = 0.0) -> np.ndarray:
     std = number("std", std, minimum=0)
     mean = number("mean", mean)
     generator("rng", rng)
-    return _scaled_normal(dims, std, rng, mean)
+    return _normal_init(dims, rng, std=std, mean=mean)
+
+
+def _normal_init(shape: tuple[int, ...], rng, *, std: float, mean: float = 0.0) -> np.ndarray:
+    return _scaled_normal(shape, std, rng, mean)
 
 
 def scaled_residual_std(base_std: float, n_layers: int) -> float:
@@ -365,8 +393,10 @@ def kaiming_uniform(
     >>> kaiming_uniform((4, 3), "fan_in", "relu", PCG32(0))[0, 0]
     np.float32(-0.62137073)
     """
-    a = uniform_bound(_kaiming(shape, fan_mode, nonlinearity, param, rng))
+    gain = _kaiming_gain(shape, fan_mode, nonlinearity, param, rng)
     dims = _shape(shape)
+    fan_in, fan_out = _fans(dims)
+    a = math.sqrt(3.0) * _over_root(gain, fan_in if fan_mode == "fan_in" else fan_out)
     return scaled_uniform_float32(rng, math.prod(dims), a).reshape(dims)
 
 
@@ -523,6 +553,12 @@ def orthogonal_init(shape, gain: float, rng) -> np.ndarray:
         raise ValueError(f"shape {dims!r} has no elements; orthogonal_init needs rows, cols >= 1")
     gain = number("gain", gain, minimum=0)
     generator("rng", rng)
+    return _orthogonal_init(dims, rng, gain=gain)
+
+
+def _orthogonal_init(shape: tuple[int, ...], rng, *, gain: float) -> np.ndarray:
+    rows = shape[0]
+    cols = math.prod(shape) // rows
     m = normal(rng, rows * cols).reshape(rows, cols)
     wide = rows < cols
     q, r = np.linalg.qr(m.T if wide else m)
@@ -530,7 +566,7 @@ def orthogonal_init(shape, gain: float, rng) -> np.ndarray:
     if wide:
         q = q.T
     with np.errstate(over="ignore"):  # beyond float32 is inf, the package's overflow
-        return np.ascontiguousarray(gain * q, dtype=np.float32).reshape(dims)
+        return np.ascontiguousarray(gain * q, dtype=np.float32).reshape(shape)
 
 
 def eye_init(shape) -> np.ndarray:
@@ -604,3 +640,123 @@ def sparse_init(shape, sparsity: float, std: float, rng) -> np.ndarray:
     chosen = np.argsort(keys, axis=1, kind="stable")[:, :zeros]
     w[chosen.T, np.arange(cols)] = 0.0
     return w
+
+
+# --- the initializers as a table: what the explorer, the command line and the figures offer ----
+
+
+@dataclass(frozen=True)
+class Initializer:
+    """One row of INITIALIZERS: an initializer of this module and the arguments it is called with.
+
+    key: its name in code and on the command line, the function's own (with its fan_mode
+    where that is not torch's default, fan_in); label: its name in a dropdown and a legend;
+    init: the function; kwargs: its fixed arguments; knob: the one argument a slider sets,
+    "gain" or "std"; std(fan_in, fan_out, knob): the std its weights have, from the formulas
+    above; formula: that std as a readout writes it; gain_from_activation: its gain starts
+    from the activation's, as torch's kaiming_* does, else from 1; title: its name in a
+    figure's title (the label if empty).
+
+    The weights of a (fan_out, fan_in) layer are `row.initializer(value)(shape, rng)`, what
+    `init(shape, ..., rng)` returns with `kwargs` and `knob=value`: one argument checked once,
+    then every layer of a stack drawn without checking again.
+
+    >>> from tinyinit import PCG32
+    >>> row = INITIALIZERS["kaiming_normal"]
+    >>> row.std(256, 128, 2**0.5)                              # gain / sqrt(fan_in)
+    0.08838834764831845
+    >>> w = row.initializer(2**0.5)((4, 3), PCG32(0))
+    >>> bool((w == kaiming_normal((4, 3), "fan_in", "relu", PCG32(0))).all())
+    True
+    """
+
+    key: str
+    label: str
+    init: Callable
+    kwargs: dict
+    knob: str
+    std: Callable[[int, int, float], float]
+    formula: str
+    gain_from_activation: bool = False
+    title: str = ""
+
+    def __post_init__(self):
+        if not self.title:
+            object.__setattr__(self, "title", self.label)  # frozen: set once, here
+
+    @property
+    def uses_gain(self) -> bool:
+        return self.knob == "gain"
+
+    def initializer(self, value: float) -> Callable[[tuple[int, ...], object], np.ndarray]:
+        """init_weight(shape, rng): this row's weights with its knob (its gain or its std) at
+        `value`, checked here.
+
+        shape and rng are trusted: a stack's own shapes and generator (a caller's are checked
+        by the functions above).
+        """
+        value = number("value", value, minimum=0)
+        draw = _UNCHECKED.get(self.init)
+        if draw is None:  # a row whose function has no unchecked twin: called as it is
+            return lambda shape, rng: self.init(shape, rng=rng, **self.kwargs, **{self.knob: value})
+        return lambda shape, rng: draw(tuple(shape), rng, **self.kwargs, **{self.knob: value})
+
+
+# Each initializer of the table and its unchecked twin, which draws what it draws without
+# checking its arguments again (a stack of 20 layers checks its gain once, not 20 times).
+_UNCHECKED = {
+    xavier_uniform: _xavier_uniform,
+    xavier_normal: _xavier_normal,
+    kaiming_normal: _kaiming_normal,
+    normal_init: _normal_init,
+    orthogonal_init: _orthogonal_init,
+}
+
+
+def _orthogonal_std(fan_in: int, fan_out: int, gain: float) -> float:
+    # A (semi-)orthogonal matrix's rows (or columns) are unit vectors of max(fan_in, fan_out).
+    return _over_root(gain, max(fan_in, fan_out))
+
+
+# To offer an initializer in the explorer, the command line and the figures: add a row.
+INITIALIZERS = {
+    row.key: row
+    for row in (
+        Initializer(
+            "xavier_uniform", "Xavier uniform", xavier_uniform, {}, "gain", xavier_std,
+            "gain·√(2/(n_in+n_out)), from U(-a, a) with a = √3·std",
+        ),
+        Initializer(
+            "xavier_normal", "Xavier normal", xavier_normal, {}, "gain", xavier_std,
+            "gain·√(2/(n_in+n_out))",
+        ),
+        Initializer(
+            "kaiming_normal", "Kaiming normal, fan_in", kaiming_normal, {"fan_mode": "fan_in"},
+            "gain", lambda fan_in, fan_out, gain: kaiming_std(fan_in, gain), "gain/√n_in",
+            gain_from_activation=True,
+        ),
+        Initializer(
+            "kaiming_normal_fan_out", "Kaiming normal, fan_out", kaiming_normal,
+            {"fan_mode": "fan_out"}, "gain",
+            lambda fan_in, fan_out, gain: kaiming_std(fan_out, gain), "gain/√n_out",
+            gain_from_activation=True,
+        ),
+        Initializer(
+            "orthogonal_init", "Orthogonal", orthogonal_init, {}, "gain", _orthogonal_std,
+            "gain/√n, every row a unit vector times gain",
+        ),
+        Initializer(
+            "normal_init", "normal with std", normal_init, {}, "std",
+            lambda fan_in, fan_out, std: std, "as set", title="normal weights",
+        ),
+    )
+}  # fmt: skip
+
+
+def initializer_row(initializer: str) -> Initializer:
+    """The row of INITIALIZERS whose key is `initializer`; an error naming the keys for any other.
+
+    >>> initializer_row("kaiming_normal").kwargs, initializer_row("normal_init").knob
+    ({'fan_mode': 'fan_in'}, 'std')
+    """
+    return INITIALIZERS[one_of("initializer", initializer, INITIALIZERS)]

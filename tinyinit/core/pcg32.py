@@ -43,8 +43,14 @@ TABLE_SIZE = 1 << 16
 
 
 def _as_uint(name: str, value, bits: int = 64) -> int:
-    """An integer argument reduced mod 2**bits, refusing floats and bools."""
-    return integer(name, value) & ((1 << bits) - 1)
+    """An integer argument reduced mod 2**bits, refusing floats and bools.
+
+    A Python int, what every seed of the package's own is, is taken as it is; any other value
+    goes through `integer`, which takes a numpy integer and refuses the rest in its words.
+    """
+    if type(value) is not int:  # noqa: E721 (exactly int: a bool is refused by integer)
+        value = integer(name, value)
+    return value & ((1 << bits) - 1)
 
 
 def _output(old: int) -> int:
@@ -69,6 +75,20 @@ def _jump(k: int, inc: int) -> tuple[int, int]:
         cur_mult = (cur_mult * cur_mult) & MASK64
         k >>= 1
     return acc_mult, acc_plus
+
+
+def advanced_state(state: int, inc: int, k: int) -> int:
+    """The state k words after `state` (k >= 0) of the generator of increment inc.
+
+    A pure function of its arguments, trusted as they are (PCG32.advance checks k), so that
+    the draws' blocks can each find their start.
+
+    >>> rng = PCG32(0)
+    >>> advanced_state(rng.state, rng.inc, 3) == rng.advance(3).state
+    True
+    """
+    mult, plus = _jump(k, inc)
+    return (mult * state + plus) & MASK64
 
 
 @lru_cache(maxsize=16)
@@ -191,8 +211,7 @@ class PCG32:
 
     def advance(self, k: int) -> PCG32:
         """Move k words ahead in O(log k); negative k moves back (period 2**64)."""
-        mult, plus = _jump(_as_uint("k", k), self.inc)
-        self.state = (mult * self.state + plus) & MASK64
+        self.state = advanced_state(self.state, self.inc, _as_uint("k", k))
         return self
 
     def words(self, n: int) -> np.ndarray:

@@ -35,8 +35,7 @@ import numpy as np
 from ..core.arguments import KindError, is_number, shown
 from ..core.distributions import PAIRS_PER_BLOCK, normal
 from ..core.pcg32 import PCG32
-from ..physics.propagation import mean_squares_by_layer
-from ..physics.variance import mean_square
+from ..physics.propagation import mean_square, mean_squares_by_layer
 
 __all__ = ["CATALOG", "CHECKS", "NAMES", "TESTS", "CatalogTest", "advise"]
 

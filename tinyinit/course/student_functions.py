@@ -195,9 +195,9 @@ class Yours:
         """draw(shape, rng): one of the explorer's initializers as your functions make it,
         for `tinyinit.physics.propagation.simulate(..., draw=)`.
 
-        "xavier_uniform" and "xavier_normal" take `gain`; "kaiming_fan_in" and
-        "kaiming_fan_out" are your kaiming_normal with that fan_mode for `activation` (its
-        gain is your calculate_gain's); "normal" is your normal_init with `std`.
+        "xavier_uniform" and "xavier_normal" take `gain`; "kaiming_normal" and
+        "kaiming_normal_fan_out" are your kaiming_normal with that fan_mode for `activation` (its
+        gain is your calculate_gain's); "normal_init" is your normal_init with `std`.
         """
         one_of("initializer", initializer, CARD_CALLS)
         gain, std = number("gain", gain, minimum=0), number("std", std, minimum=0)
@@ -268,18 +268,18 @@ SAME_BITS_CALLS = {
     "normal_init": [((64, 64), 1.0), ((7,), 0.02)],
 }
 
-# The explorer's initializers (tinyinit.physics.depth_stack.SCHEMES), each as a call of the card's
+# The explorer's initializers (tinyinit.core.init.INITIALIZERS), each as a call of the card's
 # functions.
 CARD_CALLS: dict[str, Callable[[Yours, float, float, str], Callable]] = {
     "xavier_uniform": lambda my, gain, std, act: lambda s, rng: my.xavier_uniform(s, gain, rng),
     "xavier_normal": lambda my, gain, std, act: lambda s, rng: my.xavier_normal(s, gain, rng),
-    "kaiming_fan_in": lambda my, gain, std, act: (
+    "kaiming_normal": lambda my, gain, std, act: (
         lambda s, rng: my.kaiming_normal(s, "fan_in", act, rng)
     ),
-    "kaiming_fan_out": lambda my, gain, std, act: (
+    "kaiming_normal_fan_out": lambda my, gain, std, act: (
         lambda s, rng: my.kaiming_normal(s, "fan_out", act, rng)
     ),
-    "normal": lambda my, gain, std, act: lambda s, rng: my.normal_init(s, std, rng),
+    "normal_init": lambda my, gain, std, act: lambda s, rng: my.normal_init(s, std, rng),
 }
 
 

@@ -28,10 +28,8 @@ from threadpoolctl import threadpool_limits
 
 from ..core.activations import Activation, as_activation
 from ..core.arguments import generator, instance, integer, number, one_of
-from ..core.distributions import scaled_uniform_float32, uniforms
-from ..core.init import normal_init
+from ..core.distributions import uniforms
 from ..core.pcg32 import PCG32
-from ..physics.depth_stack import scheme
 from ..physics.diagnostics import dead_fraction, saturated_fraction
 
 # Notebooks 04 and 09 take these from here: the model's, the data's.
@@ -63,7 +61,6 @@ __all__ = [
     "TrainingRun",
     "TrainingStep",
     "minibatch_indices",
-    "scheme_weights",
     "start_training",
     "train",
     "train_step",
@@ -80,33 +77,6 @@ def _count(name: str, value) -> int:
 
 def _activation(activation) -> Activation:
     return as_activation(activation, name="activation")  # a name, a callable or an Activation
-
-
-def scheme_weights(initializer: str, gain: float = 1.0, std: float = 0.02):
-    """`init_weight` for `init_params` from a row of the explorers' initializers
-    (`tinyinit.physics.depth_stack.SCHEMES`): W = the row's scale times a unit matrix drawn from
-    rng.
-
-    "normal" rows: normal_init(shape, std) with the row's std (Xavier: gain * sqrt(2 /
-    (fan_in + fan_out)), Kaiming: gain / sqrt(fan)); "uniform": U(-a, a), a the row's
-    bound. At the same gain these are the weights of tinyinit's own initializers, bit for bit.
-
-    >>> from tinyinit import PCG32, kaiming_normal
-    >>> W = scheme_weights("kaiming_fan_in", gain=2**0.5)((3, 4), PCG32(0))
-    >>> bool((W == kaiming_normal((3, 4), "fan_in", "relu", PCG32(0))).all())
-    True
-    """
-    row = scheme(initializer)
-    gain, std = number("gain", gain, minimum=0), number("std", std, minimum=0)
-
-    def init_weight(shape: tuple[int, int], rng: PCG32) -> np.ndarray:
-        fan_out, fan_in = shape
-        scale = row.scale(fan_in, fan_out, gain, std)
-        if row.kind == "normal":
-            return normal_init(shape, scale, rng)
-        return scaled_uniform_float32(rng, fan_out * fan_in, scale).reshape(shape)
-
-    return init_weight
 
 
 # --- the training loop ------------------------------------------------------------------

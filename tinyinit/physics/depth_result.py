@@ -32,7 +32,7 @@ from ..core.arguments import (
     one_of,
     real_array,
 )
-from .depth_stack import scheme
+from ..core.init import INITIALIZERS
 from .mean_field import DIRECTIONS
 
 __all__ = ["DIRECTIONS", "DepthResult", "Experiment", "SeedPass", "experiment"]
@@ -65,10 +65,10 @@ class Experiment(NamedTuple):
     your own callable); seeds yields the seeds one at a time, each an integer; draw is None
     or a function draw(shape, rng) that draws the weights instead of tinyinit.
 
-    >>> e = experiment("tanh", "normal", gain=1.0, std=0.1, n_layers=2, width=8, seeds=[4, 7],
+    >>> e = experiment("tanh", "normal_init", gain=1.0, std=0.1, n_layers=2, width=8, seeds=[4, 7],
     ...                batch=2, direction="forward", sample_layers=())
     >>> e.initializer, e.std, tuple(e.seeds)
-    ('normal', 0.1, (4, 7))
+    ('normal_init', 0.1, (4, 7))
     """
 
     act: Activation
@@ -89,18 +89,20 @@ class Experiment(NamedTuple):
     ) -> DepthResult:
         """The DepthResult of these settings, from each seed's pass and the theory.
 
-        >>> e = experiment("relu", "normal", gain=1.0, std=0.02, n_layers=1, width=4, seeds=1,
+        >>> e = experiment("relu", "normal_init", gain=1.0, std=0.02, n_layers=1, width=4, seeds=1,
         ...                batch=2, direction="forward", sample_layers=(1,))
         >>> p = SeedPass(0, [1.0, 0.5], None, {1: np.array([[1.0], [0.0]])})
         >>> r = e.result(0.02, [p], np.array([1.0, 0.5]))
         >>> r.seeds, r.per_seed, r.samples
         ((0,), array([[1. , 0.5]]), {1: array([1., 0.])})
         """
-        instance("passes", passes, list, "a list of SeedPass, one per seed")
+        if not (isinstance(passes, list) and all(isinstance(p, SeedPass) for p in passes)):
+            accepted = "a list of SeedPass, one per seed"  # the refusal, in instance's words
+            instance("passes", passes, list, accepted)
+            for p in passes:
+                instance("passes", p, SeedPass, accepted)
         if not passes:
             raise ValueError("passes must hold one SeedPass per seed, at least one, got none")
-        for p in passes:
-            instance("passes", p, SeedPass, "a list of SeedPass, one per seed")
         weights = None
         if self.direction == "backward":
             weights = np.array([p.weight_squares for p in passes])
@@ -152,7 +154,7 @@ def experiment(
     (The defaults are simulate's, written there once.)
 
     >>> settings = dict(gain=1.0, std=0.02, n_layers=2, seeds=1, batch=4, direction="forward")
-    >>> experiment("relu", "normal", width=0, sample_layers=(), **settings)
+    >>> experiment("relu", "normal_init", width=0, sample_layers=(), **settings)
     Traceback (most recent call last):
     ...
     ValueError: width must be an integer >= 1, got 0
@@ -160,7 +162,7 @@ def experiment(
     return Experiment(
         as_activation(activation, name="activation"),
         activation,
-        scheme(initializer).key,
+        one_of("initializer", initializer, INITIALIZERS),
         number("gain", gain, minimum=0),
         number("std", std, minimum=0),
         integer("n_layers", n_layers, minimum=1),
@@ -180,8 +182,8 @@ class DepthResult:
 
     m_l = mean(h_l**2) over the batch and the width units, one row per seed:
     per_seed has shape (n_seeds, n_layers + 1), theory (n_layers + 1,) from mean_field;
-    gain is the initializer's gain as given (unused by "normal"), weight_std the std every
-    weight was drawn with (the std given, for "normal");
+    gain is the initializer's gain as given (unused by "normal_init"), weight_std the std every
+    weight was drawn with (the std given, for "normal_init");
     inf marks overflow, 0 underflow. Forward, layer 0 is the input (mean square 1);
     backward, layer n_layers is the upstream gradient (mean square 1) and layer 0
     the gradient at the input.

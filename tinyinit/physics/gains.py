@@ -26,12 +26,16 @@ from __future__ import annotations
 
 import math
 
-from ..core.arguments import number, shown
+from ..core.activations import ACTIVATIONS
+from ..core.arguments import number, one_of, shown
+from ..core.init import NONLINEARITIES, calculate_gain, initializer_row
 from .mean_field import Phi, activation_mean_square
 
 __all__ = [
     "gain_for_fixed_point",
+    "initial_gain",
     "single_layer_gain",
+    "suggested_gain",
 ]
 
 # --- gains from the activation's Gaussian mean square (tinyinit.physics.mean_field) ---------------
@@ -74,3 +78,38 @@ def _mean_square(phi: Phi, q: float, param: float | None, normal: str) -> float:
             f"a zero output to a unit one), got {shown(phi)}"
         )
     return mean_square
+
+
+# --- the gain an initializer starts from -----------------------------------------------------
+
+
+def suggested_gain(activation: str) -> tuple[float, str]:
+    """(the gain Kaiming starts from, where it comes from) for the activation of that name.
+
+    torch's calculate_gain(name) where torch has one ("calculate_gain"); for the
+    others (gelu, silu) the gain that keeps a unit signal unit-sized after one
+    layer, 1/sqrt(E[phi(z)**2]), z ~ N(0, 1), by quadrature ("quadrature",
+    `single_layer_gain`). calculate_gain itself keeps torch's table and raises for gelu, as
+    torch does.
+
+    >>> suggested_gain("relu")
+    (1.4142135623730951, 'calculate_gain')
+    >>> gain, source = suggested_gain("gelu"); round(gain, 4), source
+    (1.5335, 'quadrature')
+    """
+    act = ACTIVATIONS[one_of("activation", activation, ACTIVATIONS)]
+    if activation in NONLINEARITIES:
+        return calculate_gain(activation), "calculate_gain"
+    return single_layer_gain(act), "quadrature"
+
+
+def initial_gain(initializer: str, activation: str) -> float:
+    """The gain an initializer of INITIALIZERS starts from: the activation's (`suggested_gain`)
+    for one whose gain follows it, as torch's kaiming_* does, else 1.
+
+    >>> initial_gain("kaiming_normal", "relu"), initial_gain("xavier_normal", "relu")
+    (1.4142135623730951, 1.0)
+    """
+    row = initializer_row(initializer)
+    one_of("activation", activation, ACTIVATIONS)
+    return suggested_gain(activation)[0] if row.gain_from_activation else 1.0

@@ -122,6 +122,11 @@ def gaussian_expectation(
     q = _variance("q", q)
     kinks = tuple(number("kinks", k) for k in _sequence("kinks", kinks))
     nodes_per_panel = integer("nodes_per_panel", nodes_per_panel, minimum=1)
+    return _expectation(f, q, kinks, nodes_per_panel)
+
+
+def _expectation(f: Callable, q: float, kinks: tuple[float, ...], nodes_per_panel: int) -> float:
+    """gaussian_expectation trusting its arguments (what f gives is still checked)."""
     with np.errstate(all="ignore"):
         if q == 0:
             return float(_values("f", f, np.zeros(1))[0])
@@ -169,11 +174,13 @@ def activation_mean_square(phi: Phi, q: float = 1.0, *, param: float | None = No
     >>> round(activation_mean_square("relu", 3.0), 12)   # relu keeps half of E[z**2] = q
     1.5
     """
-    act = as_activation(phi, param)
+    return _activation_mean_square(as_activation(phi, param), _variance("q", q))
+
+
+def _activation_mean_square(act: Activation, q: float) -> float:
     f = act.phi
-    return gaussian_expectation(
-        lambda z: np.asarray(f(z), dtype=np.float64) ** 2, q, kinks=(0.0, *act.kinks)
-    )
+    square = lambda z: np.asarray(f(z), dtype=np.float64) ** 2  # noqa: E731
+    return _expectation(square, q, (0.0, *act.kinks), NODES_PER_PANEL)
 
 
 def slope_mean_square(phi: Phi, q: float = 1.0, *, param: float | None = None) -> float:
@@ -184,11 +191,13 @@ def slope_mean_square(phi: Phi, q: float = 1.0, *, param: float | None = None) -
     >>> round(slope_mean_square("relu", 2.0), 12)   # relu' is 1 on half the line
     0.5
     """
-    act = as_activation(phi, param)
+    return _slope_mean_square(as_activation(phi, param), _variance("q", q))
+
+
+def _slope_mean_square(act: Activation, q: float) -> float:
     dphi = act.dphi
-    return gaussian_expectation(
-        lambda z: np.asarray(dphi(z), dtype=np.float64) ** 2, q, kinks=(0.0, *act.kinks)
-    )
+    square = lambda z: np.asarray(dphi(z), dtype=np.float64) ** 2  # noqa: E731
+    return _expectation(square, q, (0.0, *act.kinks), NODES_PER_PANEL)
 
 
 def next_q(phi: Phi, gain: float, q: float, *, param: float | None = None) -> float:
@@ -264,7 +273,7 @@ def _forward(act: Activation, fan_var: float, n_layers: int) -> tuple[list[float
     q, m = [], [1.0]
     for _ in range(n_layers):
         q.append(fan_var * m[-1])
-        m_l = activation_mean_square(act, q[-1])
+        m_l = _activation_mean_square(act, q[-1])
         m.append(math.inf if math.isnan(m_l) else m_l)
     return q, m
 
@@ -280,7 +289,7 @@ def _backward(act: Activation, fan_var: float, q: list[float]) -> list[float]:
 def _chi(act: Activation, fan_var: float, q: float) -> float:
     # One layer's factor on a gradient's mean square; gradient_factor is its public face.
     with np.errstate(all="ignore"):
-        return fan_var * slope_mean_square(act, q)
+        return fan_var * _slope_mean_square(act, q)
 
 
 def fixed_point(phi: Phi, gain: float, *, param: float | None = None, q0: float = 1.0) -> float:

@@ -34,8 +34,9 @@ The expectations are Gaussian integrals, computed by quadrature for any activati
 With std = gain / sqrt(n) (the module card's definition of the gain), fan_in * std**2 =
 gain**2: the theory takes the gain, `gain_of(width, std)` for any std.
 
-The weights and batches come from `tinyinit.physics.depth_stack`. Everything here is plain float64
-numpy, run anew on every call; the live explorer's faster way to the same numbers
+The weights are drawn by the initializers of `tinyinit.core.init.INITIALIZERS`, layer after
+layer from one generator, as a model is initialized. Everything here is plain numpy, run anew
+on every call; the live explorer's faster way to the same numbers
 (kept matrices, rescaled passes, float32 products) is `tinyinit.physics.propagation_fast`, tested
 equal.
 """
@@ -49,23 +50,46 @@ import numpy as np
 
 from ..core.activations import as_activation
 from ..core.arguments import KindError, instance, integer, number, real_array, shown
+from ..core.distributions import normal
+from ..core.init import initializer_row
 from ..core.pcg32 import PCG32
 from .depth_result import DepthResult, SeedPass, experiment
-from .depth_stack import GRADIENT_STREAM, INPUT_STREAM, layer_weights, unit_batch, weight_std
 from .mean_field import DIRECTIONS, Phi, mean_field, slope_mean_square
-from .variance import mean_square
 
 __all__ = [
     "backward_values",
     "forward_values",
     "gain_of",
+    "mean_square",
     "mean_squares_by_layer",
     "per_sample_weight_square",
     "simulate",
+    "unit_batch",
     "weight_gradient_theory",
 ]
 
 # --- measuring ---------------------------------------------------------------------------
+
+
+def mean_square(a: np.ndarray) -> float:
+    """mean(a**2) over every entry: the package's one mean square of an array.
+
+    inf when it is beyond float64 or a holds inf or nan (an overflowed stack), without a warning.
+
+    >>> mean_square(np.array([3.0, -1.0])), mean_square(np.array([1e300, 0.0]))
+    (5.0, inf)
+    """
+    a = real_array("a", a)
+    if not a.size:
+        raise ValueError("a must hold at least one number, got an empty array")
+    return _mean_square(a)
+
+
+def _mean_square(a: np.ndarray) -> float:
+    flat = np.ravel(a)
+    with np.errstate(all="ignore"):
+        m = float(np.dot(flat, flat)) / flat.size
+    return math.inf if math.isnan(m) else m
 
 
 def per_sample_weight_square(delta: np.ndarray, h: np.ndarray) -> float:
@@ -178,7 +202,7 @@ def mean_squares_by_layer(weights: Iterable, activation: Phi, x: np.ndarray) -> 
     array([1., 4., 0.])
     """
     hs, _ = forward_values(weights, activation, x)
-    return np.array([mean_square(h) for h in hs])
+    return np.array([_mean_square(h) for h in hs])
 
 
 def backward_values(weights: Sequence[np.ndarray], slopes, g: np.ndarray):
@@ -290,7 +314,7 @@ def simulate(
     seeds: a count n (seeds 0 .. n-1) or the seeds themselves, taken one at a time (a
     progress bar may wrap them, as tqdm wraps a loop). Each seed has its own weights
     (PCG32(seed), stream 54), inputs and upstream gradient (streams 1 and 2). std: the
-    weights' std for initializer "normal" (the others compute theirs from the gain).
+    weights' std for initializer "normal_init" (the others compute theirs from the gain).
     sample_layers: layers whose values to keep in `samples` (for histograms); those beyond
     n_layers are left out. draw: a function draw(shape, rng) -> weights that draws the
     initializer's weights instead of tinyinit (a student's own,
@@ -298,7 +322,7 @@ def simulate(
     layer after layer from PCG32(seed) as a model is initialized; the theory stays the
     initializer's, so a mistake in draw shows as a gap between the two.
 
-    >>> r = simulate("relu", "kaiming_fan_in", gain=2**0.5, n_layers=5, width=64, seeds=1)
+    >>> r = simulate("relu", "kaiming_normal", gain=2**0.5, n_layers=5, width=64, seeds=1)
     >>> r.per_seed.shape, round(r.theory_end, 12)    # Kaiming keeps relu's signal
     ((1, 6), 1.0)
     """
@@ -306,28 +330,32 @@ def simulate(
         activation, initializer, gain=gain, std=std, n_layers=n_layers, width=width,
         seeds=seeds, batch=batch, direction=direction, sample_layers=sample_layers, draw=draw,
     )  # fmt: skip
+    row = initializer_row(e.initializer)
+    knob = e.gain if row.uses_gain else e.std
+    # The initializer's weights with its knob at 1, times the knob in float64: a std of 1e-300
+    # or a gain of 1e30 reaches the stack as it is, where float32 weights would be 0 or inf.
+    draw, scale = (row.initializer(1.0), knob) if e.draw is None else (_checked(e.draw, e.width), 1)
     passes = []
     for seed in e.seeds:
-        layers = range(1, e.n_layers + 1)
-        if draw is None:
+        rng = PCG32(seed)  # the stack's weights, layer after layer, as a model is initialized
+        with np.errstate(all="ignore"):  # beyond float64: inf, shown as the stack's overflow
             weights = [
-                layer_weights(e.initializer, e.width, k, seed, e.gain, e.std) for k in layers
+                np.multiply(draw((e.width, e.width), rng), scale, dtype=np.float64)
+                for _ in range(e.n_layers)
             ]
-        else:
-            weights = _drawn(e.draw, e.width, e.n_layers, seed)
-        x = unit_batch(e.width, e.batch, seed, INPUT_STREAM)
+        x = _unit_batch(e.width, e.batch, seed, INPUT_STREAM)
         hs, zs = _forward(weights, e.act.phi, x)
         if e.direction == "forward":
-            passes.append(SeedPass(seed, [mean_square(h) for h in hs], None, hs))
+            passes.append(SeedPass(seed, [_mean_square(h) for h in hs], None, hs))
             continue
         with np.errstate(all="ignore"):
             slopes = [e.act.dphi(z) for z in zs]
-        upstream = unit_batch(e.width, e.batch, seed, GRADIENT_STREAM)
+        upstream = _unit_batch(e.width, e.batch, seed, GRADIENT_STREAM)
         gs, deltas = _backward(weights, slopes, upstream)
         weight_squares = [math.nan, *map(per_sample_weight_square, deltas, hs)]
-        passes.append(SeedPass(seed, [mean_square(g) for g in gs], weight_squares, gs))
-    std_w = weight_std(e.initializer, e.width, e.width, e.gain, e.std)
-    gain_w = gain_of(e.width, std_w)
+        passes.append(SeedPass(seed, [_mean_square(g) for g in gs], weight_squares, gs))
+    std_w = row.std(e.width, e.width, knob)
+    gain_w = std_w * math.sqrt(e.width)  # gain_of
     theory = mean_field(e.act, gain=gain_w, n_layers=e.n_layers, direction=e.direction)
     weight_theory = None
     if e.direction == "backward":
@@ -335,13 +363,42 @@ def simulate(
     return e.result(std_w, passes, theory, weight_theory)
 
 
-def _drawn(draw: Callable, width: int, n_layers: int, seed: int) -> list[np.ndarray]:
-    """n_layers square weight matrices from draw((width, width), rng), one rng for the stack."""
-    rng = PCG32(seed)
-    weights = []
-    for _ in range(n_layers):
-        w = real_array("what draw returned", draw((width, width), rng), ndim=2)
+def _checked(draw: Callable, width: int) -> Callable:
+    """draw(shape, rng), whose every weight is checked: a function of yours may return anything."""
+
+    def checked(shape: tuple[int, int], rng: PCG32) -> np.ndarray:
+        w = real_array("what draw returned", draw(shape, rng), ndim=2)
         if w.shape != (width, width):
             raise ValueError(f"draw must return weights of shape {(width, width)}, got {w.shape}")
-        weights.append(w)
-    return weights
+        return w
+
+    return checked
+
+
+# --- the batch that goes in, and the gradient that comes back ---------------------------------
+
+# Streams other than the weights' 54, so inputs never share numbers with weights.
+INPUT_STREAM = 1
+GRADIENT_STREAM = 2
+
+
+def unit_batch(width: int, batch: int, seed: int, stream: int) -> np.ndarray:
+    """A (width, batch) standard normal batch scaled to mean square exactly 1.
+
+    Drawn from PCG32(seed, stream); one column per sample. Read-only, so that a
+    cache (`tinyinit.physics.propagation_fast.UnitWeights.batch`) can hand the same array out
+    again.
+
+    >>> x = unit_batch(4, 3, seed=0, stream=INPUT_STREAM)
+    >>> x.shape, round(float(np.mean(x * x)), 12)
+    ((4, 3), 1.0)
+    """
+    width, batch = integer("width", width, minimum=1), integer("batch", batch, minimum=1)
+    return _unit_batch(width, batch, seed, stream)
+
+
+def _unit_batch(width: int, batch: int, seed: int, stream: int) -> np.ndarray:
+    x = normal(PCG32(seed, stream), width * batch).reshape(width, batch)
+    x /= math.sqrt(np.mean(x * x))
+    x.setflags(write=False)
+    return x

@@ -7,13 +7,14 @@ explorer owns a `UnitWeights` that keeps what a move can reuse, and
 `UnitWeights.simulate` gives the same DepthResult (tested equal, to float32's
 rounding, in tests/physics/test_propagation_fast.py) with these tricks:
 
-- Kept unit matrices (`UnitWeights.get`): every initializer is a unit matrix
-  times a scale (`tinyinit.physics.depth_stack`), so the matrices are drawn once per (kind,
-  width, seed) and a new gain, std or activation only multiplies. Buys the draw:
-  about 0.3 s per move. Least recently used stacks go beyond `max_bytes`.
+- Kept unit weights (`UnitWeights.get`): the weights of every initializer of
+  `tinyinit.core.init.INITIALIZERS` are proportional to its knob (its gain, or its std),
+  so each stack is drawn once per (initializer, width, seed), with the knob at 1, and a new
+  gain, std or activation only multiplies. Buys the draw: about 0.3 s per move. Least
+  recently used stacks go beyond `max_bytes`.
 - Kept input batches (`UnitWeights.batch`): drawn once per (width, batch, seed).
-- float32 products (`_product`): the unit matrices are kept in float32, the
-  precision a model's weights have, and multiplied in float32 on the activations
+- float32 products (`_product`): the unit weights are float32, as the initializers
+  return them, the precision a model's weights have, and multiplied in float32 on the activations
   divided by a power of 2 (exact), the scale applied after in float64. Three
   times faster than float64 on a (256, 256) layer, about 1e-7 relative per
   layer; a stack overflows or underflows where float64 does.
@@ -45,24 +46,20 @@ import numpy as np
 
 from ..core.activations import Activation, as_activation
 from ..core.arguments import integer, number, one_of
-from .depth_result import DIRECTIONS, DepthResult, SeedPass, experiment
-from .depth_stack import (
+from ..core.init import INITIALIZERS, initializer_row
+from ..core.pcg32 import PCG32
+from .depth_result import DepthResult, SeedPass, experiment
+from .mean_field import DIRECTIONS, mean_field
+from .propagation import (
     GRADIENT_STREAM,
     INPUT_STREAM,
-    KINDS,
-    unit_batch,
-    unit_matrix,
-    unit_scale,
-    weight_std,
-)
-from .mean_field import mean_field
-from .propagation import (
     gain_of,
+    mean_square,
     per_sample_weight_square,
     simulate,
+    unit_batch,
     weight_gradient_theory,
 )
-from .variance import mean_square
 
 __all__ = ["UnitWeights"]
 
@@ -301,7 +298,7 @@ class _Backward(NamedTuple):
 def _rescaled_from_memo(cache, memo, key: tuple, rescale):
     """A pass kept in `memo` of the same stack at another scale, rescaled to key's, or None.
 
-    Keys of the forward and the backward memo are (kind, scale, ...settings): the
+    Keys of the forward and the backward memo are (initializer, scale, ...settings): the
     same stack is every key equal to this one but for its scale. Newest first;
     `rescale` returns None where it cannot (see _Trace.rescaled).
     """
@@ -311,40 +308,42 @@ def _rescaled_from_memo(cache, memo, key: tuple, rescale):
     return found
 
 
-def _backward_result(cache, trace: _Trace, kind, width, seed, batch, n_layers, keep) -> _Backward:
+def _backward_result(cache, trace: _Trace, key, width, seed, batch, n_layers, keep) -> _Backward:
     """The cache's _Backward pass over `trace` (_forward_trace's), run, rescaled or kept."""
     memo = cache.backward_memo
-    key = (kind, trace.scale, trace.act, width, seed, batch, n_layers, tuple(keep))
-    back = memo.pop(key, None)
+    memo_key = (key, trace.scale, trace.act, width, seed, batch, n_layers, tuple(keep))
+    back = memo.pop(memo_key, None)
     if back is None:
         homogeneous = trace.act.homogeneous
-        back = _rescaled_from_memo(cache, memo, key, lambda b: b.rescaled(trace.scale, homogeneous))
+        back = _rescaled_from_memo(
+            cache, memo, memo_key, lambda b: b.rescaled(trace.scale, homogeneous)
+        )
     if back is None:
-        units = cache.get(kind, width, seed, n_layers)
+        units = cache.get(key, width, seed, n_layers)
         upstream = cache.batch(width, batch, seed, GRADIENT_STREAM)
         back = _Backward(trace.scale, *_backward_trace(units, trace, n_layers, upstream, keep))
-    memo[key] = back
+    memo[memo_key] = back
     while len(memo) > cache.memo_size:
         memo.popitem(last=False)
     return back
 
 
-def _forward_trace(cache, kind, scale, act: Activation, width, seed, batch, n_layers) -> _Trace:
+def _forward_trace(cache, key, scale, act: Activation, width, seed, batch, n_layers) -> _Trace:
     """The cache's _Trace for these settings, run at least `n_layers` layers deep.
 
-    The memo's keys are (kind, scale, act, width, seed, batch): the Activation
+    The memo's keys are (initializer, scale, act, width, seed, batch): the Activation
     itself, the same object for the same name of ACTIVATIONS.
     """
     memo = cache.forward_memo
-    key = (kind, scale, act, width, seed, batch)
-    trace = memo.pop(key, None)
+    memo_key = (key, scale, act, width, seed, batch)
+    trace = memo.pop(memo_key, None)
     if trace is None:
-        trace = _rescaled_from_memo(cache, memo, key, lambda t: t.rescaled(scale))
+        trace = _rescaled_from_memo(cache, memo, memo_key, lambda t: t.rescaled(scale))
     if trace is None:
         trace = _Trace(cache.batch(width, batch, seed, INPUT_STREAM), act, scale)
     if trace.n_layers < n_layers:
-        trace.extend(cache.get(kind, width, seed, n_layers)[trace.n_layers :])
-    memo[key] = trace
+        trace.extend(cache.get(key, width, seed, n_layers)[trace.n_layers :])
+    memo[memo_key] = trace
     cache.trim_memo()
     return trace
 
@@ -353,11 +352,12 @@ def _forward_trace(cache, kind, scale, act: Activation, width, seed, batch, n_la
 
 
 class UnitWeights:
-    """A cache of unit matrices, keyed by (kind, width, seed), grown layer by layer.
+    """A cache of unit weights, keyed by (initializer, width, seed), grown layer by layer.
 
-    Layer l's weight is W_l = scale * C_l, C_l = unit_matrix(kind, width, l, seed)
-    of shape (width, width): the cache keeps C_l, so a new gain or std reuses it.
-    `draws` counts the unit matrices drawn so far: a slider that only rescales
+    Layer l's weight is W_l = scale * C_l, C_l the initializer's (width, width) weights with
+    its knob at 1, drawn from PCG32(seed) after layers 1 .. l - 1, as a model is initialized:
+    the cache keeps C_l, so a new gain or std reuses it (scale is the knob's value).
+    `draws` counts the layers drawn so far: a slider that only rescales
     leaves it unchanged. Least recently used entries are dropped when the cache
     holds more than `max_bytes` (the ones asked for now are always kept).
 
@@ -379,7 +379,7 @@ class UnitWeights:
     >>> r = cache.simulate("relu", "xavier_normal", gain=1.5, n_layers=5, width=16, seeds=1)
     >>> cache.draws, cache.rescales                   # another gain: rescaled, nothing drawn
     (5, 1)
-    >>> len(cache.get("normal", 16, seed=0, n_layers=8)), cache.draws   # deeper: 3 more
+    >>> len(cache.get("xavier_normal", 16, seed=0, n_layers=8)), cache.draws   # deeper: 3 more
     (8, 8)
     """
 
@@ -390,7 +390,8 @@ class UnitWeights:
         self.max_bytes = max_bytes
         self.draws = 0
         self.rescales = 0  # passes made by rescaling a kept one (_Trace and _Backward.rescaled)
-        self._layers: OrderedDict[tuple[str, int, int], list[np.ndarray]] = OrderedDict()
+        # (initializer, width, seed) -> (the generator where the next layer starts, the layers)
+        self._layers: OrderedDict[tuple[str, int, int], tuple] = OrderedDict()
         self.memo_size = memo_size
         self.memo_bytes = memo_bytes
         self.forward_memo: OrderedDict = OrderedDict()
@@ -398,16 +399,20 @@ class UnitWeights:
         self._batches: OrderedDict[tuple[int, int, int, int], np.ndarray] = OrderedDict()
         self.theory_memo: OrderedDict = OrderedDict()  # theory's answers, by their inputs
 
-    def get(self, kind: str, width: int, seed: int, n_layers: int) -> list[np.ndarray]:
-        """Layers 1 .. n_layers of (kind, width, seed) in float32, drawing only the missing ones."""
-        kind = one_of("kind", kind, KINDS)
+    def get(self, initializer: str, width: int, seed: int, n_layers: int) -> list[np.ndarray]:
+        """Layers 1 .. n_layers of (initializer, width, seed), its knob at 1, in float32,
+        drawing only the missing ones."""
+        initializer = one_of("initializer", initializer, INITIALIZERS)
         width, seed = integer("width", width, minimum=1), integer("seed", seed)
         n_layers = integer("n_layers", n_layers, minimum=0)
-        key = (kind, width, seed)
-        layers = self._layers.setdefault(key, [])
+        key = (initializer, width, seed)
+        if key not in self._layers:
+            self._layers[key] = (PCG32(seed), [])
         self._layers.move_to_end(key)
+        rng, layers = self._layers[key]
+        draw = initializer_row(initializer).initializer(1.0)
         while len(layers) < n_layers:
-            unit = unit_matrix(kind, width, len(layers) + 1, seed).astype(np.float32)
+            unit = draw((width, width), rng)
             unit.setflags(write=False)
             layers.append(unit)
             self.draws += 1
@@ -427,7 +432,7 @@ class UnitWeights:
 
     @property
     def nbytes(self) -> int:
-        return sum(m.nbytes for layers in self._layers.values() for m in layers)
+        return sum(m.nbytes for _, layers in self._layers.values() for m in layers)
 
     def trim_memo(self) -> None:
         """Drop the oldest forward passes beyond memo_size passes or memo_bytes bytes.
@@ -476,7 +481,7 @@ class UnitWeights:
         to float32's rounding (see the module docstring).
 
         >>> cache = UnitWeights()
-        >>> r = cache.simulate("relu", "kaiming_fan_in", gain=2**0.5, n_layers=5, width=64,
+        >>> r = cache.simulate("relu", "kaiming_normal", gain=2**0.5, n_layers=5, width=64,
         ...                    seeds=1)
         >>> r.per_seed.shape, round(r.theory_end, 12)
         ((1, 6), 1.0)
@@ -489,18 +494,20 @@ class UnitWeights:
                 "draw must be None here: the fast path draws tinyinit's weights "
                 "(propagation.simulate draws with yours)"
             )
-        kind, scale = unit_scale(e.initializer, e.width, e.width, e.gain, e.std)
+        row = initializer_row(e.initializer)
+        scale = e.gain if row.uses_gain else e.std  # the knob: every weight is scale * unit
         passes = []
         for seed in e.seeds:
-            trace = _forward_trace(self, kind, scale, e.act, e.width, seed, e.batch, e.n_layers)
+            key = e.initializer
+            trace = _forward_trace(self, key, scale, e.act, e.width, seed, e.batch, e.n_layers)
             if e.direction == "forward":
                 values = {k: trace.hs[k] for k in e.sample_layers}
                 passes.append(SeedPass(seed, trace.squares[: e.n_layers + 1], None, values))
                 continue
             back = _backward_result(
-                self, trace, kind, e.width, seed, e.batch, e.n_layers, e.sample_layers
+                self, trace, key, e.width, seed, e.batch, e.n_layers, e.sample_layers
             )
             passes.append(SeedPass(seed, back.gradient, back.weight, back.kept))
-        std_w = weight_std(e.initializer, e.width, e.width, e.gain, e.std)
+        std_w = row.std(e.width, e.width, scale)
         theory, weight_theory = self.theory(e.act, gain_of(e.width, std_w), e.n_layers, e.direction)
         return e.result(std_w, passes, theory, weight_theory)

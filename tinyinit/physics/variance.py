@@ -40,6 +40,7 @@ from ..core.init import (
     xavier_std,
 )
 from ..core.pcg32 import PCG32
+from .propagation import mean_square
 
 __all__ = [
     "Estimate",
@@ -49,7 +50,6 @@ __all__ = [
     "format_table",
     "hand_example",
     "input_moments",
-    "mean_square",
     "mean_square_of",
     "mean_square_through",
     "predicted_variance",
@@ -258,22 +258,6 @@ def mean_square_of(samples: np.ndarray) -> Estimate:
     """
     sq = _samples(samples) ** 2
     return Estimate(float(sq.mean()), float(sq.std(ddof=1) / math.sqrt(len(sq))))
-
-
-def mean_square(a: np.ndarray) -> float:
-    """mean(a**2) over every entry: the package's one mean square of an array.
-
-    inf when it is beyond float64 or a holds inf or nan (an overflowed stack), without a warning.
-
-    >>> mean_square(np.array([3.0, -1.0])), mean_square(np.array([1e300, 0.0]))
-    (5.0, inf)
-    """
-    flat = np.ravel(arguments.real_array("a", a))
-    if not flat.size:
-        raise ValueError("a must hold at least one number, got an empty array")
-    with np.errstate(all="ignore"):
-        m = float(np.dot(flat, flat)) / flat.size
-    return math.inf if math.isnan(m) else m
 
 
 def root_mean_square(a: np.ndarray) -> float:

@@ -108,7 +108,7 @@ def presentation(share_url: str | None = None, **kwargs) -> Presentation:
     >>> app = presentation()
     >>> app.choose("Kaiming + ReLU: kept")
     >>> app.depth.initializer.value, round(app.depth.gain.value, 4), app.tabs.selected_index
-    ('kaiming_fan_in', 1.4142, 0)
+    ('kaiming_normal', 1.4142, 0)
     """
     if share_url is None:
         share_url = os.environ.get(SHARE_URL_VARIABLE) or None

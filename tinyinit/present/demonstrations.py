@@ -39,7 +39,7 @@ START = {
     ),
 }  # fmt: skip
 
-KAIMING_RELU = dict(initializer="kaiming_fan_in", gain=math.sqrt(2.0))
+KAIMING_RELU = dict(initializer="kaiming_normal", gain=math.sqrt(2.0))
 # The y axis of the ReLU demonstrations, 10^-7 to 10: Xavier's collapse to 2^-20 and
 # Kaiming's level line on one scale, so that "kept" looks as flat as it is (on its own,
 # seed noise from 0.7 to 1.5 would fill a 10^-1 .. 10 axis). The steps of a demonstration

@@ -51,7 +51,7 @@ def depth_headline(result: DepthResult, pins: list[tuple[DepthResult, str]] = ()
     >>> r = simulate("relu", "xavier_uniform", n_layers=3, width=16, seeds=1)
     >>> depth_headline(r)
     'layer 3: 2<sup>−2.7</sup><br><small>of the input; theory 2<sup>−3.0</sup></small>'
-    >>> k = simulate("relu", "kaiming_fan_in", gain=2**0.5, n_layers=3, width=16, seeds=1)
+    >>> k = simulate("relu", "kaiming_normal", gain=2**0.5, n_layers=3, width=16, seeds=1)
     >>> depth_headline(k, [(r, "Xavier")]).split("<br>")[1]
     '<span class="tinyinit-gap">2<sup>1.8</sup> above Xavier</span>'
     """

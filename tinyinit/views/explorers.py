@@ -58,8 +58,9 @@ from matplotlib.colors import to_hex, to_rgba
 from .._extras import extra
 from ..core.activations import ACTIVATIONS, SATURATED_SLOPE, TANH_SATURATED
 from ..core.arguments import KindError, flag, instance, integer, number, one_of
+from ..core.init import INITIALIZERS, initializer_row
 from ..physics.depth_result import DIRECTIONS, DepthResult
-from ..physics.depth_stack import SCHEMES, scheme, suggested_gain
+from ..physics.gains import initial_gain, suggested_gain
 from ..physics.mean_field import mean_field, q_map_slope
 from ..physics.propagation_fast import UnitWeights
 from ..physics.residual import ResidualStack, block_variances, out_scale
@@ -116,7 +117,7 @@ def readout_lines(result: DepthResult) -> list[str]:
     """The readout in words: where the signal arrives, measured and in theory.
 
     >>> from tinyinit.physics.propagation import simulate
-    >>> r = simulate("relu", "kaiming_fan_in", gain=2**0.5, n_layers=3, width=16, seeds=1)
+    >>> r = simulate("relu", "kaiming_normal", gain=2**0.5, n_layers=3, width=16, seeds=1)
     >>> readout_lines(r)[0]
     'layer 3: measured 0.55, theory 1'
     """
@@ -132,7 +133,7 @@ def readout_lines(result: DepthResult) -> list[str]:
     m = result.measured_end
     if 0 < m < math.inf:
         second += f", = 2^{math.log2(m):.1f} of the {'input' if end else 'upstream gradient'}"
-    third = f"weights: std = {result.weight_std:.4g} ({SCHEMES[result.initializer].formula}), "
+    third = f"weights: std = {result.weight_std:.4g} ({INITIALIZERS[result.initializer].formula}), "
     third += f"width {result.width}, batch {result.batch} per seed"
     note = edge_note(result)
     return [first, second, third] + ([note] if note else [])
@@ -142,10 +143,10 @@ def _short_name(result: DepthResult, other: DepthResult) -> str:
     """The settings of `result` that differ from `other`'s, as few words as tell them apart."""
     words = []
     if result.initializer != other.initializer:
-        words.append(SCHEMES[result.initializer].label)
+        words.append(INITIALIZERS[result.initializer].label)
     if result.activation != other.activation:
         words.append(result.activation)
-    uses_gain = SCHEMES[result.initializer].uses_gain
+    uses_gain = INITIALIZERS[result.initializer].uses_gain
     if not uses_gain and result.weight_std != other.weight_std:
         words.append(f"std {result.weight_std:.3g}")
     elif uses_gain and result.gain != other.gain:
@@ -164,7 +165,7 @@ def compare_line(result: DepthResult, pinned: DepthResult, number: int) -> str:
 
     >>> from tinyinit.physics.propagation import simulate
     >>> xavier = simulate("relu", "xavier_uniform", n_layers=20, width=64, seeds=1)
-    >>> kaiming = simulate("relu", "kaiming_fan_in", gain=2**0.5, n_layers=20, width=64, seeds=1)
+    >>> kaiming = simulate("relu", "kaiming_normal", gain=2**0.5, n_layers=20, width=64, seeds=1)
     >>> compare_line(kaiming, xavier, 1)
     'Kaiming normal, fan_in, gain 1.41 ends 2^20.9 above Xavier uniform, gain 1 (pin 1) at layer 20'
     """
@@ -391,7 +392,7 @@ WIDE = {"description_width": "initial"}
 DEPTH_CONTROLS = (
     Control(
         "initializer", widgets.Dropdown,
-        dict(options=[(row.label, key) for key, row in SCHEMES.items()], style=WIDE),
+        dict(options=[(row.label, key) for key, row in INITIALIZERS.items()], style=WIDE),
         "initializer",
         "How the weights are drawn: Xavier (Glorot 2010), Kaiming (He 2015), "
         "or a plain normal with the std you set",
@@ -587,10 +588,10 @@ def _depth_settings(
     initializer, activation, gain, std, n_layers, width, seeds, direction, view
 ) -> dict:
     """The depth explorer's start values, each checked against its control's range."""
-    row = scheme(initializer)
+    row = initializer_row(initializer)
     one_of("activation", activation, ACTIVATIONS)
     if gain is None:
-        gain = row.initial_gain(activation)
+        gain = initial_gain(initializer, activation)
     return dict(
         initializer=row.key,
         activation=activation,
@@ -624,7 +625,7 @@ class DepthExplorer(Explorer):
     mean_field. The n_layers slider is labelled "depth", the word a class says.
 
     Each argument starts its control, and must be one of the control's values: an
-    initializer of SCHEMES, an activation of ACTIVATIONS, a gain from 0 to 3 (None: the
+    initializer of INITIALIZERS, an activation of ACTIVATIONS, a gain from 0 to 3 (None: the
     initializer's own, as in torch), a std from 0.001 to 10, n_layers from 1 to
     SLIDER_MAX_LAYERS, a width of WIDTHS, seeds from 1 to SLIDER_MAX_SEEDS.
 
@@ -760,10 +761,10 @@ class DepthExplorer(Explorer):
     def _sync_controls(self, follow: bool = True):
         """Enable the controls that apply; Kaiming's gain follows the activation if `follow`."""
         init, act = self.initializer.value, self.activation.value
-        self.gain.disabled = not SCHEMES[init].uses_gain
-        self.std.disabled = SCHEMES[init].uses_gain
+        self.gain.disabled = not INITIALIZERS[init].uses_gain
+        self.std.disabled = INITIALIZERS[init].uses_gain
         gain, _ = suggested_gain(act)
-        if follow and SCHEMES[init].gain_from_activation:
+        if follow and INITIALIZERS[init].gain_from_activation:
             self.gain.value = gain
         self.gain_hint.value = gain_note(act, self.gain.value, self.n_layers.value)
 
@@ -907,7 +908,7 @@ def depth_explorer(**defaults) -> DepthExplorer:
     std sqrt(2 / (n + n)) = 1/sqrt(n) keeps the variance and ReLU halves it, so
     m_l = 2**-l. Kaiming's std gain / sqrt(n_in), gain sqrt(2), keeps m_l = 1.
 
-    >>> ex = depth_explorer(initializer="kaiming_fan_in", n_layers=3, width=16, seeds=1)
+    >>> ex = depth_explorer(initializer="kaiming_normal", n_layers=3, width=16, seeds=1)
     >>> round(ex.gain.value, 4)                # Kaiming starts at calculate_gain("relu")
     1.4142
     >>> print(ex.readout_text.splitlines()[0])

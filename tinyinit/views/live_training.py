@@ -16,7 +16,7 @@ compare the next one with (Xavier, pinned, against Kaiming). A cell drives it as
 does:
 
     ex.step(200)                        # 200 steps, then one frame
-    ex.pin(); ex.initializer.value = "kaiming_fan_in"
+    ex.pin(); ex.initializer.value = "kaiming_normal"
     ex.play()                           # trains on the kernel's event loop; ex.pause()
 
 The numbers are tinyinit.networks': a `Trainer` takes the steps (the training loop itself,
@@ -53,13 +53,14 @@ from threadpoolctl import ThreadpoolController
 from .._extras import extra
 from ..core.activations import ACTIVATIONS
 from ..core.arguments import flag, instance, integer, number, one_of, shown
+from ..core.init import INITIALIZERS, initializer_row
 from ..core.pcg32 import PCG32
 from ..networks.digits import Digits, load_digits_split
 from ..networks.mlp import evaluate, init_params
 from ..networks.normalization import NORMS
 from ..networks.optimizers import LEARNING_RATES, OPTIMIZERS
-from ..networks.training import Trainer, scheme_weights
-from ..physics.depth_stack import SCHEMES, scheme, suggested_gain
+from ..networks.training import Trainer
+from ..physics.gains import initial_gain, suggested_gain
 from ..physics.variance import root_mean_square
 from .browser_transport import BrowserChanges, keep_picture_for_static_pages
 from .explorers import (
@@ -138,7 +139,7 @@ NORMALIZATIONS = {"none": "none", "batch": "BatchNorm", "layer": "LayerNorm"}
 def settings_line(settings: dict) -> str:
     """The settings of a run in one line, as its caption and its pin's label say them.
 
-    >>> print(settings_line(dict(initializer="kaiming_fan_in", gain=2**0.5, std=0.02,
+    >>> print(settings_line(dict(initializer="kaiming_normal", gain=2**0.5, std=0.02,
     ...     activation="relu", optimizer="sgd", learning_rate=0.02, normalization="none",
     ...     hidden_layers=20)))
     relu, Kaiming normal, fan_in (gain 1.41), SGD at 0.02, 20 hidden layers of 64
@@ -148,7 +149,7 @@ def settings_line(settings: dict) -> str:
     if missing:
         raise ValueError(f"settings must hold every one of {', '.join(SETTINGS)}, "
                          f"got {shown(settings)}")  # fmt: skip
-    row = scheme(settings["initializer"])
+    row = initializer_row(settings["initializer"])
     scale = f"gain {settings['gain']:.3g}" if row.uses_gain else f"std {settings['std']:.3g}"
     norm = settings["normalization"]
     return (
@@ -251,7 +252,7 @@ update ratio 2e-07 (median over 3 layers; 1e-07 to 4e-07)
 TRAINING_CONTROLS = (
     Control(
         "initializer", widgets.Dropdown,
-        dict(options=[(row.label, key) for key, row in SCHEMES.items()], style=WIDE),
+        dict(options=[(row.label, key) for key, row in INITIALIZERS.items()], style=WIDE),
         "initializer", "How the weights are drawn: Xavier (Glorot 2010), Kaiming (He 2015), "
         "or a plain normal with the std you set",
         css="tinyinit-train-initializer",
@@ -380,13 +381,13 @@ class TrainingExplorer(Explorer):
     ):
         super().__init__()
         # Checked before anything is built: a clear error naming the argument.
-        scheme(initializer)
+        initializer_row(initializer)
         one_of("activation", activation, ACTIVATIONS)
         one_of("optimizer", optimizer, OPTIMIZERS)
         one_of("normalization", normalization, NORMS)
         one_of("speed", integer("speed", speed), SPEEDS.values())
         if gain is None:
-            gain = scheme(initializer).initial_gain(activation)
+            gain = initial_gain(initializer, activation)
         if learning_rate is None:
             learning_rate = LEARNING_RATES[optimizer]
         gain, std = number("gain", gain, minimum=0), number("std", std, above=0)
@@ -499,7 +500,8 @@ class TrainingExplorer(Explorer):
         """A new Trainer for the controls as they are; evaluated at step 0, and drawn."""
         s = self.settings
         sizes = [self.digits.x_train.shape[1]] + [WIDTH] * s["hidden_layers"] + [10]
-        weights = scheme_weights(s["initializer"], gain=s["gain"], std=s["std"])
+        row = initializer_row(s["initializer"])
+        weights = row.initializer(s["gain"] if row.uses_gain else s["std"])
         params = init_params(sizes, weights, PCG32(self.seed))
         self.trainer = Trainer(
             params, self.digits.x_train, self.digits.labels_train, s["activation"],
@@ -785,7 +787,7 @@ class TrainingExplorer(Explorer):
     def _sync_controls(self, changed: str | None = None) -> None:
         """Enable the controls that apply; the gain follows Kaiming's activation and the
         learning rate the optimizer when those change."""
-        row = SCHEMES[self.initializer.value]
+        row = INITIALIZERS[self.initializer.value]
         self.gain.disabled = not row.uses_gain
         self.std.disabled = row.uses_gain
         if changed in ("initializer", "activation") and row.gain_from_activation:

@@ -51,8 +51,8 @@ from ..core.arguments import (
     real_array,
     shown,
 )
+from ..core.init import INITIALIZERS
 from ..physics.depth_result import DepthResult
-from ..physics.depth_stack import SCHEMES
 from ..physics.residual import ResidualStack, block_variances
 from .browser_transport import BlitPlot
 
@@ -124,6 +124,7 @@ INITIALIZER_COLORS = {
     "xavier": OKABE_ITO["blue"],
     "kaiming": OKABE_ITO["vermillion"],
     "normal": OKABE_ITO["bluish green"],  # a flat std, e.g. 0.02
+    "orthogonal": OKABE_ITO["black"],  # Saxe et al.'s orthogonal rows
     "scaled_residual": OKABE_ITO["reddish purple"],  # 0.02 / sqrt(2 N) on residual outputs
     "mup": OKABE_ITO["orange"],
     "torch_default": OKABE_ITO["sky blue"],  # nn.Linear's own kaiming_uniform_(a=sqrt(5))
@@ -196,7 +197,7 @@ def _figure(name: str, value, none: bool = False) -> Figure | None:
 def initializer_color(initializer: str) -> str:
     """The colour of `initializer`, or of its family (the name up to its first "_").
 
-    >>> initializer_color("xavier_uniform"), initializer_color("kaiming_fan_in")
+    >>> initializer_color("xavier_uniform"), initializer_color("kaiming_normal")
     ('#0072B2', '#D55E00')
     >>> initializer_color("he")  # doctest: +ELLIPSIS
     Traceback (most recent call last):
@@ -235,7 +236,7 @@ PIN_ALPHA = 0.55
 
 def _initializer_words(result: DepthResult) -> tuple[str, list[str]]:
     """The initializer's name, and the numbers it was given (the one that was set first)."""
-    row = SCHEMES[result.initializer]
+    row = INITIALIZERS[result.initializer]
     if not row.uses_gain:
         return row.title, [f"std {result.weight_std:.3g}"]
     return row.title, [f"gain {result.gain:.3g}", f"std {result.weight_std:.3g}"]
@@ -247,7 +248,7 @@ def settings_title(result: DepthResult) -> str:
     >>> from tinyinit.physics.propagation import simulate
     >>> settings_title(simulate("relu", n_layers=2, width=16, seeds=1))
     'relu, Xavier uniform (gain 1, std 0.25): width 16, 1 seed'
-    >>> settings_title(simulate("linear", "normal", std=0.02, n_layers=2, width=16, seeds=1))
+    >>> settings_title(simulate("linear", "normal_init", std=0.02, n_layers=2, width=16, seeds=1))
     'linear, normal weights (std 0.02): width 16, 1 seed'
     """
     name, numbers = _initializer_words(_result("result", result))
@@ -307,9 +308,9 @@ def pin_label(result: DepthResult) -> str:
     order of the figure's title (activation, then initializer).
 
     >>> from tinyinit.physics.propagation import simulate
-    >>> pin_label(simulate("relu", "kaiming_fan_in", gain=2**0.5, n_layers=3, width=16, seeds=1))
+    >>> pin_label(simulate("relu", "kaiming_normal", gain=2**0.5, n_layers=3, width=16, seeds=1))
     'relu, Kaiming normal, fan_in, gain 1.41, depth 3'
-    >>> pin_label(simulate("linear", "normal", std=10.0, n_layers=3, width=16, seeds=1))
+    >>> pin_label(simulate("linear", "normal_init", std=10.0, n_layers=3, width=16, seeds=1))
     'linear, normal weights, std 10, depth 3'
     """
     name, numbers = _initializer_words(_result("result", result))
@@ -370,7 +371,7 @@ def edge_note(result: DepthResult) -> str:
     """The words for values beyond float64, or "" when every value is drawable.
 
     >>> from tinyinit.physics.propagation import simulate
-    >>> print(edge_note(simulate("linear", "normal", std=1e200, n_layers=3, width=16, seeds=1)))
+    >>> print(edge_note(simulate("linear", "normal_init", std=1e200, n_layers=3, width=16, seeds=1)))
     ▲ overflow: mean square beyond float64 (inf) from layer 1 on;  theory is inf from layer 1 on
     """
     toward = "on" if _result("result", result).direction == "forward" else "and below"
@@ -930,7 +931,7 @@ class TrainingPlot(BlitPlot):
 
     >>> plot = TrainingPlot()
     >>> plot.update(TrainingCurves(np.full(30, 2.3), np.array([30]), np.array([2.2]),
-    ...                            np.full(21, 1e-3), "kaiming_fan_in"))
+    ...                            np.full(21, 1e-3), "kaiming_normal"))
     >>> [float(x) for x in plot.loss_ax.get_xlim()], float(plot.ratio_line.get_ydata()[0])
     ([0.0, 100.0], 0.001)
     """
@@ -1030,7 +1031,7 @@ def curve_colors(results: Sequence[DepthResult]) -> list[str]:
 
     >>> from tinyinit.physics.propagation import simulate
     >>> runs = [simulate("relu", i, n_layers=2, width=8, seeds=1)
-    ...         for i in ("xavier_uniform", "xavier_uniform", "kaiming_fan_in")]
+    ...         for i in ("xavier_uniform", "xavier_uniform", "kaiming_normal")]
     >>> curve_colors(runs)
     ['#0072B2', 'black', '#D55E00']
     """
@@ -1057,7 +1058,7 @@ def compare_figure(
 
     >>> from tinyinit.physics.propagation import simulate
     >>> runs = [simulate("relu", i, n_layers=3, width=16, seeds=2)
-    ...         for i in ("xavier_uniform", "kaiming_fan_in")]
+    ...         for i in ("xavier_uniform", "kaiming_normal")]
     >>> fig = compare_figure(runs, ["Xavier", "Kaiming"], title="ReLU, 3 layers")
     >>> [text.get_text() for text in fig.axes[0].get_legend().get_texts()]
     ['Xavier', 'Kaiming', 'theory (dashed)']

@@ -42,8 +42,8 @@ from ..core.arguments import (
     real_array,
     shown,
 )
+from ..core.init import INITIALIZERS
 from ..physics.depth_result import DepthResult
-from ..physics.depth_stack import SCHEMES
 from .plots import (
     MIN_DPI,
     compare_figure,
@@ -228,7 +228,7 @@ def gap_exponent(result: DepthResult, other: DepthResult) -> float | None:
 
     >>> from tinyinit.physics.propagation import simulate
     >>> x = simulate("relu", "xavier_uniform", n_layers=20, width=64, seeds=1)
-    >>> k = simulate("relu", "kaiming_fan_in", gain=2**0.5, n_layers=20, width=64, seeds=1)
+    >>> k = simulate("relu", "kaiming_normal", gain=2**0.5, n_layers=20, width=64, seeds=1)
     >>> round(gap_exponent(k, x), 1)
     20.9
     """
@@ -241,7 +241,7 @@ def gap_exponent(result: DepthResult, other: DepthResult) -> float | None:
 
 def _family(initializer: str) -> str:
     """The first word of the initializer's name: Xavier, Kaiming, normal."""
-    return SCHEMES[initializer].label.split()[0].rstrip(",")
+    return INITIALIZERS[initializer].label.split()[0].rstrip(",")
 
 
 # What can tell two curves apart, in the order a name says it.
@@ -250,10 +250,10 @@ ASPECTS = ("family", "variant", "activation", "gain", "std", "width", "depth", "
 
 def _aspect(result: DepthResult, aspect: str):
     """The value of one aspect of a curve; None where it does not apply (no gain for 'normal')."""
-    uses_gain = SCHEMES[result.initializer].uses_gain
+    uses_gain = INITIALIZERS[result.initializer].uses_gain
     return {
         "family": _family(result.initializer),
-        "variant": SCHEMES[result.initializer].label,
+        "variant": INITIALIZERS[result.initializer].label,
         "activation": result.activation,
         "gain": result.gain if uses_gain else None,
         "std": None if uses_gain else result.weight_std,
@@ -276,7 +276,7 @@ def _differences(a: DepthResult, b: DepthResult) -> set[str]:
 def _words(result: DepthResult, aspects: set[str]) -> str:
     spelled = {
         "family": lambda r: _family(r.initializer),
-        "variant": lambda r: SCHEMES[r.initializer].label,
+        "variant": lambda r: INITIALIZERS[r.initializer].label,
         "activation": lambda r: r.activation,
         "gain": lambda r: f"gain {r.gain:.3g}",
         "std": lambda r: f"std {r.weight_std:.3g}",
@@ -298,7 +298,7 @@ def curve_name(result: DepthResult, other: DepthResult | None = None) -> str:
 
     >>> from tinyinit.physics.propagation import simulate
     >>> x = simulate("tanh", "xavier_normal", n_layers=3, width=16, seeds=1)
-    >>> k = simulate("tanh", "kaiming_fan_in", gain=5 / 3, n_layers=3, width=16, seeds=1)
+    >>> k = simulate("tanh", "kaiming_normal", gain=5 / 3, n_layers=3, width=16, seeds=1)
     >>> x53 = simulate("tanh", "xavier_normal", gain=5 / 3, n_layers=3, width=16, seeds=1)
     >>> curve_name(x, k), curve_name(x53, x), curve_name(x)
     ('Xavier', 'gain 1.67', 'Xavier')
@@ -313,7 +313,7 @@ def curve_names(results: Sequence[DepthResult]) -> list[str]:
     >>> from tinyinit.physics.propagation import simulate
     >>> runs = [simulate("tanh", "xavier_normal", gain=g, n_layers=3, width=16, seeds=1)
     ...         for g in (1.0, 5 / 3)]
-    >>> runs.append(simulate("relu", "kaiming_fan_in", gain=2**0.5, n_layers=3, width=16, seeds=1))
+    >>> runs.append(simulate("relu", "kaiming_normal", gain=2**0.5, n_layers=3, width=16, seeds=1))
     >>> curve_names(runs)
     ['Xavier, tanh, gain 1', 'Xavier, tanh, gain 1.67', 'Kaiming, relu, gain 1.41']
     """
@@ -341,7 +341,7 @@ def gap_words(
 
     >>> from tinyinit.physics.propagation import simulate
     >>> x = simulate("relu", "xavier_uniform", n_layers=20, width=64, seeds=1)
-    >>> k = simulate("relu", "kaiming_fan_in", gain=2**0.5, n_layers=20, width=64, seeds=1)
+    >>> k = simulate("relu", "kaiming_normal", gain=2**0.5, n_layers=20, width=64, seeds=1)
     >>> gap_words(k, x, "Xavier"), gap_words(k, x, "Xavier", "unicode"), gap_words(x, x, "it")
     ('2^20.9 above Xavier', '2²⁰·⁹ above Xavier', 'level with it')
     """
@@ -509,7 +509,7 @@ def comparison_title(
 
     >>> from tinyinit.physics.propagation import simulate
     >>> x = simulate("relu", "xavier_uniform", n_layers=20, width=64, seeds=1)
-    >>> k = simulate("relu", "kaiming_fan_in", gain=2**0.5, n_layers=20, width=64, seeds=1)
+    >>> k = simulate("relu", "kaiming_normal", gain=2**0.5, n_layers=20, width=64, seeds=1)
     >>> comparison_title([x, k], ["Xavier", "Kaiming"])
     'at layer 20, Kaiming ends 2^20.9 above Xavier'
     """
@@ -586,7 +586,7 @@ def comparison_figure(
 
     >>> from tinyinit.physics.propagation import simulate
     >>> runs = [simulate("relu", i, gain=g, n_layers=4, width=16, seeds=2)
-    ...         for i, g in (("xavier_uniform", 1.0), ("kaiming_fan_in", 2**0.5))]
+    ...         for i, g in (("xavier_uniform", 1.0), ("kaiming_normal", 2**0.5))]
     >>> fig = comparison_figure(runs)
     >>> [t.get_text() for t in fig.axes[0].texts]
     ['Xavier 2⁻⁴·¹', 'Kaiming 2⁰·⁴']

@@ -1,0 +1,134 @@
+"""The initializers as a table (tinyinit.core.init.INITIALIZERS): each row is an initializer of
+init.py with its arguments, and what a row draws is what that initializer returns."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+from refusals import assert_refused
+
+from tinyinit import (
+    PCG32,
+    kaiming_normal,
+    normal_init,
+    orthogonal_init,
+    xavier_normal,
+    xavier_uniform,
+)
+from tinyinit.core.init import INITIALIZERS, Initializer, calculate_gain, initializer_row
+from tinyinit.physics.gains import initial_gain, suggested_gain
+
+RELU_GAIN = math.sqrt(2.0)
+# Each row as the call of init.py it stands for, at its knob's value in KNOBS (a gain, or a std).
+KNOBS = {"kaiming_normal": RELU_GAIN, "kaiming_normal_fan_out": RELU_GAIN}
+CALLS = {
+    "xavier_uniform": lambda shape, rng: xavier_uniform(shape, 0.7, rng),
+    "xavier_normal": lambda shape, rng: xavier_normal(shape, 0.7, rng),
+    "kaiming_normal": lambda shape, rng: kaiming_normal(shape, "fan_in", "relu", rng),
+    "kaiming_normal_fan_out": lambda shape, rng: kaiming_normal(shape, "fan_out", "relu", rng),
+    "orthogonal_init": lambda shape, rng: orthogonal_init(shape, 0.7, rng),
+    "normal_init": lambda shape, rng: normal_init(shape, 0.7, rng),
+}
+
+
+def test_every_row_is_an_initializer_of_init_py_and_its_key_spells_that_call():
+    assert set(INITIALIZERS) == set(CALLS)
+    for key, row in INITIALIZERS.items():
+        assert row.key == key
+        assert key == row.init.__name__ or key == f"{row.init.__name__}_{row.kwargs['fan_mode']}"
+        assert row.knob in ("gain", "std") and row.uses_gain == (row.knob == "gain")
+
+
+@pytest.mark.parametrize("key", list(CALLS))
+@pytest.mark.parametrize("shape", [(5, 5), (3, 7), (7, 3)])
+def test_a_row_draws_what_its_initializer_returns_layer_after_layer(key, shape):
+    """One generator for the stack, as a model is initialized: the same bits as the calls."""
+    draw = INITIALIZERS[key].initializer(KNOBS.get(key, 0.7))
+    ours, theirs = PCG32(3), PCG32(3)
+    for _ in range(3):
+        got, expected = draw(shape, ours), CALLS[key](shape, theirs)
+        assert got.dtype == np.float32 and got.shape == shape
+        if key == "orthogonal_init":  # numpy's QR: exact to float tolerance only
+            np.testing.assert_allclose(got, expected, rtol=1e-6, atol=1e-7)
+        else:
+            assert got.tobytes() == expected.tobytes()
+    assert ours == theirs  # the generators stand at the same place
+
+
+@pytest.mark.parametrize("key", list(CALLS))
+def test_a_row_s_std_is_what_its_weights_have(key):
+    row = INITIALIZERS[key]
+    w = row.initializer(0.7)((300, 200), PCG32(1)).astype(np.float64)
+    assert math.isclose(math.sqrt(np.mean(w * w)), row.std(200, 300, 0.7), rel_tol=0.01)
+
+
+def test_the_weights_are_proportional_to_the_knob_which_the_explorer_s_fast_path_uses():
+    for row in INITIALIZERS.values():
+        unit = row.initializer(1.0)((16, 16), PCG32(2)).astype(np.float64)
+        twice = row.initializer(2.0)((16, 16), PCG32(2)).astype(np.float64)
+        np.testing.assert_allclose(twice, 2 * unit, rtol=1e-6, atol=1e-7)
+
+
+def test_a_row_s_title_is_its_label_unless_it_has_its_own():
+    assert INITIALIZERS["normal_init"].title == "normal weights"
+    row = INITIALIZERS["xavier_normal"]
+    assert row.title == row.label == "Xavier normal"
+
+
+def test_a_row_whose_function_has_no_unchecked_twin_draws_through_its_door():
+    row = Initializer("n", "N", normal_init, {"mean": 1.0}, "std", lambda a, b, s: s, "s")
+    np.testing.assert_array_equal(
+        row.initializer(0.5)((2, 3), PCG32(0)), normal_init((2, 3), 0.5, PCG32(0), mean=1.0)
+    )
+
+
+def test_a_row_and_its_knob_are_refused_in_their_own_words():
+    assert_refused(
+        [
+            (
+                lambda: initializer_row("kaiming_fan_in"),
+                ValueError,
+                "initializer must be one of xavier_uniform, xavier_normal, kaiming_normal, "
+                "kaiming_normal_fan_out, orthogonal_init, normal_init, got 'kaiming_fan_in'",
+            ),
+            (
+                lambda: INITIALIZERS["xavier_normal"].initializer(-1.0),
+                ValueError,
+                "value must be a finite real number >= 0, got -1.0",
+            ),
+            (
+                lambda: INITIALIZERS["normal_init"].initializer(math.nan),
+                ValueError,
+                "value must be a finite real number >= 0, got nan",
+            ),
+        ]
+    )
+
+
+@pytest.mark.parametrize("activation", ["relu", "tanh", "leaky_relu", "selu", "gelu", "linear"])
+def test_kaiming_starts_from_the_activation_s_gain_and_the_others_from_one(activation):
+    for key, row in INITIALIZERS.items():
+        expected = suggested_gain(activation)[0] if row.gain_from_activation else 1.0
+        assert initial_gain(key, activation) == expected
+        assert row.gain_from_activation == key.startswith("kaiming")
+    if activation != "gelu":  # torch has no gain for gelu; the quadrature's is tested elsewhere
+        assert initial_gain("kaiming_normal", activation) == calculate_gain(activation)
+    assert initial_gain("kaiming_normal_fan_out", "relu") == math.sqrt(2.0)
+
+
+@pytest.mark.parametrize("key", ["kaiming_normal", "kaiming_normal_fan_out", "normal_init"])
+def test_at_any_gain_a_row_draws_the_normal_init_of_its_std_which_a_training_run_starts_from(
+    key,
+):
+    """A gain that is no activation's (5/3 for Kaiming) is still the weights of init.py."""
+    shape, gain = (24, 40), 5 / 3
+    row = INITIALIZERS[key]
+    drawn = row.initializer(gain if row.uses_gain else 0.05)(shape, PCG32(9))
+    own = {
+        "kaiming_normal": lambda: normal_init(shape, gain / np.sqrt(40), PCG32(9)),
+        "kaiming_normal_fan_out": lambda: normal_init(shape, gain / np.sqrt(24), PCG32(9)),
+        "normal_init": lambda: normal_init(shape, 0.05, PCG32(9)),
+    }[key]()
+    assert drawn.tobytes() == own.tobytes()
