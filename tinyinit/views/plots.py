@@ -371,7 +371,8 @@ def edge_note(result: DepthResult) -> str:
     """The words for values beyond float64, or "" when every value is drawable.
 
     >>> from tinyinit.physics.propagation import simulate
-    >>> print(edge_note(simulate("linear", "normal_init", std=1e200, n_layers=3, width=16, seeds=1)))
+    >>> huge = simulate("linear", "normal_init", std=1e200, n_layers=3, width=16, seeds=1)
+    >>> print(edge_note(huge))
     ▲ overflow: mean square beyond float64 (inf) from layer 1 on;  theory is inf from layer 1 on
     """
     toward = "on" if _result("result", result).direction == "forward" else "and below"
