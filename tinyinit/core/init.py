@@ -645,6 +645,9 @@ def sparse_init(shape, sparsity: float, std: float, rng) -> np.ndarray:
 # --- the initializers as a table: what the explorer, the command line and the figures offer ----
 
 
+KNOBS = ("gain", "std")
+
+
 @dataclass(frozen=True)
 class Initializer:
     """One row of INITIALIZERS: an initializer of this module and the arguments it is called with.
@@ -681,6 +684,13 @@ class Initializer:
     title: str = ""
 
     def __post_init__(self):
+        for name in ("key", "label", "formula", "title"):
+            arguments.instance(name, getattr(self, name), str, "a str")
+        arguments.function("init", self.init)
+        arguments.instance("kwargs", self.kwargs, dict, "a dict of the function's arguments")
+        one_of("knob", self.knob, KNOBS)
+        arguments.function("std", self.std)
+        arguments.flag("gain_from_activation", self.gain_from_activation)
         if not self.title:
             object.__setattr__(self, "title", self.label)  # frozen: set once, here
 
