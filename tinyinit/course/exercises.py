@@ -196,11 +196,13 @@ def xavier_relu_gain(gain_squared) -> None:
     """Notebook 02, exercise 1: the g^2 for which Xavier-normal with gain g on the (4, 3) layer,
     inputs of E[x^2] = 1, then a ReLU, give E[relu(z)^2] = 1; exactly, a Fraction.
 
-    >>> xavier_relu_gain(Fraction(1, 1))
+    The hint grows with each wrong try (`tinyinit.course.quiz.check_value`); the first:
+
+    >>> xavier_relu_gain(Fraction(1, 1))  # doctest: +ELLIPSIS
     Traceback (most recent call last):
     ...
     tinyinit.course.quiz.NotYet: not yet: `gain_squared` = 1. Hint: Var(z) = n_in sigma^2 E[x^2] \
-(card 2.2) with Xavier's sigma^2 times g^2 (card 2.3); then the ReLU keeps half (card 2.2).
+(card 2.2) with Xavier's sigma^2 times g^2 (card 2.3); then the ReLU keeps half (card 2.2)...
     """
     n_in, n_out = 3, 4
     right = Fraction(2 * (n_in + n_out), 2 * n_in)  # (1/2) n_in g^2 2 / (n_in + n_out) = 1
