@@ -99,6 +99,7 @@ MODULES = [
     "tinyinit.present.explorers",
     "tinyinit.present.app",
     "tinyinit.present.voila",
+    "tinyinit.present.noise",
 ]
 
 
@@ -571,6 +572,10 @@ CALLS = {
         notebook=Path("present.ipynb"), template="lab", cull_idle=120, cull_interval=30
     ),
     "tinyinit.present.voila.app_path": dict(folder=None),
+    "tinyinit.present.voila.trust": dict(
+        notebook=Fresh(lambda: importlib.import_module("tinyinit.present.voila").app_path()),
+        folder=Fresh(stub_folder),
+    ),
     "tinyinit.present.demonstrations.presets": dict(
         rows=Fresh(
             lambda: importlib.import_module("tinyinit.present.demonstrations").DEMONSTRATIONS

@@ -6,6 +6,7 @@ import re
 from pathlib import Path
 
 from tinyinit.present import OFFLINE_TEMPLATE, offline_template, voila_command
+from tinyinit.present.voila import MATHJAX_URL
 
 
 def test_offline_template_serves_mathjax_and_font_awesome_itself(tmp_path):
@@ -26,5 +27,6 @@ def test_offline_template_serves_mathjax_and_font_awesome_itself(tmp_path):
 def test_voila_command_uses_the_offline_template_and_local_mathjax():
     command = voila_command(Path("app.ipynb"), port=9999, browser=False)
     assert f"--template={OFFLINE_TEMPLATE}" in command
-    mathjax = next(a for a in command if a.startswith("--Voila.mathjax_url="))
-    assert mathjax == "--Voila.mathjax_url=/voila/static/mathjax/MathJax.js"
+    # Voila runs with the server's MathJax settings (tinyinit.present.server)
+    assert command[1:3] == ["-m", "tinyinit.present.server"]
+    assert MATHJAX_URL == "/voila/static/mathjax/MathJax.js"

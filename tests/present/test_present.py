@@ -236,7 +236,7 @@ def test_make_present_runs_the_present_command():
 
 def test_voila_command_hides_code_and_tracebacks():
     command = voila_command(Path("app.ipynb"), port=9999, browser=False)
-    assert command[:3] == [sys.executable, "-m", "voila"]
+    assert command[:3] == [sys.executable, "-m", "tinyinit.present.server"]  # Voila's own
     assert "--VoilaConfiguration.strip_sources=True" in command
     assert "--VoilaConfiguration.show_tracebacks=False" in command
     assert "--no-browser" in command and command[-1] == "app.ipynb"

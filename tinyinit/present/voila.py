@@ -11,6 +11,7 @@ from pathlib import Path
 
 from .._extras import extra
 from ..core.arguments import flag, instance, integer
+from .noise import browser_patterns
 
 __all__ = [
     "APP_SOURCE",
@@ -18,14 +19,18 @@ __all__ = [
     "CULL_INTERVAL_SECONDS",
     "DEFAULT_PORT",
     "FOREIGN_EXTENSIONS",
+    "KERNEL_TRANSPORT",
     "MATHJAX_CONFIG",
+    "MATHJAX_URL",
     "OFFLINE_TEMPLATE",
     "REPO_APP",
+    "TRUST_FOLDER",
     "VOILA_TEMPLATE",
     "app_notebook",
     "app_path",
     "offline_template",
     "serve",
+    "trust",
     "voila_command",
 ]
 
@@ -83,6 +88,9 @@ def app_path(folder: Path | None = None) -> Path:
 # classroom behind a firewall would get neither. The template in voila_template/ serves both
 # from installed packages (fontawesomefree, jupyter-server-mathjax) and is otherwise Voila's own.
 VOILA_TEMPLATE = Path(__file__).with_name("voila_template")
+# MathJax 2 from the template's own static folder, as the server's settings give it to the
+# page (tinyinit.present.server).
+MATHJAX_URL = "/voila/static/mathjax/MathJax.js"
 MATHJAX_CONFIG = "TeX-AMS-MML_HTMLorMML-full,Safe"
 OFFLINE_TEMPLATE = "tinyinit-offline"
 
@@ -92,10 +100,12 @@ def offline_template(folder: Path | None = None) -> Path:
 
     Voila finds templates by name in the Jupyter data folders, so by default it goes into this
     Python's own, share/jupyter/voila/templates/tinyinit-offline. Its static/ holds copies of
-    the installed files, served at /voila/static/.
+    the installed files, served at /voila/static/; known_noise.json the patterns of the
+    browser's console messages that the page keeps off the console
+    (tinyinit.present.noise.KNOWN_NOISE).
 
     >>> sorted(p.name for p in offline_template().iterdir())
-    ['conf.json', 'index.html.j2', 'static']
+    ['conf.json', 'index.html.j2', 'known_noise.json', 'static']
     """
     if folder is not None:
         instance("folder", folder, (str, os.PathLike), "None or a folder's path")
@@ -109,6 +119,7 @@ def offline_template(folder: Path | None = None) -> Path:
     static.mkdir(parents=True, exist_ok=True)
     for name in ("conf.json", "index.html.j2"):
         shutil.copyfile(VOILA_TEMPLATE / name, Path(folder) / name)
+    (Path(folder) / "known_noise.json").write_text(browser_patterns(), encoding="utf-8")
     # Copies, not links: Voila's static handler refuses files that resolve outside its folders.
     fontawesome = Path(fontawesomefree.__file__).parent / "static" / "fontawesomefree"
     sources = {
@@ -122,6 +133,37 @@ def offline_template(folder: Path | None = None) -> Path:
             target.unlink()
         shutil.copytree(source, target, dirs_exist_ok=True)
     return Path(folder)
+
+
+# The notebook is signed, as `jupyter trust` signs one, so that Voila does not warn at every
+# page that it is untrusted; the signature and its key live in a folder of this Python's
+# (as the template does), named to the server too, whatever its Jupyter data folder.
+TRUST_FOLDER = Path(sys.prefix) / "share" / "jupyter" / "tinyinit-present"
+
+
+def trust(notebook: Path, folder: Path = TRUST_FOLDER) -> None:
+    """Sign `notebook` with the key in `folder` (nbformat's NotebookNotary, as `jupyter trust`).
+
+    >>> trust(app_path())
+    """
+    instance("notebook", notebook, (str, os.PathLike), "a notebook's path")
+    if not Path(notebook).is_file():
+        raise ValueError(f"notebook must be a notebook's path, got {str(notebook)!r}: no such file")
+    if not str(instance("folder", folder, (str, os.PathLike), "a folder's path")):
+        raise ValueError("folder must be a folder's path, got ''")
+    import nbformat
+    from nbformat.sign import NotebookNotary
+
+    Path(folder).mkdir(parents=True, exist_ok=True)
+    notary = NotebookNotary(data_dir=str(folder))
+    notary.sign(nbformat.read(notebook, as_version=nbformat.NO_CONVERT))
+    notary.store.close()
+
+
+# The kernel talks to the server through files of their own (IPC) rather than TCP ports,
+# so that no other user of the machine can connect to it, and it does not warn that its
+# TCP ports are unencrypted. Windows has no such files: there the kernel keeps TCP.
+KERNEL_TRANSPORT = "tcp" if os.name == "nt" else "ipc"
 
 
 # Front-end extensions that fail to load inside Voila (a console error, since they ask for
@@ -158,6 +200,11 @@ def voila_command(
     elsewhere cannot turn them off for a class. `?theme=dark` in the address
     shows the page in JupyterLab's dark theme (the app itself stays black on white).
 
+    Nothing in the terminal that the teacher did not cause: `notebook`, if it is a file,
+    is signed (`trust`); MathJax is set through the server's settings, not Voila's
+    deprecated options, and what is left the server's log keeps to itself
+    (tinyinit.present.server runs Voila so); the kernel talks over KERNEL_TRANSPORT.
+
     >>> voila_command(Path("present.ipynb"), port=9000, browser=False)[3:6]
     ['--port=9000', '--Voila.port_retries=0', '--Voila.ip=127.0.0.1']
     """
@@ -173,14 +220,16 @@ def voila_command(
     cull_interval = integer("cull_interval", cull_interval, minimum=1)
     if template == OFFLINE_TEMPLATE:
         offline_template()
+    if Path(notebook).is_file():
+        trust(notebook)
     command = [
-        sys.executable, "-m", "voila", f"--port={port}", "--Voila.port_retries=0",
+        sys.executable, "-m", "tinyinit.present.server", f"--port={port}", "--Voila.port_retries=0",
         f"--Voila.ip={ip}", "--VoilaConfiguration.strip_sources=True",
         "--VoilaConfiguration.show_tracebacks=False", "--theme=light",
         "--VoilaConfiguration.allow_theme_override=YES",
         f"--template={template}",
-        "--Voila.mathjax_url=/voila/static/mathjax/MathJax.js",
-        f"--Voila.mathjax_config={MATHJAX_CONFIG}",
+        f"--NotebookNotary.data_dir={TRUST_FOLDER}",
+        f"--KernelManager.transport={KERNEL_TRANSPORT}",
         f"--MappingKernelManager.cull_idle_timeout={cull_idle}",
         f"--MappingKernelManager.cull_interval={max(1, min(cull_interval, cull_idle // 4))}",
         "--MappingKernelManager.cull_connected=False",
