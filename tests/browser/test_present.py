@@ -69,10 +69,18 @@ def start_voila(home: Path, timeout: float = 90.0) -> LabServer:
         return "running at" in server.log_tail() and _port_open(port)
 
     command = voila_command(app_path(), port=port, browser=False)
-    return spawn_server(
+    return without_kernels_api(spawn_server(
         command, name="voila", root=home, home=home, port=port, ready=running, timeout=timeout,
         env={SHARE_URL_VARIABLE: SHARE_URL},  # as `present --share-url` sets it
-    )  # fmt: skip
+    ))  # fmt: skip
+
+
+def without_kernels_api(server: LabServer) -> LabServer:
+    """`server`, a Voila, stopped without asking for its kernels: Voila has no kernels API (a
+    GET of api/kernels is a file it refuses, and says so in its log), and shuts its kernels
+    down itself on the SIGTERM that stop() sends."""
+    server.shutdown_kernels = lambda: None
+    return server
 
 
 def _port_open(port: int) -> bool:
@@ -190,7 +198,7 @@ def test_presentation_loads_and_presets_and_sliders_move_the_plot(voila, browser
         # tanh with gain 5/3 settles near 0.4 (module card); with gain 1 it drains to ~0.03.
         assert re.search(r"theory 0\.[34]", gain_53), gain_53
         wait_for_screenshot_change(depth_canvas, shot)
-        # It ends with both curves on one plot: gain 1 pinned, faded, under gain 5/3.
+        # It ends with both curves on one plot: gain 1 pinned, in grey, under gain 5/3.
         wait_for_text(page, DEPTH_READOUT, r"gain 1\.67 ends 2\^[0-9.]+ above gain 1 \(pin 1\)")
         assert "pinned:" in readout(page, ".tinyinit-explorer .tinyinit-caption")
 
@@ -203,7 +211,7 @@ def test_presentation_loads_and_presets_and_sliders_move_the_plot(voila, browser
         page.locator(".tinyinit-step button", has_text="with 1/√(2N)").first.click()
         scaled = wait_for_text(page, RESIDUAL_READOUT, r"N = 48 blocks.*× 0\.102")
         assert scaled != unscaled
-        # Both settings on one axis: the unscaled stream stays, faded, for comparison.
+        # Both settings on one axis: the unscaled stream stays, for comparison.
         wait_for_text(page, RESIDUAL_READOUT, r"without 1/√\(2N\): \d+\.\d\d")
         wait_for_screenshot_change(residual_canvas, shot)
 
@@ -573,10 +581,10 @@ def test_present_culls_closed_pages_kernels_and_stops_with_sigterm(chromium, bro
     port = free_port()
     command = [sys.executable, "-m", "tinyinit", "present", "--no-browser", "--port", str(port)]
     command += ["--cull-idle", str(CULL_IDLE)]
-    server = spawn_server(
+    server = without_kernels_api(spawn_server(
         command, name="present", root=home, home=home, port=port, timeout=90,
         ready=lambda s: "running at" in s.log_tail() and _port_open(port),
-    )  # fmt: skip
+    ))  # fmt: skip
     try:
         # A page that stays open keeps its kernel, however long the class talks.
         context = browser.new_context(viewport={"width": 1280, "height": 720})
@@ -816,6 +824,120 @@ def test_every_step_shown_again_from_every_other_shows_what_it_showed_first(voil
         assert errors == [], "\n".join(errors)
     except Exception:
         page.screenshot(path=str(voila.home / "failure-pairs.png"))
+        print(voila.log_tail(60))
+        raise
+    finally:
+        context.close()
+
+
+# --- type a room can read, a menu shown whole, a console with nothing to say -------------------
+
+# The smallest type the app draws (its legends and the training panels' words, LEGEND_EM of the
+# controls' 20 px), at 1280x720; nothing on the page or in a figure is smaller.
+SMALLEST_PX = 17
+
+# Every visible text of the app with its font size; the menu's widest entry, the room its box
+# leaves for it and the arrow's width in its right padding; each figure's canvas: its CSS
+# width and its bitmap's.
+MEASURE = """() => {
+  const app = document.querySelector(".tinyinit-present");
+  const texts = [];
+  const walker = document.createTreeWalker(app, NodeFilter.SHOW_TEXT);
+  while (walker.nextNode()) {
+    const node = walker.currentNode, element = node.parentElement;
+    if (!node.textContent.trim() || !element || element.closest("style, script, option")) continue;
+    if (!element.checkVisibility({ checkOpacity: true, checkVisibilityCSS: true })) continue;
+    const box = element.getBoundingClientRect();
+    if (box.width < 1 || box.height < 1) continue;
+    const px = parseFloat(getComputedStyle(element).fontSize);
+    texts.push([px, node.textContent.trim().slice(0, 40)]);
+  }
+  const menu = app.querySelector(".tinyinit-preset select"), style = getComputedStyle(menu);
+  const context = document.createElement("canvas").getContext("2d");
+  context.font = `${style.fontWeight} ${style.fontSize} ${style.fontFamily}`;
+  const widest = Math.max(...[...menu.options].map((o) => context.measureText(o.text).width));
+  const room = menu.clientWidth - parseFloat(style.paddingLeft) - parseFloat(style.paddingRight);
+  const canvases = [...app.querySelectorAll(".jupyter-matplotlib-canvas-div canvas:first-child")]
+    .filter((c) => c.checkVisibility()).map((c) => [c.getBoundingClientRect().width, c.width]);
+  return { texts, widest, room, arrow: parseFloat(style.backgroundSize),
+           padding: parseFloat(style.paddingRight), font: parseFloat(style.fontSize), canvases,
+           ratio: window.devicePixelRatio };
+}"""
+
+# A line of the server's log that says something went wrong, or might: what the teacher would
+# have to wonder about. Voila's own lines that say what it does ("Kernel started") are fine.
+SERVER_TROUBLE = re.compile(
+    r"warn|error|traceback|deprecat|not trusted|\b[45]\d\d (GET|POST|PUT|PATCH|DELETE)\b", re.I
+)
+
+
+@pytest.fixture(scope="module")
+def smallest_figure_pt() -> dict[tuple[str, int], float]:
+    """The smallest font, in points, of the figures each step shows, as the kernel draws them
+    for a 1280x720 page (the app's first look: fonts at scale 1)."""
+    from matplotlib.text import Text
+
+    from tinyinit.present import Presentation
+
+    app = Presentation(warm=False)
+    smallest = {}
+    for name, k in app.every_step():
+        app.show(name, k)
+        shown = PRESETS[name].steps[k].app
+        if shown == "training":
+            app.training.step(2)
+            app.training.frame()
+            figures = [app.training.plot.figure, app.training.histogram.figure]
+        else:
+            figures = [app.explorer(shown).figure]
+        sizes = [
+            text.get_fontsize()
+            for figure in figures
+            for text in figure.findobj(Text)
+            if text.get_visible() and text.get_text().strip()
+        ]
+        smallest[name, k] = min(sizes)
+    return smallest
+
+
+def test_every_step_has_large_type_an_uncut_menu_and_a_console_with_nothing_to_say(
+    voila, browser, smallest_figure_pt
+):
+    # One run through the steps at 1280x720, by the clicker: every text on the page, and every
+    # figure's text as its canvas is shown, 17 px or more; the menu's longest entry beside its
+    # arrow; not a warning or an error in the browser's console or the server's terminal.
+    context = browser.new_context(viewport={"width": 1280, "height": 720})
+    page = context.new_page()
+    console = []
+    page.on("console", lambda m: console.append(f"{m.type}: {m.text}"))
+    page.on("pageerror", lambda error: console.append(f"pageerror: {error}"))
+    try:
+        page.goto(voila.url, timeout=120_000)
+        page.locator(".tinyinit-present.tinyinit-warm").wait_for(timeout=120_000)
+        for name, k in smallest_figure_pt:
+            page.keyboard.press("PageDown")
+            wait_for_says(page, says(name, k), one_line=False)
+            if PRESETS[name].steps[k].app == "training":  # its run has drawn a frame
+                wait_for_text(page, TRAINING_HEADLINE, r"step [1-9]")
+            shown = page.evaluate(MEASURE)
+            small = [(px, text) for px, text in shown["texts"] if px < SMALLEST_PX]
+            assert small == [], (name, k, small)
+            assert shown["canvases"], (name, k)
+            for width, bitmap in shown["canvases"]:
+                # The kernel draws at 100 dpi times the page's pixel ratio; the page shows the
+                # bitmap at width / bitmap of its size.
+                px = smallest_figure_pt[name, k] / 72 * 100 * shown["ratio"] * width / bitmap
+                assert px >= SMALLEST_PX, (name, k, px)
+            # The entry in its box, and between it and the arrow a gap of a quarter of its type
+            # (the arrow is drawn inside the box's right padding).
+            assert shown["widest"] <= shown["room"], (name, shown)
+            assert shown["padding"] - shown["arrow"] >= shown["font"] / 4, shown
+        trouble = [m for m in console if m.startswith(("warning", "error", "pageerror"))]
+        assert trouble == [], "\n".join(trouble)
+        log = voila.log_path.read_text(errors="replace").splitlines()
+        assert [line for line in log if SERVER_TROUBLE.search(line)] == []
+    except Exception:
+        page.screenshot(path=str(voila.home / "failure-type.png"))
         print(voila.log_tail(60))
         raise
     finally:

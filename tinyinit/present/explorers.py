@@ -9,6 +9,8 @@ import contextlib
 import html
 
 import ipywidgets as widgets
+import numpy as np
+from matplotlib import ticker
 from matplotlib.colors import to_hex
 
 from ..core.arguments import KindError, flag, instance, integer, one_of, shown
@@ -16,8 +18,9 @@ from ..physics.depth_result import DepthResult
 from ..views.a11y import live
 from ..views.explorers import DepthExplorer, ResidualStreamExplorer, one_at_a_time, panel_row_html
 from ..views.live_training import SETTINGS, TrainingExplorer
-from ..views.plots import PIN_COLORS, QUANTITIES, DepthPlot, initializer_color
+from ..views.plots import PIN_COLORS, QUANTITIES, DepthPlot, decade_ticks, initializer_color
 from ..views.projector import (
+    PROJECTOR_GREY,
     curve_end,
     curve_name,
     end_label,
@@ -29,7 +32,7 @@ from ..views.projector import (
     projector_style,
     style_figure,
 )
-from .look import FIRST_LOOK, Look, set_canvas_px, set_margins_px
+from .look import FIRST_LOOK, LEGEND_EM, Look, room_color, set_canvas_px, set_margins_px
 
 __all__ = [
     "LabelledDepthPlot",
@@ -154,8 +157,10 @@ class LabelledDepthPlot(DepthPlot):
                 artist.set_text(end_label(curve_name(pinned, result), pinned))
             first = shown[0][1]
             self.current_name.set_text(end_label(curve_name(result, first), result))
-            self.current_name.set_color(initializer_color(result.initializer))
             place_end_labels(self.ax, names, [curve_end(r) for r in results])
+        color = room_color(initializer_color(result.initializer))  # a projector's
+        for artist in (self.median_line, self.band, self.current_name):
+            artist.set_color(color)
         if draw:
             self._show()
 
@@ -181,7 +186,7 @@ class LargeDepthExplorer(DepthExplorer):
         )
         live(self.headline).add_class("tinyinit-headline")
         super().__init__(**settings)
-        self.plot.decades.set_color("0.7")  # the decade lines, still visible when projected
+        self.plot.decades.set_color(PROJECTOR_GREY)  # still visible when projected
         self.fit(FIRST_LOOK)
 
     def fit(self, look: Look) -> None:
@@ -273,10 +278,19 @@ class LargeResidualExplorer(ResidualStreamExplorer):
         if isinstance(canvas, widgets.DOMWidget):
             canvas.toolbar_visible = False
             canvas.footer_visible = False
+        # Both settings' curves as strong as each other (the base class fades the other one),
+        # told apart by their colours and names.
+        for line in (self.other_line, self.other_theory_line):
+            line.set_alpha(None)
         self.update()  # with the names, and without the legend: both said where the curves end
         # Room for the large marker at block 0, which would sit half outside on the spine.
         self.ax.set_xlim(-1, self.n_layers.max + 1)
         self.fit(FIRST_LOOK)
+
+    @staticmethod
+    def color(scaled: bool) -> str:
+        """The base class's colour for the scaling, darkened for a projector (`room_color`)."""
+        return room_color(ResidualStreamExplorer.color(scaled))
 
     def fit(self, look: Look) -> None:
         """Size the canvas and its fonts to `look`, then redraw (nothing to do for the look
@@ -362,6 +376,28 @@ class LargeResidualExplorer(ResidualStreamExplorer):
         return plot_beside(self.figure_view, side, "tinyinit-residual")
 
 
+class FewDecades(ticker.FixedLocator):
+    """The decades a plot gives it (`locs`), thinned to every second, fifth, ... of them
+    (`decade_ticks`) where more than `most` + 1 would stack their labels on a short axis.
+
+    >>> FewDecades(10.0 ** np.arange(-7, 1)).locs
+    array([1.e-06, 1.e-04, 1.e-02, 1.e+00])
+    """
+
+    most = 4
+
+    @property
+    def locs(self) -> np.ndarray:
+        return self._locs
+
+    @locs.setter
+    def locs(self, locs) -> None:
+        locs = np.asarray(locs, dtype=float)
+        if len(locs) > self.most + 1:
+            locs = decade_ticks(locs.min(), locs.max(), max_ticks=self.most)
+        self._locs = locs
+
+
 class LargeTrainingExplorer(TrainingExplorer):
     """The training explorer for a projector: the test accuracy in large type (and each
     pinned run's, to compare), thick lines, large fonts, both figures in the plot's area
@@ -379,6 +415,9 @@ class LargeTrainingExplorer(TrainingExplorer):
         self.headline.add_class("tinyinit-headline")  # not a live region: it changes each frame
         super().__init__(**settings)
         self.normalization.description = "norm"  # "normalization" runs past the column's labels
+        # The update ratios' axis is a short one beside the loss: a label every decade or two.
+        self.plot.yticks = FewDecades(self.plot.yticks.locs)
+        self.plot.ratio_ax.yaxis.set_major_locator(self.plot.yticks)
         self.fit(FIRST_LOOK)
 
     def fit(self, look: Look) -> None:
@@ -389,10 +428,10 @@ class LargeTrainingExplorer(TrainingExplorer):
         self.look = look
         width, height = look.canvas_px
         s = look.scale
-        self.panel_font_px = round(0.7 * look.font_px)
+        self.panel_font_px = round(LEGEND_EM * look.font_px)  # as the legends beside: 17 px
         words = round(3 * 1.3 * self.panel_font_px) + 4  # the panels' words: 3 lines at most
         self.panel_row.layout.height = f"{words}px"
-        loss_h = round(0.56 * height)
+        loss_h = round(0.5 * height)  # and the histograms the other half, less their words
         set_canvas_px(self.plot.figure, width, loss_h)
         set_margins_px(self.plot.figure, left=100 * s, right=20 * s, top=12 * s, bottom=70 * s)
         # Room between the two panels for the ratio's tick labels and its label.
@@ -403,6 +442,8 @@ class LargeTrainingExplorer(TrainingExplorer):
         set_canvas_px(self.histogram.figure, width, height - loss_h - words - 6)
         set_margins_px(self.histogram.figure, left=100 * s, right=20 * s, top=8 * s, bottom=78 * s)
         self.histogram.axes[0].set_ylabel("fraction")  # as large as the ticks: a short word
+        # Three labels (0, 0.5, 1) on the histograms' short axis, not five stacked.
+        self.histogram.axes[0].yaxis.set_major_locator(ticker.MaxNLocator(nbins=2))
         for plot in (self.plot, self.histogram):
             style_figure(plot.figure, look.figure_fonts)
             projector_style(plot.figure, look.scale)

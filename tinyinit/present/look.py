@@ -9,10 +9,12 @@ figure --slide` share.
 
 from __future__ import annotations
 
+import colorsys
 from dataclasses import dataclass
 from pathlib import Path
 from string import Template
 
+from matplotlib.colors import is_color_like, to_hex, to_rgb
 from matplotlib.figure import Figure
 
 from ..core.arguments import instance, integer, number
@@ -26,8 +28,11 @@ __all__ = [
     "LEGEND_EM",
     "Look",
     "PROJECTOR_CSS",
+    "ROOM_CONTRAST",
     "SAYS_EM",
     "SIDE_EM",
+    "contrast_ratio",
+    "room_color",
     "set_canvas_px",
     "set_margins_px",
 ]
@@ -101,6 +106,7 @@ class Look:
         return dict(
             font=f,
             control_height=round(1.75 * f),  # an inline widget's line, a button
+            menu_arrow=round(1.6 * f),  # the dropdown's arrow (as wide as the font) and a gap
             label_width=round(5.2 * f),
             side=side,
             side_half=round(side / 2),
@@ -150,3 +156,58 @@ def set_margins_px(figure, left: float, right: float, top: float, bottom: float)
     figure.subplots_adjust(
         left=left / width, right=1 - right / width, top=1 - top / height, bottom=bottom / height
     )
+
+
+# --- colours that a projector keeps --------------------------------------------------------
+
+# A projector washes colours out: what WCAG 2.1 asks of small text (4.5:1 against the
+# background, success criterion 1.4.3) is what the app asks of every curve and its name, well
+# above the 3:1 it asks of graphics and large text (1.4.11), which a faded curve misses.
+ROOM_CONTRAST = 4.5
+
+
+def _color(name: str, value) -> tuple[float, float, float]:
+    if not is_color_like(value) or isinstance(value, (bool, int, float)):
+        kind = ValueError if isinstance(value, str) else TypeError
+        raise kind(f"{name} must be a matplotlib colour ('#0072B2', 'black'), got {value!r}")
+    return to_rgb(value)
+
+
+def _luminance(rgb: tuple[float, float, float]) -> float:
+    """WCAG 2.1's relative luminance of an sRGB colour (channels in 0..1)."""
+    linear = [c / 12.92 if c <= 0.04045 else ((c + 0.055) / 1.055) ** 2.4 for c in rgb]
+    return 0.2126 * linear[0] + 0.7152 * linear[1] + 0.0722 * linear[2]
+
+
+def contrast_ratio(color, background="white") -> float:
+    """WCAG 2.1's contrast ratio of two opaque colours, (L1 + 0.05) / (L2 + 0.05), L1 the
+    lighter's relative luminance: from 1 (the same) to 21 (black on white).
+
+    >>> round(contrast_ratio("black"), 1), round(contrast_ratio("#767676"), 2)
+    (21.0, 4.54)
+    >>> round(contrast_ratio("#a1a1a1"), 2)  # a grey pin, 0.55 opaque, as the app had it
+    2.58
+    """
+    lighter, darker = sorted(
+        (_luminance(_color("color", color)), _luminance(_color("background", background))),
+        reverse=True,
+    )
+    return (lighter + 0.05) / (darker + 0.05)
+
+
+def room_color(color, contrast: float = ROOM_CONTRAST) -> str:
+    """`color` as the app draws it: its hue and saturation kept, darkened until it has
+    `contrast` or more against white (unchanged if it has already).
+
+    >>> room_color("#CC79A7"), room_color("#0072B2")  # the residual pink; Xavier's blue
+    ('#bc4f8b', '#0072b2')
+    >>> round(contrast_ratio(room_color("#CC79A7")), 2)
+    4.54
+    """
+    rgb = _color("color", color)
+    contrast = number("contrast", contrast, minimum=1, maximum=21)
+    hue, lightness, saturation = colorsys.rgb_to_hls(*rgb)
+    while contrast_ratio(rgb) < contrast and lightness > 0:
+        lightness = max(0.0, lightness - 0.005)
+        rgb = colorsys.hls_to_rgb(hue, lightness, saturation)
+    return to_hex(rgb)

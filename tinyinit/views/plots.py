@@ -228,10 +228,12 @@ UNDERFLOW_COLOR = "#5e3c99"
 # The weight gradient's curve: a colour no initializer has.
 WEIGHT_COLOR = OKABE_ITO["sky blue"]
 # Pinned curves: colours no live artist and no initializer uses, so a pin never looks like
-# the current curve (the legend names the pin's initializer).
-PIN_COLORS = ("#555555", "#999999", "#8C6D31", "#B8A200")
+# the current curve (the legend names the pin's initializer). Faded, as what is no longer
+# shown, yet 4.6:1 or more against white once faded, as legible as text and more than the
+# 3:1 WCAG 2.1 asks of graphics (at 0.55, the grey #555555 was 2.6:1).
+PIN_COLORS = ("#333333", "#5C4315", "#4A4A00", "#563A56")
 MAX_PINS = len(PIN_COLORS)
-PIN_ALPHA = 0.55
+PIN_ALPHA = 0.75
 
 
 def _initializer_words(result: DepthResult) -> tuple[str, list[str]]:
