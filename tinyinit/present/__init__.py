@@ -37,7 +37,8 @@ tinyinit.views.projector's, shared with `python -m tinyinit figure --slide`), `k
 clicker, keys.js), `share` (the students' link), `explorers` (the explorers
 restyled), `app` (`Presentation`) and `voila` (serving it, with the template in
 voila_template/: idle kernels culled, the server stopped with its kernels on Ctrl+C
-or SIGTERM).
+or SIGTERM), `server` (Voila as it runs the app) and `noise` (what the installed packages
+print that is kept off the teacher's consoles, and why).
 """
 
 from __future__ import annotations
