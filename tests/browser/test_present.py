@@ -865,9 +865,14 @@ MEASURE = """() => {
 }"""
 
 # A line of the server's log that says something went wrong, or might: what the teacher would
-# have to wonder about. Voila's own lines that say what it does ("Kernel started") are fine.
+# have to wonder about. Voila's own lines that say what it does ("Kernel started") are fine,
+# and so is the culling of a closed page's kernel, which jupyter_server says as a warning: the
+# teacher caused it, closing or reloading a page (as this module's other tests do).
 SERVER_TROUBLE = re.compile(
     r"warn|error|traceback|deprecat|not trusted|\b[45]\d\d (GET|POST|PUT|PATCH|DELETE)\b", re.I
+)
+CLOSED_PAGE = re.compile(
+    r"WARNING \| Culling 'idle' kernel '\w+' \([-0-9a-f]+\) with 0 connections"
 )
 
 
@@ -935,7 +940,8 @@ def test_every_step_has_large_type_an_uncut_menu_and_a_console_with_nothing_to_s
         trouble = [m for m in console if m.startswith(("warning", "error", "pageerror"))]
         assert trouble == [], "\n".join(trouble)
         log = voila.log_path.read_text(errors="replace").splitlines()
-        assert [line for line in log if SERVER_TROUBLE.search(line)] == []
+        trouble = [line for line in log if SERVER_TROUBLE.search(line)]
+        assert [line for line in trouble if not CLOSED_PAGE.search(line)] == []
     except Exception:
         page.screenshot(path=str(voila.home / "failure-type.png"))
         print(voila.log_tail(60))
