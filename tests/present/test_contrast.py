@@ -120,8 +120,8 @@ def test_a_slide_of_the_comparison_stands_out_too():
 
     runs = [
         simulate("relu", "xavier_uniform", n_layers=20, width=64, seeds=3),
-        simulate("relu", "kaiming_fan_in", gain=2**0.5, n_layers=20, width=64, seeds=3),
-        simulate("relu", "normal", std=0.05, n_layers=20, width=64, seeds=3),
+        simulate("relu", "kaiming_normal", gain=2**0.5, n_layers=20, width=64, seeds=3),
+        simulate("relu", "normal_init", std=0.05, n_layers=20, width=64, seeds=3),
     ]
     figure = comparison_figure(runs, slide=True, size=(13.333, 7.5))
     bands = [p for p in figure.axes[0].patches if p.get_alpha() is not None and p.get_alpha() < 1]
