@@ -47,6 +47,7 @@ EVERY_OPTION = [
     "--format",
     "--compare",
     "--slide",
+    "--aspect",
     "--ylim",
 ]
 
@@ -373,3 +374,80 @@ def test_depth_figure_refuses_what_the_command_line_refuses():
     with pytest.raises(TypeError, match=r"^result must be a DepthResult"):
         depth_figure(None)
     assert mathtext_error("$x^2$") is None and "char 2" in mathtext_error("$x^$")
+
+
+# --- a slide: its size, its title, its axis, the app's numbers ------------------------------
+
+
+def png_size(path) -> tuple[int, int]:
+    data = path.read_bytes()
+    return int.from_bytes(data[16:20], "big"), int.from_bytes(data[20:24], "big")
+
+
+@pytest.mark.parametrize(
+    "aspect, pixels, points",
+    [
+        ([], (1920, 1080), ("960pt", "540pt")),
+        (["--aspect", "4:3"], (1440, 1080), ("720pt", "540pt")),
+    ],
+)
+def test_a_figure_is_a_slide_of_exactly_1920x1080_or_1440x1080_pixels(
+    tmp_path, aspect, pixels, points
+):
+    png, svg, pdf = (tmp_path / f"slide.{ext}" for ext in ("png", "svg", "pdf"))
+    for out in (png, svg, pdf):
+        code = main(["figure", *QUICK, *aspect, "-o", str(out)], stderr=open(os.devnull, "w"))
+        assert code == 0
+    assert png_size(png) == pixels
+    root = ET.parse(svg).getroot()
+    assert (root.get("width"), root.get("height")) == points
+    box = re.search(rb"/MediaBox \[ *0 0 ([0-9.]+) ([0-9.]+) *\]", pdf.read_bytes())
+    assert (float(box.group(1)), float(box.group(2))) == tuple(float(p[:-2]) for p in points)
+
+
+def test_an_aspect_with_a_size_is_refused():
+    run = run_figure(*QUICK, "--aspect", "4:3", "--size", "8x5", "-o", "x.png")
+    assert run.returncode == 2
+    assert run.stderr.strip().endswith(
+        "argument --aspect: not with --size, which gives the size itself"
+    )
+
+
+def test_the_default_title_says_what_the_numbers_show_and_the_axis_ends_at_the_last_layer(tmp_path):
+    def title(*options) -> str:
+        out = tmp_path / "t.svg"
+        main(["figure", "--width", "64", *options, "-o", str(out)], stderr=open(os.devnull, "w"))
+        return ET.parse(out).getroot().find("{http://www.w3.org/2000/svg}title").text
+
+    assert title().startswith("Xavier collapses a 20-layer ReLU network: relu, Xavier uniform")
+    assert title("--initializer", "kaiming_normal").startswith("Kaiming keeps a 20-layer ReLU")
+    assert title("--compare", "xavier_uniform,kaiming_normal").startswith(
+        "Xavier collapses a 20-layer ReLU network; Kaiming keeps it: at layer 20, Kaiming ends 2"
+    )
+    # The same comparison with a gain that overshoots: the title follows the numbers.
+    assert title("--compare", "kaiming_normal@sqrt(2),kaiming_normal@2").startswith(
+        "gain 1.41 keeps a 20-layer ReLU network; gain 2 explodes it"
+    )
+    result = simulate("relu", n_layers=20, width=16, seeds=1)
+    assert [float(x) for x in depth_figure(result).axes[0].get_xlim()] == [0.0, 20.0]
+
+
+def test_the_figure_draws_the_numbers_the_app_shows_for_the_same_settings():
+    from tinyinit.present.demonstrations import START
+    from tinyinit.present.explorers import LargeDepthExplorer
+    from tinyinit.views.naming import end_label
+
+    args = build_parser().parse_args(["figure"])
+    app = LargeDepthExplorer()
+    step = START["depth"]
+    assert (args.initializer, args.activation, args.n_layers, args.width, args.seeds) == (
+        step["initializer"], step["activation"], step["n_layers"], step["width"], step["seeds"]
+    )  # fmt: skip
+    assert args.batch == app.batch
+    shown = app.result_for(step)
+    drawn = simulate(
+        args.activation, args.initializer, gain=1.0, std=args.std, n_layers=args.n_layers,
+        width=args.width, seeds=args.seeds, batch=args.batch,
+    )  # fmt: skip
+    np.testing.assert_allclose(drawn.median, shown.median, rtol=1e-6)  # the fast path's rounding
+    assert end_label("Xavier", drawn) == end_label("Xavier", shown) == "Xavier: 2⁻²⁰·⁷"

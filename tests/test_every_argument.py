@@ -84,6 +84,7 @@ MODULES = [
     "tinyinit.views.a11y",
     "tinyinit.views.plots",
     "tinyinit.views.projector",
+    "tinyinit.views.naming",
     "tinyinit.course.quiz",
     "tinyinit.course.exercises",
     "tinyinit.course.pitfalls",
@@ -631,6 +632,7 @@ CALLS = {
     ),
     "tinyinit.views.plots.TrainingPlot.update": dict(curves=Fresh(training_curves), draw=False),
     "tinyinit.views.projector.line_end": dict(x=[0, 1, 2], y=[1.0, 1.5, 2.0]),
+    "tinyinit.views.projector.fit_title": dict(fig=Fresh(lambda: agg_axes().figure)),
     "tinyinit.views.projector.place_end_labels": dict(
         ax=Kept(agg_axes),
         artists=Fresh(end_labels),
@@ -951,7 +953,7 @@ CALLS = {
     "tinyinit.views.explorers.ResidualStreamExplorer.curves": dict(n_layers=2, scaled=True),
     "tinyinit.views.explorers.ResidualStreamExplorer.color": dict(scaled=True),
     "tinyinit.views.explorers.readout_lines": dict(result=Fresh(small_result)),
-    "tinyinit.views.explorers.compare_line": dict(
+    "tinyinit.views.naming.compare_line": dict(
         result=Fresh(small_result), pinned=Fresh(small_result), number=1
     ),
     "tinyinit.views.explorers.gain_note": dict(activation_name="gelu", gain=1.5, n_layers=3),
@@ -1079,7 +1081,7 @@ ELSEWHERE = {
     "(tests/views/test_live_training.py)",
     "tinyinit.present.voila.offline_template": "writes Voila's template into a folder, by "
     "default this Python's own: any path is a place to write (tests/present/test_present.py)",
-    "tinyinit.present.voila.serve": "runs Voila until it is stopped "
+    "tinyinit.present.voila.serve_voila": "runs Voila until it is stopped "
     "(tests/present/test_present.py)",
     "tinyinit.course.student_process.serve": "the student's process itself, started by the "
     "checker with its argv (tests/course/test_checker.py)",

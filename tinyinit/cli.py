@@ -3,15 +3,19 @@
     python -m tinyinit figure --initializer xavier_uniform --activation relu -o collapse.png
     python -m tinyinit figure --activation tanh --gain 5/3 --n-layers 50 -o tanh.svg
     python -m tinyinit figure --compare xavier_uniform,kaiming_normal --slide -o slide.svg
+    python -m tinyinit figure --compare xavier_uniform,kaiming_normal --aspect 4:3 -o slide.png
     python -m tinyinit figure --help
 
 The figure is the explorer's own (`tinyinit.views.plots.DepthPlot`): the median of
 the mean square per layer over the seeds, the min-to-max band, and the
-mean-field theory, for the settings given on the command line. With --compare,
-several curves on one axis, each named where it ends and the gap in the title
-(`tinyinit.views.projector.comparison_figure`); --slide draws it for a 16:9 slide in
-projector type, --ylim fixes its y axis. Every file carries the figure's text
-alternative (an SVG as its <title> and <desc>).
+mean-field theory, for the settings given on the command line (by default the
+presentation app's: `tinyinit.views.defaults.DEPTH_START`), under a title that says what
+the numbers show ("Xavier collapses a 20-layer ReLU network"). With --compare, several
+curves on one axis, each named where it ends and the gap in the title
+(`tinyinit.views.projector.comparison_figure`). The file is a slide: 16:9 at 1920x1080
+pixels, or 4:3 at 1440x1080 (--aspect); --slide draws it in projector type, --ylim fixes
+its y axis. Every file carries the figure's text alternative (an SVG as its <title> and
+<desc>).
 """
 
 from __future__ import annotations
@@ -35,6 +39,7 @@ from .core.init import INITIALIZERS
 from .physics.depth_result import DepthResult
 from .physics.gains import initial_gain
 from .physics.propagation import simulate
+from .views.defaults import DEPTH_START, FORMATS, SLIDE_DPI, SLIDE_SIZES
 
 # matplotlib (and the figure code built on it) is imported by the functions that draw: `check`,
 # `present`, --help and a refused option answer without loading it (a second on a laptop).
@@ -43,7 +48,6 @@ if TYPE_CHECKING:
 
 __all__ = ["build_parser", "depth_figure", "main", "parse_gain", "resolve_gain", "seeds_reported"]
 
-FORMATS = ("png", "svg", "pdf")
 MAX_LAYERS = 1000
 MAX_WIDTH = 2048
 MAX_SEEDS = 64
@@ -161,11 +165,14 @@ def depth_figure(
     >>> fig = depth_figure(simulate("relu", "xavier_uniform", n_layers=4, width=16, seeds=2))
     >>> fig.get_size_inches().tolist(), fig.axes[0].get_yscale()
     ([7.5, 4.6], 'log')
+    >>> [float(x) for x in fig.axes[0].get_xlim()]  # layer 0 to the last
+    [0.0, 4.0]
     """
     from matplotlib.backends.backend_agg import FigureCanvasAgg
     from matplotlib.figure import Figure
 
     from .views.plots import DepthPlot  # the explorer's figure code, so a slide shows the same plot
+    from .views.projector import layer_axis
 
     instance("result", result, DepthResult, "a DepthResult (propagation.simulate's)")
     theory, math_title = flag("theory", theory), flag("math_title", math_title)
@@ -182,6 +189,7 @@ def depth_figure(
     FigureCanvasAgg(fig)
     plot = DepthPlot(fig)
     plot.update(result, draw=False)
+    layer_axis(plot.ax, [result])
     if not theory:
         plot.theory_line.set_visible(False)
         _drop_legend_entry(plot, "theory")
@@ -337,6 +345,8 @@ def build_parser() -> argparse.ArgumentParser:
         "  python -m tinyinit figure --activation tanh --gain 5/3 --n-layers 50 -o tanh.pdf\n"
         "  python -m tinyinit figure --compare xavier_uniform,kaiming_normal --slide "
         "-o slide.svg\n"
+        "  python -m tinyinit figure --compare xavier_uniform,kaiming_normal --aspect 4:3 "
+        "-o slide.png\n"
         "  python -m tinyinit figure --compare xavier_normal+tanh@1,xavier_normal+tanh@5/3 "
         "--ylim 1e-2,10 -o tanh.png",
         formatter_class=argparse.RawDescriptionHelpFormatter,
@@ -347,13 +357,13 @@ def build_parser() -> argparse.ArgumentParser:
     net.add_argument(
         "--initializer",
         choices=list(INITIALIZERS),
-        default="xavier_uniform",
+        default=DEPTH_START["initializer"],
         help="how the weights are drawn (default: %(default)s)",
     )
     net.add_argument(
         "--activation",
         choices=list(ACTIVATIONS),
-        default="relu",
+        default=DEPTH_START["activation"],
         help="the nonlinearity after every layer (default: %(default)s)",
     )
     net.add_argument(
@@ -367,32 +377,32 @@ def build_parser() -> argparse.ArgumentParser:
     net.add_argument(
         "--std",
         type=_nonnegative,
-        default=0.02,
+        default=DEPTH_START["std"],
         help="the weights' std for --initializer normal (default: %(default)s)",
     )
     net.add_argument(
         "--n-layers",
         metavar="N",
         type=_int_in(1, MAX_LAYERS),
-        default=20,
+        default=DEPTH_START["n_layers"],
         help=f"number of layers, 1 to {MAX_LAYERS} (default: %(default)s)",
     )
     net.add_argument(
         "--width",
         type=_int_in(1, MAX_WIDTH),
-        default=256,
+        default=DEPTH_START["width"],
         help=f"units per layer, 1 to {MAX_WIDTH} (default: %(default)s)",
     )
     net.add_argument(
         "--seeds",
         type=_int_in(1, MAX_SEEDS),
-        default=8,
+        default=DEPTH_START["seeds"],
         help=f"how many seeds (networks) to measure, 1 to {MAX_SEEDS} (default: %(default)s)",
     )
     net.add_argument(
         "--batch",
         type=_int_in(1, 4096),
-        default=32,
+        default=DEPTH_START["batch"],
         help="inputs pushed through each network (default: %(default)s)",
     )
     net.add_argument(
@@ -410,7 +420,8 @@ def build_parser() -> argparse.ArgumentParser:
     look.add_argument(
         "--title",
         default=None,
-        help='title above the plot, as typed (default: the settings; "" for none)',
+        help="title above the plot, as typed (default: what the numbers show, e.g. 'Xavier "
+        'collapses a 20-layer ReLU network\'; "" for none)',
     )
     look.add_argument(
         "--math-title",
@@ -418,14 +429,24 @@ def build_parser() -> argparse.ArgumentParser:
         help="typeset $...$ in the title as math (matplotlib's mathtext), e.g. '$x^2$'",
     )
     look.add_argument(
-        "--dpi", type=_int_in(10, 1200), default=150, help="dots per inch (default: %(default)s)"
+        "--dpi",
+        type=_int_in(10, 1200),
+        default=SLIDE_DPI,
+        help="dots per inch (default: %(default)s, a slide's 1920x1080 pixels)",
+    )
+    look.add_argument(
+        "--aspect",
+        choices=list(SLIDE_SIZES),
+        default=None,
+        help="the slide's shape: 16:9 (default, 13.33x7.5 inches: 1920x1080 pixels at 144 dpi) "
+        "or 4:3 (10x7.5 inches: 1440x1080)",
     )
     look.add_argument(
         "--size",
         type=_size,
         default=None,
         metavar="WxH",
-        help="figure size in inches, e.g. 8x5 (default: 8x5; with --slide 13.333x7.5)",
+        help="figure size in inches, e.g. 8x5 for a handout (default: the slide's, --aspect)",
     )
     look.add_argument(
         "--compare",
@@ -439,7 +460,7 @@ def build_parser() -> argparse.ArgumentParser:
     look.add_argument(
         "--slide",
         action="store_true",
-        help="for a 16:9 slide: 13.333x7.5 inches, projector type (large fonts, thick lines)",
+        help="projector type: large fonts, thick lines, black axes (the presentation app's)",
     )
     look.add_argument(
         "--ylim",
@@ -883,7 +904,7 @@ def present_command(args, parser, stderr: TextIO) -> int:
     import os
 
     try:
-        from .present import SHARE_URL_VARIABLE, app_path, serve, voila_command
+        from .present import SHARE_URL_VARIABLE, app_path, serve_voila, voila_command
     except ModuleNotFoundError as error:  # not in the core install: the error names the extra
         parser.exit(2, f"{parser.prog}: error: {error}\n")
 
@@ -897,7 +918,7 @@ def present_command(args, parser, stderr: TextIO) -> int:
     if args.share_url is not None:
         env[SHARE_URL_VARIABLE] = args.share_url  # the app's kernel reads it
         print(f"students open: {args.share_url}", file=stderr)
-    return serve(command, env=env)  # Ctrl+C and SIGTERM stop the server and its kernels
+    return serve_voila(command, env=env)  # Ctrl+C and SIGTERM stop the server and its kernels
 
 
 def output_format(parser: argparse.ArgumentParser, output: Path, given: str | None) -> str:
@@ -977,13 +998,12 @@ def unwritable(path: Path) -> str | None:
 
 
 def figure_command(args, parser, stderr: TextIO) -> int:
+    from .views.naming import curve_name, curve_names, point_title, settings_title
     from .views.projector import (
         SLIDE_SCALE,
-        SLIDE_SIZE,
         comparison_alt,
         comparison_figure,
-        curve_name,
-        curve_names,
+        fit_title,
         fix_ylim,
         projector_style,
         save_figure,
@@ -991,8 +1011,10 @@ def figure_command(args, parser, stderr: TextIO) -> int:
         style_figure,
     )
 
+    if args.aspect is not None and args.size is not None:
+        parser.error("argument --aspect: not with --size, which gives the size itself")
     if args.size is None:
-        args.size = SLIDE_SIZE if args.slide else (8.0, 5.0)
+        args.size = SLIDE_SIZES[args.aspect or "16:9"]
     fmt = check_figure_options(parser, args)
     end = "\r" if stderr.isatty() else "\n"
     curves = args.compare or [{}]
@@ -1026,14 +1048,18 @@ def figure_command(args, parser, stderr: TextIO) -> int:
             slide=args.slide, ylim=args.ylim, math_title=args.math_title,
         )  # fmt: skip
     else:
+        names = [curve_name(results[0])]
+        title = args.title
+        if title is None:  # what the numbers show, then the settings
+            title = f"{point_title(results, names)}\n{settings_title(results[0])}"
         fig = depth_figure(
-            results[0], theory=args.theory, title=args.title, size=args.size, dpi=args.dpi,
+            results[0], theory=args.theory, title=title, size=args.size, dpi=args.dpi,
             math_title=args.math_title,
         )  # fmt: skip
-        names = [curve_name(results[0])]
         if args.slide:
             style_figure(fig, scaled_fonts(SLIDE_SCALE))
             projector_style(fig, SLIDE_SCALE)
+        fit_title(fig)
         if args.ylim is not None:
             fix_ylim(fig.axes[0], args.ylim)
     title = fig.axes[0].get_title().replace("\n", ": ") or "tinyinit: mean square per layer"

@@ -330,7 +330,7 @@ def focused_class(page) -> str:
 def expected_headlines() -> dict[tuple[str, int], str]:
     """The first line of each step's headline, from the step's curves computed here."""
     from tinyinit.present import Presentation
-    from tinyinit.views.projector import log2_text
+    from tinyinit.views.naming import log2_text
 
     app = Presentation(warm=False)
     lines = {}

@@ -34,7 +34,7 @@ from tinyinit.present import (
     voila_command,
 )
 from tinyinit.present.app import APPS
-from tinyinit.views.projector import power_of_two
+from tinyinit.views.naming import power_of_two
 
 
 @pytest.fixture(scope="module")
@@ -95,7 +95,7 @@ def test_xavier_against_kaiming_ends_with_both_curves(app):
     assert xavier.initializer == "xavier_uniform"
     assert app.depth.result.initializer == "kaiming_normal"
     assert len(app.depth.plot.pin_lines[0].get_xdata()) == 21  # drawn, layers 0 .. 20
-    assert "above Xavier uniform" in app.depth.readout.value
+    assert "above Xavier (pin 1)" in app.depth.readout.value
     app.choose("Xavier + ReLU: collapse")  # another demonstration starts clean
     assert app.depth.pins == []
 
@@ -426,9 +426,12 @@ def test_present_passes_the_share_url_to_the_app(monkeypatch):
     from tinyinit import cli
 
     seen = {}
-    monkeypatch.setattr(
-        tinyinit.present, "serve", lambda command, env: seen.update(command=command, env=env) or 0
-    )
+
+    def serve_voila(command, env):
+        seen.update(command=command, env=env)
+        return 0
+
+    monkeypatch.setattr(tinyinit.present, "serve_voila", serve_voila)
     stderr = io.StringIO()
     assert cli.main(["present", "--no-browser", "--share-url", SHARE], stderr=stderr) == 0
     assert seen["env"][SHARE_URL_VARIABLE] == SHARE
@@ -442,7 +445,9 @@ def test_present_sets_how_long_a_closed_pages_kernel_lives(monkeypatch):
     from tinyinit import cli
 
     seen = {}
-    monkeypatch.setattr(tinyinit.present, "serve", lambda command, env: seen.update(c=command))
+    monkeypatch.setattr(
+        tinyinit.present, "serve_voila", lambda command, env: seen.update(c=command)
+    )
     cli.main(["present", "--no-browser", "--cull-idle", "600"], stderr=io.StringIO())
     assert "--MappingKernelManager.cull_idle_timeout=600" in seen["c"]
     cli.main(["present", "--no-browser"], stderr=io.StringIO())
@@ -572,8 +577,8 @@ def test_a_comparison_names_its_curves_on_the_plot_and_states_the_gap(app):
     pinned, current = plot.pin_names[0], plot.current_name
     assert pinned.get_visible() and current.get_visible()
     xavier, kaiming = app.depth.pins[0], app.depth.result
-    assert pinned.get_text() == f"Xavier {power_of_two(xavier.measured_end, markup='unicode')}"
-    assert current.get_text().startswith("Kaiming 2")
+    assert pinned.get_text() == f"Xavier: {power_of_two(xavier.measured_end, markup='unicode')}"
+    assert current.get_text().startswith("Kaiming: 2")
     gap = math.log2(kaiming.measured_end / xavier.measured_end)
     assert f"2<sup>{gap:.1f}</sup> above Xavier" in app.depth.headline.value
     app.choose("Xavier + ReLU: collapse")  # alone on the plot: no names
@@ -683,11 +688,11 @@ def test_serve_stops_its_server_when_it_is_asked_to_stop(tmp_path, sig):
 
     mark = tmp_path / "server"
     script = (
-        "import sys; from tinyinit.present.voila import serve; "
-        f"sys.exit(serve([sys.executable, '-c', {SERVER!r}, {str(mark)!r}]))"
+        "import sys; from tinyinit.present.voila import serve_voila; "
+        f"sys.exit(serve_voila([sys.executable, '-c', {SERVER!r}, {str(mark)!r}]))"
     )
     # Started with SIGINT ignored, as a background job is (and as some test runners leave
-    # their workers): serve must answer Ctrl+C all the same.
+    # their workers): serve_voila must answer Ctrl+C all the same.
     parent = subprocess.Popen(
         [sys.executable, "-c", script],
         preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_IGN),

@@ -486,7 +486,7 @@ def test_a_pin_keeps_the_curve_faded_and_named_and_the_readout_compares(ex):
     assert "pinned: relu, Xavier uniform, gain 1, depth 20" in ex.caption.value
     gap = math.log2(ex.result.measured_end / xavier.measured_end)
     assert 18 < gap < 22  # ReLU halves per layer under Xavier, not under Kaiming
-    assert f"ends 2^{gap:.1f} above Xavier uniform, gain 1 (pin 1) at layer 20" in ex.readout.value
+    assert f"Kaiming ends 2^{gap:.1f} above Xavier (pin 1) at layer 20" in ex.readout.value
     bottom, top = ex.plot.ax.get_ylim()
     assert bottom < xavier.measured_end and top > ex.result.measured_end  # both in view
 

@@ -14,6 +14,7 @@ from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 
 from tinyinit.physics.propagation import simulate
+from tinyinit.views.naming import curve_name, curve_names, gap_exponent, gap_words, power_of_two
 from tinyinit.views.plots import DepthPlot, log_limits
 from tinyinit.views.projector import (
     PROJECTOR_FONTS,
@@ -22,13 +23,8 @@ from tinyinit.views.projector import (
     comparison_alt,
     comparison_figure,
     curve_end,
-    curve_name,
-    curve_names,
     end_label_artist,
-    gap_exponent,
-    gap_words,
     place_end_labels,
-    power_of_two,
 )
 
 SVG = "{http://www.w3.org/2000/svg}"
@@ -136,11 +132,35 @@ def test_the_comparison_names_each_curve_at_its_end_and_states_the_gap(xavier_ka
     ax = fig.axes[0]
     assert ax.get_legend() is None  # the names are on the curves
     names = [t.get_text() for t in ax.texts]
-    assert names[0].startswith("Xavier 2⁻²") and names[1].startswith("Kaiming 2")
+    assert names[0].startswith("Xavier: 2⁻²") and names[1].startswith("Kaiming: 2")
     gap = gap_exponent(*xavier_kaiming[::-1])
     gap_text = power_of_two(2.0**gap, markup="unicode")
     assert f"Kaiming ends {gap_text} above Xavier" in ax.get_title()
+    assert ax.get_title().splitlines()[0] == (
+        "Xavier collapses a 20-layer ReLU network; Kaiming keeps it"
+    )
+    assert [float(x) for x in ax.get_xlim()] == [0.0, 20.0]  # the axis ends at the last layer
     assert drawn_inside(fig)
+
+
+def test_the_default_title_says_what_the_numbers_show():
+    def curves(gains, activation="relu", initializer="kaiming_normal"):
+        return [simulate(activation, initializer, gain=g, n_layers=20, width=64, seeds=2)
+                for g in gains]  # fmt: skip
+
+    def title(results):
+        return comparison_figure(results).axes[0].get_title().splitlines()[0]
+
+    # A gain of 2 where √2 keeps the signal: it explodes, and the title says so.
+    assert title(curves([2**0.5, 2.0])) == (
+        "gain 1.41 keeps a 20-layer ReLU network; gain 2 explodes it"
+    )
+    assert (
+        title(curves([2**0.5, 1.45])) == "gain 1.41 and gain 1.45 both keep a 20-layer ReLU network"
+    )
+    assert title(curves([1.0, 5 / 3], "tanh", "xavier_normal")) == (
+        "gain 1 shrinks a 20-layer tanh network; gain 1.67 keeps it"
+    )
 
 
 def test_a_slide_is_16_by_9_in_projector_type(xavier_kaiming):
@@ -214,7 +234,7 @@ def test_compare_writes_a_labelled_svg_with_its_title_and_description(tmp_path):
     assert re.search(r"Kaiming ends 2[⁰¹²³⁴⁵⁶⁷⁸⁹⁻·]+ above Xavier", title.text), title.text
     assert desc.text.startswith("Plot of the mean square of the activations per layer")
     texts = ["".join(t.itertext()) for t in root.iter(f"{SVG}text")]  # text, editable
-    assert any(t.startswith("Xavier 2⁻") for t in texts) and any(
+    assert any(t.startswith("Xavier: 2⁻") for t in texts) and any(
         t.startswith("Kaiming") for t in texts
     )
     width, height = (float(root.get(k).rstrip("pt")) for k in ("width", "height"))
@@ -277,3 +297,25 @@ def test_a_figure_of_the_app_style_keeps_its_texts_in_view():
     plot = DepthPlot(fig)
     plot.update(relu("xavier_uniform"))
     assert drawn_inside(fig)
+
+
+# --- the words: one place names curves and gaps -------------------------------------------------
+
+
+def test_a_curve_label_keeps_its_name_apart_from_its_value():
+    from tinyinit.views.naming import end_label
+
+    tanh = simulate("tanh", "xavier_normal", gain=1.0, n_layers=20, width=64, seeds=1)
+    label = end_label("gain 1", tanh)
+    name, value = label.split(": ")
+    assert name == "gain 1" and value == power_of_two(tanh.measured_end, markup="unicode")
+
+
+def test_every_medium_writes_a_power_of_two_from_one_function():
+    from tinyinit.present.demonstrations import DEMONSTRATIONS
+    from tinyinit.views.naming import SUPERSCRIPT
+
+    # Text a reader sees as typeset (the app's captions) writes no caret: 2²⁰, as the figures.
+    for row in DEMONSTRATIONS:
+        assert "2^" not in row[3], row[3]
+    assert power_of_two(2.0**20, markup="unicode") == "2" + "20.0".translate(SUPERSCRIPT)

@@ -65,7 +65,7 @@ from .voila import (
     app_notebook,
     app_path,
     offline_template,
-    serve,
+    serve_voila,
     voila_command,
 )
 
@@ -93,7 +93,7 @@ __all__ = [
     "qr_svg",
     "style_figure",
     "offline_template",
-    "serve",
+    "serve_voila",
     "voila_command",
 ]
 

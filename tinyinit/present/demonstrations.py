@@ -11,6 +11,7 @@ import math
 from dataclasses import dataclass, field
 
 from ..core.arguments import KindError, one_of, shown
+from ..views.defaults import DEPTH_START
 
 __all__ = [
     "CHOOSE",
@@ -28,10 +29,8 @@ __all__ = [
 # control is named, so that a step's state (the curves it shows) follows from its row alone
 # and can be computed before it is shown.
 START = {
-    "depth": dict(
-        initializer="xavier_uniform", activation="relu", gain=1.0, std=0.02, n_layers=20,
-        width=256, seeds=3, direction="forward",
-    ),
+    # The explorer's own start (what `python -m tinyinit figure` draws too), gain 1 named.
+    "depth": {**{k: v for k, v in DEPTH_START.items() if k != "batch"}, "gain": 1.0},
     "residual": dict(n_layers=48, scaled=True, both=False),
     "training": dict(
         initializer="xavier_normal", gain=1.0, activation="relu", optimizer="sgd",
@@ -74,7 +73,7 @@ DEMONSTRATIONS = (
      "Xavier with gain 1: ReLU halves the signal at every layer.",
      RELU_AXIS),
     ("Xavier vs Kaiming + ReLU", "Kaiming, gain √2", "depth",
-     "Kaiming's √2 gives back what ReLU takes: about 2^20 above Xavier's (grey) at layer 20.",
+     "Kaiming's √2 gives back what ReLU takes: about 2²⁰ above Xavier's (grey) at layer 20.",
      {**KAIMING_RELU, **RELU_AXIS}),
     ("Xavier + ReLU: it does not learn", "Xavier, gain 1", "training",
      "Trained live on the digits: Xavier's collapsed signal leaves the loss at ln 10, a guess.",

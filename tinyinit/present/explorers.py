@@ -18,17 +18,14 @@ from ..physics.depth_result import DepthResult
 from ..views.a11y import live
 from ..views.explorers import DepthExplorer, ResidualStreamExplorer, one_at_a_time, panel_row_html
 from ..views.live_training import SETTINGS, TrainingExplorer
+from ..views.naming import curve_name, end_label, gap_words, power_of_two
 from ..views.plots import PIN_COLORS, QUANTITIES, DepthPlot, decade_ticks, initializer_color
 from ..views.projector import (
     PROJECTOR_GREY,
     curve_end,
-    curve_name,
-    end_label,
     end_label_artist,
-    gap_words,
     line_end,
     place_end_labels,
-    power_of_two,
     projector_style,
     style_figure,
 )
@@ -77,9 +74,9 @@ def depth_headline(result: DepthResult, pins: list[tuple[DepthResult, str]] = ()
 
 # The controls a step may set, in the order they are set (the gain last: choosing Kaiming
 # resets it).
-DEPTH_CONTROLS = ("initializer", "activation", "direction", "width", "seeds", "n_layers", "std",
-                  "gain")  # fmt: skip
-RESIDUAL_CONTROLS = ("n_layers", "scaled", "both")
+DEPTH_STEP_CONTROLS = ("initializer", "activation", "direction", "width", "seeds", "n_layers",
+                       "std", "gain")  # fmt: skip
+RESIDUAL_STEP_CONTROLS = ("n_layers", "scaled", "both")
 
 
 def _settings(settings, known, required=(), name: str = "settings") -> dict:
@@ -131,7 +128,7 @@ def plot_beside(figure_view, side: list, app_class: str) -> widgets.Widget:
 class LabelledDepthPlot(DepthPlot):
     """The explorer's plot, with each curve named where it ends once pins are on it.
 
-    A pinned curve's name ("Xavier 2^-20.7") is part of the frame, drawn in its pin's
+    A pinned curve's name ("Xavier: 2⁻²⁰·⁷") is part of the frame, drawn in its pin's
     colour; the current curve's moves with it, in its initializer's colour. Alone on
     the plot, a curve is not named: the headline beside the plot says where it ends.
     """
@@ -222,7 +219,7 @@ class LargeDepthExplorer(DepthExplorer):
         """What the plot shows once every control is set to `settings` (a step's, naming each
         control as `apply` does): simulate's result from the explorer's own fast path, so that
         showing it later costs nothing more."""
-        _settings(settings, DEPTH_CONTROLS, required=DEPTH_CONTROLS)
+        _settings(settings, DEPTH_STEP_CONTROLS, required=DEPTH_STEP_CONTROLS)
         return self.cache.simulate(
             settings["activation"], settings["initializer"], gain=settings["gain"],
             std=settings["std"], n_layers=settings["n_layers"], width=settings["width"],
@@ -231,10 +228,10 @@ class LargeDepthExplorer(DepthExplorer):
 
     def apply(self, settings: dict) -> None:
         """Set the controls named in `settings` (initializer, gain, n_layers, ...); one update."""
-        _settings(settings, DEPTH_CONTROLS)
-        controls = [getattr(self, name) for name in DEPTH_CONTROLS]
+        _settings(settings, DEPTH_STEP_CONTROLS)
+        controls = [getattr(self, name) for name in DEPTH_STEP_CONTROLS]
         with self.hold(), one_message_each([*controls, self.gain_hint]):
-            for name in DEPTH_CONTROLS:  # the gain last: choosing Kaiming resets it
+            for name in DEPTH_STEP_CONTROLS:  # the gain last: choosing Kaiming resets it
                 if name in settings:
                     getattr(self, name).value = settings[name]
 
@@ -341,7 +338,7 @@ class LargeResidualExplorer(ResidualStreamExplorer):
     def apply(self, settings: dict) -> None:
         """Set n_layers (N blocks), scaled (the 1/sqrt(2N) toggle) and both from `settings`;
         one update."""
-        _settings(settings, RESIDUAL_CONTROLS)
+        _settings(settings, RESIDUAL_STEP_CONTROLS)
         self._applying = True
         try:
             with one_message_each([self.n_layers, self.scaling, self.both]):
@@ -358,7 +355,7 @@ class LargeResidualExplorer(ResidualStreamExplorer):
     def result_for(self, settings: dict) -> tuple:
         """The curves a step's `settings` show, (measured, theory) with and without the scaling,
         computed now and kept (`curves`), so that showing them later costs nothing more."""
-        _settings(settings, RESIDUAL_CONTROLS, required=RESIDUAL_CONTROLS[:2])
+        _settings(settings, RESIDUAL_STEP_CONTROLS, required=RESIDUAL_STEP_CONTROLS[:2])
         n = min(integer("n_layers", settings["n_layers"], minimum=1), self.n_layers.max)
         flag("scaled", settings["scaled"])
         return self.curves(n, settings["scaled"]), self.curves(n, not settings["scaled"])

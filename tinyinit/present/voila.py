@@ -29,7 +29,7 @@ __all__ = [
     "app_notebook",
     "app_path",
     "offline_template",
-    "serve",
+    "serve_voila",
     "trust",
     "voila_command",
 ]
@@ -240,7 +240,7 @@ def voila_command(
     return command + [str(notebook)]
 
 
-def serve(command: list[str], env: dict | None = None, grace: float = 15.0) -> int:
+def serve_voila(command: list[str], env: dict | None = None, grace: float = 15.0) -> int:
     """Run the server `command` until it ends or this process is asked to stop; its exit code.
 
     Ctrl+C (SIGINT) and SIGTERM, as a service manager or a `kill` sends it, both stop the
@@ -250,7 +250,7 @@ def serve(command: list[str], env: dict | None = None, grace: float = 15.0) -> i
     gets its handler here too: a process started with SIGINT ignored (a background job, some
     test runners) would otherwise not answer Ctrl+C or `kill -INT` at all.
 
-    >>> serve([sys.executable, "-c", "raise SystemExit(3)"])
+    >>> serve_voila([sys.executable, "-c", "raise SystemExit(3)"])
     3
     """
 

@@ -6,6 +6,8 @@ The widgets need the `lab` extra; the figures need only matplotlib.
     live_training      the training explorer: a network learns while its figures redraw
     plots              every figure: the live depth plot, the residual stream's panels, muP's
     projector          figures for a room: projector type, curves named where they end
+    naming             the words for curves and gaps, powers of 2 in every medium
+    defaults           where the figures start: the explorer's settings, a slide's size
     a11y               accessible names and live regions for the widgets (with a11y.js)
     browser_transport  blitting, whole pictures and fast PNGs to the browser
 """

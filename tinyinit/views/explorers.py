@@ -66,6 +66,8 @@ from ..physics.propagation_fast import UnitWeights
 from ..physics.residual import ResidualStack, block_variances, out_scale
 from ..physics.variance import root_mean_square
 from .browser_transport import BrowserChanges, keep_picture_for_static_pages
+from .defaults import DEPTH_START
+from .naming import compare_line, pin_label, power_of_two, settings_title
 from .plots import (
     MAX_PINS,
     PIN_ALPHA,
@@ -78,10 +80,8 @@ from .plots import (
     histogram_layers,
     initializer_color,
     legend_labels,
-    pin_label,
     png_bytes,
     quantity_label,
-    settings_title,
     weight_labels,
 )
 
@@ -89,7 +89,6 @@ __all__ = [
     "DepthExplorer",
     "ResidualStreamExplorer",
     "caption_html",
-    "compare_line",
     "depth_explorer",
     "gain_note",
     "histogram_caption_html",
@@ -132,56 +131,11 @@ def readout_lines(result: DepthResult) -> list[str]:
         second += f" (from {_number(lo)} to {_number(hi)})"
     m = result.measured_end
     if 0 < m < math.inf:
-        second += f", = 2^{math.log2(m):.1f} of the {'input' if end else 'upstream gradient'}"
+        second += f", = {power_of_two(m)} of the {'input' if end else 'upstream gradient'}"
     third = f"weights: std = {result.weight_std:.4g} ({INITIALIZERS[result.initializer].formula}), "
     third += f"width {result.width}, batch {result.batch} per seed"
     note = edge_note(result)
     return [first, second, third] + ([note] if note else [])
-
-
-def _short_name(result: DepthResult, other: DepthResult) -> str:
-    """The settings of `result` that differ from `other`'s, as few words as tell them apart."""
-    words = []
-    if result.initializer != other.initializer:
-        words.append(INITIALIZERS[result.initializer].label)
-    if result.activation != other.activation:
-        words.append(result.activation)
-    uses_gain = INITIALIZERS[result.initializer].uses_gain
-    if not uses_gain and result.weight_std != other.weight_std:
-        words.append(f"std {result.weight_std:.3g}")
-    elif uses_gain and result.gain != other.gain:
-        words.append(f"gain {result.gain:.3g}")
-    # The readout speaks the slider's word, depth, for n_layers.
-    for name, field in (("width", "width"), ("depth", "n_layers")):
-        if getattr(result, field) != getattr(other, field):
-            words.append(f"{name} {getattr(result, field)}")
-    if len(result.seeds) != len(other.seeds):
-        words.append(f"{len(result.seeds)} seeds")
-    return ", ".join(words)
-
-
-def compare_line(result: DepthResult, pinned: DepthResult, number: int) -> str:
-    """How far `result` ends from pin `number`, in powers of 2, at the layer both reach.
-
-    >>> from tinyinit.physics.propagation import simulate
-    >>> xavier = simulate("relu", "xavier_uniform", n_layers=20, width=64, seeds=1)
-    >>> kaiming = simulate("relu", "kaiming_normal", gain=2**0.5, n_layers=20, width=64, seeds=1)
-    >>> compare_line(kaiming, xavier, 1)
-    'Kaiming normal, fan_in, gain 1.41 ends 2^20.9 above Xavier uniform, gain 1 (pin 1) at layer 20'
-    """
-    _result("result", result), _result("pinned", pinned)
-    number = integer("number", number, minimum=1)
-    now, then = _short_name(result, pinned) or "now", _short_name(pinned, result)
-    then = f"{then} (pin {number})" if then else f"pin {number}"
-    layer = min(result.n_layers, pinned.n_layers) if result.direction == "forward" else 0
-    a, b = float(result.median[layer]), float(pinned.median[layer])
-    if not (0 < a < math.inf and 0 < b < math.inf):
-        return f"{now} and {then} at layer {layer}: {_number(a)} and {_number(b)}"
-    ratio = math.log2(a / b)
-    if abs(ratio) < 0.05:
-        return f"{now} ends level with {then} at layer {layer} (2^{ratio:+.2f})"
-    where = "above" if ratio > 0 else "below"
-    return f"{now} ends 2^{abs(ratio):.1f} {where} {then} at layer {layer}"
 
 
 def gain_note(activation: str, gain: float, n_layers: int) -> str:
@@ -639,16 +593,16 @@ class DepthExplorer(Explorer):
 
     def __init__(
         self,
-        initializer: str = "xavier_uniform",
-        activation: str = "relu",
+        initializer: str = DEPTH_START["initializer"],
+        activation: str = DEPTH_START["activation"],
         gain: float | None = None,
-        std: float = 0.02,
-        n_layers: int = 20,
-        width: int = 256,
-        seeds: int = 3,
-        direction: str = "forward",
+        std: float = DEPTH_START["std"],
+        n_layers: int = DEPTH_START["n_layers"],
+        width: int = DEPTH_START["width"],
+        seeds: int = DEPTH_START["seeds"],
+        direction: str = DEPTH_START["direction"],
         view: str = "curves",
-        batch: int = 16,
+        batch: int = DEPTH_START["batch"],
         cache: UnitWeights | None = None,
         figsize=(7.5, 4.6),
         png_fallback: bool = True,

@@ -51,10 +51,10 @@ from ..core.arguments import (
     real_array,
     shown,
 )
-from ..core.init import INITIALIZERS
 from ..physics.depth_result import DepthResult
 from ..physics.residual import ResidualStack, block_variances
 from .browser_transport import BlitPlot
+from .naming import curve_names_checked, results_checked, settings_title
 
 __all__ = [
     "DepthPlot",
@@ -88,16 +88,13 @@ __all__ = [
     "legend_labels",
     "log_limits",
     "nice_ceiling",
-    "pin_label",
     "plot_coordinate_check",
     "plot_lr_sweep",
     "png_bytes",
     "quantity_label",
     "residual_figure",
-    "results_checked",
     "running_mean",
     "set_line",
-    "settings_title",
     "show",
     "step_span",
     "weight_labels",
@@ -156,38 +153,6 @@ def _result(name: str, value) -> DepthResult:
     )
 
 
-def results_checked(results) -> list[DepthResult]:
-    """results as a list, if it is a non-empty list of DepthResults that all go one direction
-    (the curves of one figure); else a KindError or a ValueError naming `results`.
-
-    >>> from tinyinit.physics.propagation import simulate
-    >>> len(results_checked([simulate("relu", n_layers=2, width=8, seeds=1)]))
-    1
-    >>> results_checked([])  # doctest: +ELLIPSIS
-    Traceback (most recent call last):
-    ...
-    ValueError: results must be a non-empty list of DepthResults, all forward or all backward, ...
-    """
-    accepted = "a non-empty list of DepthResults, all forward or all backward"
-    if not isinstance(results, (list, tuple)) or not all(
-        isinstance(r, DepthResult) for r in results
-    ):
-        raise KindError(f"results must be {accepted}, got {shown(results)}")
-    if not results or len({r.direction for r in results}) != 1:
-        raise ValueError(f"results must be {accepted}, got {shown(results)}")
-    return list(results)
-
-
-def curve_names_checked(names, n: int) -> list[str]:
-    """names as a list of n texts, one per curve."""
-    accepted = f"a list of {n} texts, one per result"
-    if not isinstance(names, (list, tuple)) or not all(isinstance(x, str) for x in names):
-        raise KindError(f"names must be {accepted}, got {shown(names)}")
-    if len(names) != n:
-        raise ValueError(f"names must be {accepted}, got {shown(names)}")
-    return list(names)
-
-
 def _figure(name: str, value, none: bool = False) -> Figure | None:
     if none and value is None:
         return None
@@ -236,29 +201,6 @@ MAX_PINS = len(PIN_COLORS)
 PIN_ALPHA = 0.75
 
 
-def _initializer_words(result: DepthResult) -> tuple[str, list[str]]:
-    """The initializer's name, and the numbers it was given (the one that was set first)."""
-    row = INITIALIZERS[result.initializer]
-    if not row.uses_gain:
-        return row.title, [f"std {result.weight_std:.3g}"]
-    return row.title, [f"gain {result.gain:.3g}", f"std {result.weight_std:.3g}"]
-
-
-def settings_title(result: DepthResult) -> str:
-    """One line naming what is on the figure: activation, initializer, gain, std, shape.
-
-    >>> from tinyinit.physics.propagation import simulate
-    >>> settings_title(simulate("relu", n_layers=2, width=16, seeds=1))
-    'relu, Xavier uniform (gain 1, std 0.25): width 16, 1 seed'
-    >>> settings_title(simulate("linear", "normal_init", std=0.02, n_layers=2, width=16, seeds=1))
-    'linear, normal weights (std 0.02): width 16, 1 seed'
-    """
-    name, numbers = _initializer_words(_result("result", result))
-    init = f"{name} ({', '.join(numbers)})"
-    seeds = len(result.seeds)
-    return f"{result.activation}, {init}: width {result.width}, {seeds} seed{'s' * (seeds != 1)}"
-
-
 # What a depth figure shows, in words and symbol. Figures set the symbol with mathtext
 # (matplotlib caches its layout, so a slider's redraw does not pay for it); HTML captions,
 # which nothing typesets, spell it in plain Unicode.
@@ -303,20 +245,6 @@ def legend_labels(result: DepthResult) -> list[str]:
     """
     level = "input" if _result("result", result).direction == "forward" else "upstream gradient"
     return [f"median of {len(result.seeds)} seeds", "min to max", "theory", f"{level}: 1"]
-
-
-def pin_label(result: DepthResult) -> str:
-    """A pinned curve's name in the legend: the settings that tell curves apart, in the
-    order of the figure's title (activation, then initializer).
-
-    >>> from tinyinit.physics.propagation import simulate
-    >>> pin_label(simulate("relu", "kaiming_normal", gain=2**0.5, n_layers=3, width=16, seeds=1))
-    'relu, Kaiming normal, fan_in, gain 1.41, depth 3'
-    >>> pin_label(simulate("linear", "normal_init", std=10.0, n_layers=3, width=16, seeds=1))
-    'linear, normal weights, std 10, depth 3'
-    """
-    name, numbers = _initializer_words(_result("result", result))
-    return f"{result.activation}, {name}, {numbers[0]}, depth {result.n_layers}"
 
 
 def _positive(values: np.ndarray) -> np.ndarray:

@@ -4,11 +4,10 @@ What the presentation app (`tinyinit.present`) and `python -m tinyinit figure --
 ... --slide` share, so that a slide and the live app say the same thing the same way:
 
 - projector type (`style_figure`, `projector_style`): large fonts, thick lines, black axes;
-- a curve named where it ends, with where it ends (`curve_name`, `end_label`,
-  `place_end_labels`): "Xavier 2^-20.7" beside the last point, never in a legend the
+- a curve named where it ends, with where it ends (`place_end_labels`, with the words of
+  `tinyinit.views.naming`): "Xavier: 2⁻²⁰·⁷" beside the last point, never in a legend the
   back row cannot read;
-- the gap between two curves in powers of 2 (`gap_exponent`, `gap_words`): the number a
-  comparison is about, for a headline or a title;
+- the layer axis ending at the network's last layer (`layer_axis`);
 - the labelled comparison (`comparison_figure`) and its text alternative
   (`comparison_alt`), which a saved SVG carries as its <title> and <desc>
   (`accessible_svg`).
@@ -30,30 +29,31 @@ from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.colors import is_color_like
 from matplotlib.figure import Figure
 from matplotlib.text import Annotation
+from matplotlib.transforms import Bbox, TransformedBbox
 
 from ..core.arguments import (
     KindError,
     flag,
     instance,
     integer,
-    is_number,
     number,
     one_of,
     real_array,
     shown,
 )
-from ..core.init import INITIALIZERS
 from ..physics.depth_result import DepthResult
-from .plots import (
-    MIN_DPI,
-    compare_figure,
-    curve_colors,
+from .defaults import FORMATS, SLIDE_SIZES
+from .naming import (
+    curve_names,
     curve_names_checked,
-    decade_ticks,
-    quantity_label,
+    end_label,
+    gap_words,
+    point_title,
+    power_of_two,
     results_checked,
-    size_pair,
+    shared_layer,
 )
+from .plots import MIN_DPI, compare_figure, curve_colors, decade_ticks, quantity_label, size_pair
 
 
 # The two kinds of argument this module's functions check, in the words plots.py uses.
@@ -82,22 +82,9 @@ PROJECTOR_MARKER_SIZE = 9.0
 # graphics), which a projector's washed-out grey keeps.
 PROJECTOR_GREY = "#858585"
 
-# A 16:9 slide, in inches: PowerPoint's and Keynote's widescreen page, so that the
-# figure fills a slide at its own size and its type is the slide's.
-SLIDE_SIZE = (13.333, 7.5)
-# The app's canvas at 1280x720 is 5.6 inches high at 100 dpi; a slide is 7.5.
-SLIDE_SCALE = SLIDE_SIZE[1] / 5.6
-
-
-MARKUPS = ("text", "html", "unicode")
-FORMATS = ("png", "svg", "pdf")
-
-
-def _real(name: str, value) -> float:
-    """A real number as a curve's end may be: inf at overflow, 0 at underflow, NaN too."""
-    if not is_number(value):
-        raise KindError(f"{name} must be a real number, got {shown(value)}")
-    return float(value)
+# A slide's type (`tinyinit.views.defaults.SLIDE_SIZES`: 7.5 inches high, at either aspect):
+# the app's canvas at 1280x720 is 5.6 inches high at 100 dpi.
+SLIDE_SCALE = SLIDE_SIZES["16:9"][1] / 5.6
 
 
 def scaled_fonts(scale: float) -> dict[str, float]:
@@ -173,190 +160,6 @@ def projector_style(figure, scale: float = 1.0) -> None:
         ax.tick_params(which="both", grid_color=PROJECTOR_GREY, grid_alpha=1.0)  # ticks to come
         ax.xaxis.label.set_color("black")
         ax.yaxis.label.set_color("black")
-
-
-# --- where a curve ends, in powers of 2 ----------------------------------------------------
-
-
-def log2_text(value: float) -> str:
-    """The exponent of 2 that `value` is, to a tenth, with a true minus sign; or the words for
-    what a float cannot hold.
-
-    >>> log2_text(2.0**-20.7), log2_text(1.0), log2_text(math.inf), log2_text(0.0)
-    ('−20.7', '0.0', 'inf (overflow)', '0 (underflow)')
-    """
-    value = _real("value", value)
-    if math.isinf(value):
-        return "inf (overflow)"
-    if not value > 0:
-        return "0 (underflow)"
-    return f"{math.log2(value):.1f}".replace("-", "−")
-
-
-SUPERSCRIPT = str.maketrans("0123456789−.", "⁰¹²³⁴⁵⁶⁷⁸⁹⁻·")
-
-
-def power_of_two(value: float, *, markup: str = "text") -> str:
-    """`value` as a power of 2 in `markup`: "text" (2^−20.7), "html" (2<sup>−20.7</sup>) or
-    "unicode" (2⁻²⁰·⁷, superscript characters: text that stays text in a saved SVG and
-    costs a live plot no typesetting); the words where it is inf or 0.
-
-    >>> power_of_two(2.0**-3), power_of_two(0.5, markup="html")
-    ('2^−3.0', '2<sup>−1.0</sup>')
-    >>> power_of_two(2.0**-20.7, markup="unicode")
-    '2⁻²⁰·⁷'
-    """
-    one_of("markup", markup, MARKUPS)
-    exponent = log2_text(value)
-    if not (0 < value < math.inf):
-        return exponent
-    return {
-        "text": f"2^{exponent}",
-        "html": f"2<sup>{exponent}</sup>",
-        "unicode": "2" + exponent.translate(SUPERSCRIPT),
-    }[markup]
-
-
-def shared_layer(result: DepthResult, other: DepthResult) -> int:
-    """The layer where two curves are compared: the last both reach going forward, the
-    input (0) going backward."""
-    _result("result", result), _result("other", other)
-    return min(result.n_layers, other.n_layers) if result.direction == "forward" else 0
-
-
-def gap_exponent(result: DepthResult, other: DepthResult) -> float | None:
-    """log2 of how far `result`'s median ends above `other`'s at the layer both reach; None
-    where either is inf or 0.
-
-    >>> from tinyinit.physics.propagation import simulate
-    >>> x = simulate("relu", "xavier_uniform", n_layers=20, width=64, seeds=1)
-    >>> k = simulate("relu", "kaiming_normal", gain=2**0.5, n_layers=20, width=64, seeds=1)
-    >>> round(gap_exponent(k, x), 1)
-    20.9
-    """
-    layer = shared_layer(result, other)
-    a, b = float(result.median[layer]), float(other.median[layer])
-    if not (0 < a < math.inf and 0 < b < math.inf):
-        return None
-    return math.log2(a / b)
-
-
-def _family(initializer: str) -> str:
-    """The first word of the initializer's name: Xavier, Kaiming, normal."""
-    return INITIALIZERS[initializer].label.split()[0].rstrip(",")
-
-
-# What can tell two curves apart, in the order a name says it.
-ASPECTS = ("family", "variant", "activation", "gain", "std", "width", "depth", "seeds", "direction")
-
-
-def _aspect(result: DepthResult, aspect: str):
-    """The value of one aspect of a curve; None where it does not apply (no gain for 'normal')."""
-    uses_gain = INITIALIZERS[result.initializer].uses_gain
-    return {
-        "family": _family(result.initializer),
-        "variant": INITIALIZERS[result.initializer].label,
-        "activation": result.activation,
-        "gain": result.gain if uses_gain else None,
-        "std": None if uses_gain else result.weight_std,
-        "width": result.width,
-        "depth": result.n_layers,
-        "seeds": len(result.seeds),
-        "direction": result.direction,
-    }[aspect]
-
-
-def _differences(a: DepthResult, b: DepthResult) -> set[str]:
-    """The aspects that tell a from b. A gain (or std) counts only within one family, where
-    it is what differs: Kaiming's √2 against Xavier's 1 is the family's doing."""
-    differ = {x for x in ASPECTS if _aspect(a, x) != _aspect(b, x)}
-    if "family" in differ:
-        differ -= {"variant", "gain", "std"}
-    return differ
-
-
-def _words(result: DepthResult, aspects: set[str]) -> str:
-    spelled = {
-        "family": lambda r: _family(r.initializer),
-        "variant": lambda r: INITIALIZERS[r.initializer].label,
-        "activation": lambda r: r.activation,
-        "gain": lambda r: f"gain {r.gain:.3g}",
-        "std": lambda r: f"std {r.weight_std:.3g}",
-        "width": lambda r: f"width {r.width}",
-        "depth": lambda r: f"depth {r.n_layers}",
-        "seeds": lambda r: f"{len(r.seeds)} seed{'s' * (len(r.seeds) != 1)}",
-        "direction": lambda r: r.direction,
-    }
-    if "variant" in aspects:
-        aspects = aspects - {"family"}
-    words = [spelled[a](result) for a in ASPECTS if a in aspects and _aspect(result, a) is not None]
-    return ", ".join(words) or _family(result.initializer)
-
-
-def curve_name(result: DepthResult, other: DepthResult | None = None) -> str:
-    """The fewest words that tell `result` from `other` (its initializer's family, else its
-    variant, then its activation, gain or std, width, depth, seeds, direction); without
-    `other`, its initializer's family.
-
-    >>> from tinyinit.physics.propagation import simulate
-    >>> x = simulate("tanh", "xavier_normal", n_layers=3, width=16, seeds=1)
-    >>> k = simulate("tanh", "kaiming_normal", gain=5 / 3, n_layers=3, width=16, seeds=1)
-    >>> x53 = simulate("tanh", "xavier_normal", gain=5 / 3, n_layers=3, width=16, seeds=1)
-    >>> curve_name(x, k), curve_name(x53, x), curve_name(x)
-    ('Xavier', 'gain 1.67', 'Xavier')
-    """
-    _result("result", result)
-    return _words(result, set() if other is None else _differences(result, _result("other", other)))
-
-
-def curve_names(results: Sequence[DepthResult]) -> list[str]:
-    """A name for each curve of a comparison, all told apart along the same aspects.
-
-    >>> from tinyinit.physics.propagation import simulate
-    >>> runs = [simulate("tanh", "xavier_normal", gain=g, n_layers=3, width=16, seeds=1)
-    ...         for g in (1.0, 5 / 3)]
-    >>> runs.append(simulate("relu", "kaiming_normal", gain=2**0.5, n_layers=3, width=16, seeds=1))
-    >>> curve_names(runs)
-    ['Xavier, tanh, gain 1', 'Xavier, tanh, gain 1.67', 'Kaiming, relu, gain 1.41']
-    """
-    results = results_checked(results)
-    aspects = set().union(*(_differences(a, b) for a in results for b in results))
-    return [_words(result, aspects) for result in results]
-
-
-def end_label(name: str, result: DepthResult, markup: str = "unicode") -> str:
-    """A curve's name and where its median ends: "Xavier 2⁻²⁰·⁷".
-
-    >>> from tinyinit.physics.propagation import simulate
-    >>> end_label("Xavier", simulate("relu", n_layers=3, width=16, seeds=1), markup="text")
-    'Xavier 2^−2.7'
-    """
-    instance("name", name, str, "a curve's name")
-    return f"{name} {power_of_two(_result('result', result).measured_end, markup=markup)}"
-
-
-def gap_words(
-    result: DepthResult, other: DepthResult, other_name: str, markup: str = "text"
-) -> str:
-    """How far `result` ends from `other`, for a headline: "2^20.8 above Xavier" (the power
-    of 2 in `power_of_two`'s `markup`).
-
-    >>> from tinyinit.physics.propagation import simulate
-    >>> x = simulate("relu", "xavier_uniform", n_layers=20, width=64, seeds=1)
-    >>> k = simulate("relu", "kaiming_normal", gain=2**0.5, n_layers=20, width=64, seeds=1)
-    >>> gap_words(k, x, "Xavier"), gap_words(k, x, "Xavier", "unicode"), gap_words(x, x, "it")
-    ('2^20.9 above Xavier', '2²⁰·⁹ above Xavier', 'level with it')
-    """
-    instance("other_name", other_name, str, "a curve's name")
-    one_of("markup", markup, MARKUPS)
-    gap = gap_exponent(result, other)
-    if gap is None:
-        where = other.median[shared_layer(result, other)]
-        return f"{other_name} ends at {power_of_two(where, markup=markup)}"
-    if abs(gap) < 0.05:
-        return f"level with {other_name}"
-    where = "above" if gap > 0 else "below"
-    return f"{power_of_two(2.0 ** abs(gap), markup=markup)} {where} {other_name}"
 
 
 # --- names on the plot, at the ends of the curves --------------------------------------------
@@ -518,7 +321,8 @@ def comparison_title(
     results = results_checked(results)
     names = curve_names_checked(names, len(results))
     if len(results) == 1:
-        return f"at layer {results[0].end_layer}: {end_label(names[0], results[0], markup)}"
+        end = power_of_two(results[0].measured_end, markup=markup)
+        return f"at layer {results[0].end_layer}, {names[0]} ends at {end}"
     first, name = results[0], names[0]
     layer = shared_layer(results[1], first)
     gaps = [f"{n} ends {gap_words(r, first, name, markup)}" for r, n in zip(results[1:], names[1:])]
@@ -552,6 +356,51 @@ median of 2 seeds): Xavier ends at 2^−2.7 of the input (theory 2^−3.0).
     return alt
 
 
+def layer_axis(ax, results: Sequence[DepthResult]) -> None:
+    """The layer axis of a figure of `results`, from layer 0 to the last layer exactly (no
+    margin past a network's end); the lines' end points are drawn whole, clipped only above
+    and below the axes.
+
+    >>> from tinyinit.physics.propagation import simulate
+    >>> ax = Figure().add_subplot(); _ = ax.plot([0, 1, 2, 3], [1, 2, 3, 4], "o-")
+    >>> layer_axis(ax, [simulate("relu", n_layers=3, width=16, seeds=1)])
+    >>> [float(x) for x in ax.get_xlim()]
+    [0.0, 3.0]
+    """
+    instance("ax", ax, Axes, "a matplotlib Axes")
+    results = results_checked(results)
+    ax.set_xlim(0, max(r.n_layers for r in results))
+    # Half a marker's width past each end: the axes' box, widened to the sides only.
+    wider = TransformedBbox(Bbox([[-0.03, 0.0], [1.03, 1.0]]), ax.transAxes)
+    for line in ax.get_lines():
+        line.set_clip_path(None)
+        line.set_clip_box(wider)
+
+
+def fit_title(fig: Figure) -> None:  # on an Agg canvas, which measures text
+    """Keep the title of `fig`'s first axes inside the figure: its type smaller until its
+    longest line, centred over the axes, fits between the figure's edges, the axes lower
+    until it fits under the top edge. Call it once the axes are placed.
+
+    >>> fig = Figure(figsize=(4, 3)); _ = FigureCanvasAgg(fig)
+    >>> _ = fig.add_subplot().set_title("a title " * 20)
+    >>> fit_title(fig); bool(fig.axes[0].title.get_window_extent().width <= fig.bbox.width)
+    True
+    """
+    _figure("fig", fig)
+    if not isinstance(fig.canvas, FigureCanvasAgg) or not fig.axes:
+        raise ValueError(f"fig must be a Figure with axes on an Agg canvas, got {shown(fig)}")
+    ax = fig.axes[0]
+    renderer = fig.canvas.get_renderer()
+    centre = ax.get_window_extent(renderer).intervalx.mean()
+    room = 2 * min(centre, fig.bbox.width - centre) - 0.02 * fig.bbox.width
+    while ax.title.get_window_extent(renderer).width > room and ax.title.get_fontsize() > 4:
+        ax.title.set_fontsize(0.95 * ax.title.get_fontsize())
+    over = ax.title.get_window_extent(renderer).y1 - 0.99 * fig.bbox.height
+    if over > 0:
+        fig.subplots_adjust(top=fig.subplotpars.top - over / fig.bbox.height)
+
+
 def fix_ylim(ax, ylim: tuple[float, float]) -> None:
     """Set a log axis to exactly `ylim`, with its decades as ticks (as the explorer draws them)."""
     ax.set_ylim(*ylim)
@@ -578,10 +427,12 @@ def comparison_figure(
 
     Each curve is drawn as `tinyinit.views.plots.compare_figure` draws it (median, min-to-max
     band, dashed theory, in its initializer's colour); instead of a legend each carries
-    its name and end value beside its last point ("Xavier 2^-20.7", `place_end_labels`),
+    its name and end value beside its last point ("Xavier: 2⁻²⁰·⁷", `place_end_labels`),
     and the title's second line says how far each ends from the first
     (`comparison_title`). names: default `curve_names(results)`; title: the first
-    line, default what the curves share ("" for none); slide: projector type
+    line, default what the numbers say (`point_title`: "Xavier collapses a 20-layer ReLU
+    network; Kaiming keeps it"; "" for none), what the curves share going to the note
+    under the plot; slide: projector type
     (PROJECTOR_FONTS grown to a 7.5 inch high slide, thick lines); ylim: the y axis,
     exactly (else whole decades around every curve); math_title: read the title as
     matplotlib's mathtext ($x^2$), not as text typed.
@@ -591,7 +442,9 @@ def comparison_figure(
     ...         for i, g in (("xavier_uniform", 1.0), ("kaiming_normal", 2**0.5))]
     >>> fig = comparison_figure(runs)
     >>> [t.get_text() for t in fig.axes[0].texts]
-    ['Xavier 2⁻⁴·¹', 'Kaiming 2⁰·⁴']
+    ['Xavier: 2⁻⁴·¹', 'Kaiming: 2⁰·⁴']
+    >>> fig.axes[0].get_title().splitlines()[0], [float(x) for x in fig.axes[0].get_xlim()]
+    ('Xavier shrinks a 4-layer ReLU network; Kaiming keeps it', [0.0, 4.0])
     """
     results = results_checked(results)
     names = curve_names_checked(curve_names(results) if names is None else names, len(results))
@@ -604,7 +457,7 @@ def comparison_figure(
         ylim = size_pair(
             "ylim", ylim, "None or (bottom, top), 0 < bottom < top", lambda b, t: 0 < b < t
         )
-    heading = _common_words(results) if title is None else title
+    heading = point_title(results, names) if title is None else title
     point = comparison_title(results, names, "unicode")
     fig = compare_figure(results, names, title="", figsize=size, theory=theory)
     FigureCanvasAgg(fig)  # sizes of texts, for the names' places and the layout
@@ -612,8 +465,9 @@ def comparison_figure(
     ax = fig.axes[0]
     ax.get_legend().remove()  # the names are on the curves
     ax.set_title("\n".join(line for line in (heading, point) if line), parse_math=math_title)
-    if theory:
-        fig.text(0.01, 0.01, "dashed: theory (mean field)", ha="left", va="bottom")
+    note = _common_words(results) + ("; dashed: theory (mean field)" if theory else "")
+    fig.text(0.01, 0.01, note, ha="left", va="bottom")
+    layer_axis(ax, results)
     if ylim is not None:
         fix_ylim(ax, ylim)
     colors = curve_colors(results)
@@ -625,7 +479,10 @@ def comparison_figure(
     if slide:
         projector_style(fig, scale)
         ax.title.set_fontsize(PROJECTOR_FONTS["title"] * scale)
-    fig.tight_layout()
+    # Room under the plot for the note, which tight_layout leaves out.
+    note_height = 2 * fig.texts[0].get_fontsize() / 72 / size[1]
+    fig.tight_layout(rect=(0, note_height, 1, 1))
+    fit_title(fig)
     place_end_labels(ax, labels, [curve_end(r) for r in results])
     return fig
 
@@ -701,23 +558,18 @@ __all__ = [
     "PROJECTOR_GREY",
     "PROJECTOR_LINE_WIDTH",
     "PROJECTOR_MARKER_SIZE",
-    "SLIDE_SIZE",
+    "SLIDE_SCALE",
+    "layer_axis",
+    "fit_title",
     "accessible_svg",
     "comparison_alt",
     "comparison_figure",
     "comparison_title",
     "CurveEnd",
     "curve_end",
-    "curve_name",
-    "curve_names",
-    "end_label",
     "end_label_artist",
-    "gap_exponent",
-    "gap_words",
     "line_end",
-    "log2_text",
     "place_end_labels",
-    "power_of_two",
     "projector_style",
     "save_figure",
     "scaled_fonts",
