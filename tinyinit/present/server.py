@@ -16,10 +16,10 @@ import sys
 from .noise import KnownNoise
 from .voila import MATHJAX_CONFIG, MATHJAX_URL
 
-__all__ = ["main"]
+__all__ = ["run_voila"]
 
 
-def main(argv: list[str] | None = None) -> None:
+def run_voila(argv: list[str] | None = None) -> None:
     """Run Voila with `argv` (default: this process's arguments)."""
     from traitlets.config import Config
     from voila.app import Voila
@@ -31,4 +31,4 @@ def main(argv: list[str] | None = None) -> None:
 
 
 if __name__ == "__main__":
-    main()
+    run_voila()
