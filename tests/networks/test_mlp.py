@@ -8,8 +8,9 @@ import json
 import numpy as np
 import pytest
 from scripts_loader import FIXTURES
+from small_networks import random_mlp, relu_mlp
 
-from tinyinit import PCG32, kaiming_normal, xavier_normal
+from tinyinit import PCG32, xavier_normal
 from tinyinit.core.activations import ACTIVATIONS
 from tinyinit.networks.digits import load_digits_split
 from tinyinit.networks.mlp import (
@@ -27,24 +28,6 @@ GOLDEN = json.loads((FIXTURES / "training_torch.json").read_text(encoding="utf-8
 
 def _params(case):
     return [(np.array(W), np.array(b)) for W, b in case["params"]]
-
-
-def _random_mlp(sizes, seed, scale=1.0, dtype=np.float64):
-    rng = np.random.default_rng(seed)
-    params = [
-        (
-            (rng.normal(size=(n_out, n_in)) * scale / np.sqrt(n_in)).astype(dtype),
-            (rng.normal(size=n_out) * 0.1).astype(dtype),
-        )
-        for n_in, n_out in zip(sizes[:-1], sizes[1:])
-    ]
-    x = rng.normal(size=(7, sizes[0])).astype(dtype)
-    labels = rng.integers(0, sizes[-1], size=7)
-    return params, x, labels
-
-
-def _relu_mlp(sizes, seed=0):
-    return init_params(sizes, lambda s, r: kaiming_normal(s, "fan_in", "relu", r), PCG32(seed))
 
 
 # --- backprop -------------------------------------------------------------------------
@@ -69,7 +52,7 @@ def test_loss_and_gradients_match_torch_autograd_to_1e_8_relative(case):
 
 @pytest.mark.parametrize("activation", sorted(ACTIVATIONS))
 def test_gradients_match_central_finite_differences(activation):
-    params, x, labels = _random_mlp([4, 5, 5, 3], seed=7)
+    params, x, labels = random_mlp([4, 5, 5, 3], seed=7)
     _, grads = loss_and_gradients(params, x, labels, activation)
     h = 1e-6
     for l, (W, b) in enumerate(params):
@@ -88,7 +71,7 @@ def test_gradients_match_central_finite_differences(activation):
 
 def test_float32_params_give_float32_gradients_close_to_float64():
     for activation in ACTIVATIONS:
-        params, x, labels = _random_mlp([6, 8, 8, 4], seed=3)
+        params, x, labels = random_mlp([6, 8, 8, 4], seed=3)
         params32 = [(W.astype(np.float32), b.astype(np.float32)) for W, b in params]
         loss64, grads64 = loss_and_gradients(params, x, labels, activation)
         loss32, grads32 = loss_and_gradients(params32, x.astype(np.float32), labels, activation)
@@ -106,7 +89,7 @@ def test_cross_entropy_is_finite_for_huge_logits():
 
 
 def test_forward_returns_every_layer_input_and_pre_activation():
-    params = _relu_mlp([4, 6, 5, 3])
+    params = relu_mlp([4, 6, 5, 3])
     x = np.arange(8.0).reshape(2, 4)
     out = forward(params, x, "relu")
     assert [z.shape for z in out.z] == [(2, 6), (2, 5)]
@@ -118,7 +101,7 @@ def test_forward_returns_every_layer_input_and_pre_activation():
 
 # --- bad input ------------------------------------------------------------------------
 
-GOOD = _relu_mlp([4, 3, 2])
+GOOD = relu_mlp([4, 3, 2])
 X, Y = np.ones((5, 4)), np.array([0, 1, 1, 0, 1])
 
 
@@ -182,7 +165,7 @@ def test_initializers_compose_with_init_params():
 
 def test_evaluate_is_the_loss_and_accuracy_of_one_forward_pass():
     digits = load_digits_split()
-    params = _relu_mlp([64, 32, 10])
+    params = relu_mlp([64, 32, 10])
     result = evaluate(params, digits.x_test, digits.labels_test, "relu")
     fwd = forward(params, digits.x_test, "relu")
     assert result.loss == cross_entropy(fwd.logits, digits.labels_test)[0]

@@ -7,35 +7,17 @@ import math
 
 import numpy as np
 import pytest
+from small_networks import random_mlp, relu_mlp
 
-from tinyinit import PCG32, kaiming_normal, normal_init
+from tinyinit import PCG32, normal_init
 from tinyinit.networks import training
 from tinyinit.networks.digits import load_digits_split
 from tinyinit.networks.mlp import accuracy, forward, init_params, loss_and_gradients
 from tinyinit.networks.training import minibatch_indices, start_training, train, train_step
 
-
-def _random_mlp(sizes, seed, scale=1.0, dtype=np.float64):
-    rng = np.random.default_rng(seed)
-    params = [
-        (
-            (rng.normal(size=(n_out, n_in)) * scale / np.sqrt(n_in)).astype(dtype),
-            (rng.normal(size=n_out) * 0.1).astype(dtype),
-        )
-        for n_in, n_out in zip(sizes[:-1], sizes[1:])
-    ]
-    x = rng.normal(size=(7, sizes[0])).astype(dtype)
-    labels = rng.integers(0, sizes[-1], size=7)
-    return params, x, labels
-
-
-def _relu_mlp(sizes, seed=0):
-    return init_params(sizes, lambda s, r: kaiming_normal(s, "fan_in", "relu", r), PCG32(seed))
-
-
 # --- bad input ------------------------------------------------------------------------
 
-GOOD = _relu_mlp([4, 3, 2])
+GOOD = relu_mlp([4, 3, 2])
 X, Y = np.ones((5, 4)), np.array([0, 1, 1, 0, 1])
 
 
@@ -72,7 +54,7 @@ def _small_digits():
 @pytest.mark.parametrize("optimizer", ["sgd", "adam"])
 def test_training_is_reproducible_bit_for_bit_from_its_seed(optimizer):
     x, labels = _small_digits()
-    params = _relu_mlp([64, 32, 32, 10])
+    params = relu_mlp([64, 32, 32, 10])
     runs = [
         train(params, x, labels, "relu", optimizer=optimizer, lr=0.01, steps=15, batch_size=32)
         for _ in range(2)
@@ -88,7 +70,7 @@ def test_training_is_reproducible_bit_for_bit_from_its_seed(optimizer):
 
 def test_training_leaves_the_given_params_untouched_and_learns_the_digits():
     digits = load_digits_split()
-    params = _relu_mlp([64, 64, 10])
+    params = relu_mlp([64, 64, 10])
     before = [(W.copy(), b.copy()) for W, b in params]
     run = train(params, digits.x_train, digits.labels_train, "relu", lr=0.1, steps=200)
     for (W, b), (W0, b0) in zip(params, before):
@@ -100,7 +82,7 @@ def test_training_leaves_the_given_params_untouched_and_learns_the_digits():
 
 def test_sgd_update_ratio_is_lr_times_gradient_norm_over_weight_norm():
     x, labels = _small_digits()
-    params = _relu_mlp([64, 16, 10])
+    params = relu_mlp([64, 16, 10])
     run = train(params, x, labels, "relu", lr=0.05, steps=1, batch_size=300)
     rows = run_rows(300, 300)
     _, grads = loss_and_gradients(params, x[rows], labels[rows], "relu")
@@ -122,7 +104,7 @@ def test_saturated_and_dead_fractions_follow_their_definitions():
     assert run.saturated[0, 0] == np.mean(np.abs(h) > 0.97)
     assert run.saturated[0, 0] > 0.6  # N(0, 1) weights on 64 standardized pixels: most
     # a ReLU unit whose bias is very negative is off for every example: dead
-    params = _relu_mlp([64, 4, 10])
+    params = relu_mlp([64, 4, 10])
     W, b = params[0]
     params[0] = (W, np.array([-1e3, -1e3, 0.0, 0.0]))
     run = train(params, x, labels, "relu", lr=1e-3, steps=1, batch_size=100)
@@ -162,7 +144,7 @@ def test_minibatches_are_epochs_without_replacement():
 
 
 def test_an_activation_may_be_your_own_callable_as_in_simulate():
-    params, x, labels = _random_mlp([6, 8, 4], seed=5)
+    params, x, labels = random_mlp([6, 8, 4], seed=5)
     by_name = train(params, x, labels, "tanh", lr=0.1, steps=3, batch_size=4)
     by_callable = train(params, x, labels, np.tanh, lr=0.1, steps=3, batch_size=4)
     assert by_callable.losses[0] == by_name.losses[0]  # the same forward pass
@@ -179,7 +161,7 @@ FIELDS = ("losses", "mean_square", "saturated", "dead", "grad_norm", "update_rat
 @pytest.mark.parametrize(("optimizer", "activation"), [("sgd", "relu"), ("adam", "tanh")])
 def test_train_is_train_step_on_the_minibatches_of_its_seed_bit_for_bit(optimizer, activation):
     x, labels = _small_digits()
-    params = _relu_mlp([64, 32, 32, 10])
+    params = relu_mlp([64, 32, 32, 10])
     # 300 // 32 = 9 steps an epoch: 23 steps cross two epoch boundaries, the last one mid-epoch
     run = train(params, x, labels, activation, optimizer=optimizer, lr=0.01, steps=23,
                 batch_size=32, seed=3)  # fmt: skip
@@ -196,7 +178,7 @@ def test_train_is_train_step_on_the_minibatches_of_its_seed_bit_for_bit(optimize
 
 def test_a_trainer_shows_the_run_so_far_and_the_last_steps_of_a_field():
     x, labels = _small_digits()
-    trainer = training.Trainer(_relu_mlp([64, 16, 10]), x, labels, "relu", lr=0.01,
+    trainer = training.Trainer(relu_mlp([64, 16, 10]), x, labels, "relu", lr=0.01,
                                batch_size=32)  # fmt: skip
     stats = [trainer.step() for _ in range(4)]
     so_far, padded = trainer.run(), trainer.run(6)
@@ -212,7 +194,7 @@ def test_a_trainer_shows_the_run_so_far_and_the_last_steps_of_a_field():
 
 def test_trainer_takes_a_new_learning_rate_from_the_next_step():
     x, labels = _small_digits()
-    params = _relu_mlp([64, 16, 10])
+    params = relu_mlp([64, 16, 10])
     trainer = training.Trainer(params, x, labels, "relu", lr=0.05, batch_size=300)
     trainer.step()
     before = trainer.params
@@ -263,5 +245,5 @@ def test_bad_trainer_options_are_refused_as_train_refuses_them(options, message)
 def test_a_trainer_with_batch_norm_refuses_a_batch_of_one():
     x, labels = _small_digits()
     with pytest.raises(ValueError, match="batch_size must be >= 2 for BatchNorm"):
-        training.Trainer(_relu_mlp([64, 8, 10]), x, labels, "relu", lr=0.05, batch_size=1,
+        training.Trainer(relu_mlp([64, 8, 10]), x, labels, "relu", lr=0.05, batch_size=1,
                          norm="batch")  # fmt: skip
