@@ -1024,7 +1024,7 @@ INSTANCES = {
     "tinyinit.core.pcg32.PCG32": rng,
     "tinyinit.core.init.Initializer": lambda: importlib.import_module(
         "tinyinit.core.init"
-    ).INITIALIZERS["kaiming_normal"],
+    ).INITIALIZERS["lsuv"],  # a row read from a batch: every method of a row takes its value
     "tinyinit.physics.depth_result.DepthResult": small_result,
     "tinyinit.physics.propagation_fast.UnitWeights": lambda: importlib.import_module(
         "tinyinit.physics.propagation_fast"

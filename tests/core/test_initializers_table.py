@@ -12,12 +12,20 @@ from refusals import assert_refused
 from tinyinit import (
     PCG32,
     kaiming_normal,
+    normal,
     normal_init,
     orthogonal_init,
     xavier_normal,
     xavier_uniform,
 )
-from tinyinit.core.init import INITIALIZERS, Initializer, calculate_gain, initializer_row
+from tinyinit.core.init import (
+    INITIALIZERS,
+    LSUV_TOL,
+    Initializer,
+    calculate_gain,
+    initializer_row,
+    lsuv_factor,
+)
 from tinyinit.physics.gains import initial_gain, suggested_gain
 
 RELU_GAIN = math.sqrt(2.0)
@@ -30,14 +38,23 @@ CALLS = {
     "kaiming_normal_fan_out": lambda shape, rng: kaiming_normal(shape, "fan_out", "relu", rng),
     "orthogonal_init": lambda shape, rng: orthogonal_init(shape, 0.7, rng),
     "normal_init": lambda shape, rng: normal_init(shape, 0.7, rng),
+    # LSUV's start: orthonormal weights, each layer's factor then read from the batch
+    "lsuv": lambda shape, rng: orthogonal_init(shape, 0.7, rng),
 }
+# The rows read from a batch, by the function that reads each layer's factor
+FROM_BATCH = {"lsuv": lsuv_factor}
 
 
 def test_every_row_is_an_initializer_of_init_py_and_its_key_spells_that_call():
     assert set(INITIALIZERS) == set(CALLS)
     for key, row in INITIALIZERS.items():
         assert row.key == key
-        assert key == row.init.__name__ or key == f"{row.init.__name__}_{row.kwargs['fan_mode']}"
+        if key in FROM_BATCH:  # named for the rule that reads it: lsuv_factor
+            assert FROM_BATCH[key].__name__ == f"{key}_factor" and row.std is None
+        else:
+            own = row.init.__name__
+            assert key == own or key == f"{own}_{row.kwargs['fan_mode']}"
+            assert row.from_batch is None and callable(row.std)
         assert row.knob in ("gain", "std") and row.uses_gain == (row.knob == "gain")
 
 
@@ -50,14 +67,14 @@ def test_a_row_draws_what_its_initializer_returns_layer_after_layer(key, shape):
     for _ in range(3):
         got, expected = draw(shape, ours), CALLS[key](shape, theirs)
         assert got.dtype == np.float32 and got.shape == shape
-        if key == "orthogonal_init":  # numpy's QR: exact to float tolerance only
+        if key in ("orthogonal_init", "lsuv"):  # numpy's QR: exact to float tolerance only
             np.testing.assert_allclose(got, expected, rtol=1e-6, atol=1e-7)
         else:
             assert got.tobytes() == expected.tobytes()
     assert ours == theirs  # the generators stand at the same place
 
 
-@pytest.mark.parametrize("key", list(CALLS))
+@pytest.mark.parametrize("key", [key for key in CALLS if key not in FROM_BATCH])
 def test_a_row_s_std_is_what_its_weights_have(key):
     row = INITIALIZERS[key]
     w = row.initializer(0.7)((300, 200), PCG32(1)).astype(np.float64)
@@ -69,6 +86,47 @@ def test_the_weights_are_proportional_to_the_knob_which_the_explorer_s_fast_path
         unit = row.initializer(1.0)((16, 16), PCG32(2)).astype(np.float64)
         twice = row.initializer(2.0)((16, 16), PCG32(2)).astype(np.float64)
         np.testing.assert_allclose(twice, 2 * unit, rtol=1e-6, atol=1e-7)
+
+
+@pytest.mark.parametrize("gain", [1.0, 0.5, 3.0])
+def test_lsuv_s_factor_is_lsuv_factor_at_the_knob_and_brings_the_variance_to_gain_squared(gain):
+    z = normal(PCG32(4), 600).reshape(20, 30) * 2.5  # Var(z) about 6.25
+    factor = INITIALIZERS["lsuv"].batch_factor(gain)
+    assert factor(z) == lsuv_factor(z, gain) == gain / np.sqrt(np.var(z))
+    assert math.isclose(np.var(factor(z) * z), gain**2, rel_tol=1e-12)
+    # already within tol of gain**2 (relative): left alone, as the paper's passes end
+    near = z * gain * np.sqrt((1 + 0.9 * LSUV_TOL) / np.var(z))
+    assert factor(near) == 1.0
+    assert factor(z * gain * np.sqrt((1 + 1.1 * LSUV_TOL) / np.var(z))) < 1.0
+
+
+def test_lsuv_s_factor_leaves_what_no_factor_can_fix_and_zero_gain_zeroes():
+    z = np.array([[1.0, -3.0], [2.0, 0.5]])
+    assert lsuv_factor(np.zeros((3, 4))) == 1.0  # a dead layer: nothing to read
+    assert lsuv_factor(np.array([1.0, math.inf])) == 1.0  # an overflowed one
+    assert lsuv_factor(np.array([1.0, math.nan])) == 1.0
+    assert lsuv_factor(z, gain=0.0) == 0.0
+    assert lsuv_factor(z, gain=1e200) == 1e200 / np.sqrt(np.var(z))  # gain**2 beyond float64
+    unit = z / np.sqrt(np.var(z))
+    assert lsuv_factor(unit * 1e-150, gain=1e-150) == 1.0  # within tol of gain**2, relative
+    assert math.isclose(lsuv_factor(unit * 1e-150), 1e150, rel_tol=1e-12)
+
+
+def test_lsuv_s_factor_and_a_row_not_read_from_a_batch_are_refused_in_their_own_words():
+    assert_refused(
+        [
+            (lambda: lsuv_factor([]), ValueError,
+             "z must hold a layer's output on a batch, at least one number, got an empty array"),
+            (lambda: lsuv_factor(np.ones(2), gain=-1.0), ValueError,
+             "gain must be a finite real number >= 0, got -1.0"),
+            (lambda: lsuv_factor(np.ones(2), tol=math.inf), ValueError,
+             "tol must be a finite real number >= 0, got inf"),
+            (lambda: INITIALIZERS["kaiming_normal"].batch_factor(1.0), ValueError,
+             "kaiming_normal is not read from a batch: its scale is its formula's"),
+            (lambda: INITIALIZERS["lsuv"].batch_factor(-2.0), ValueError,
+             "value must be a finite real number >= 0, got -2.0"),
+        ]
+    )  # fmt: skip
 
 
 def test_a_row_s_title_is_its_label_unless_it_has_its_own():
@@ -91,7 +149,8 @@ def test_a_row_and_its_knob_are_refused_in_their_own_words():
                 lambda: initializer_row("kaiming_fan_in"),
                 ValueError,
                 "initializer must be one of xavier_uniform, xavier_normal, kaiming_normal, "
-                "kaiming_normal_fan_out, orthogonal_init, normal_init, got 'kaiming_fan_in'",
+                "kaiming_normal_fan_out, orthogonal_init, normal_init, lsuv, "
+                "got 'kaiming_fan_in'",
             ),
             (
                 lambda: INITIALIZERS["xavier_normal"].initializer(-1.0),

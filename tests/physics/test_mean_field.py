@@ -10,10 +10,12 @@ import pytest
 from test_propagation import reference_expectation
 
 from tinyinit.core.activations import ACTIVATIONS
+from tinyinit.core.arguments import KindError
 from tinyinit.physics.mean_field import (
     activation_mean_square,
     fixed_point,
     gaussian_expectation,
+    mean_field,
     next_q,
     q_map_slope,
     slope_mean_square,
@@ -72,3 +74,25 @@ def test_gelu_and_silu_are_unstable_at_their_single_layer_gain(name):
     gain = 1 / math.sqrt(activation_mean_square(name, 1.0))
     assert next_q(name, gain, 1.0) == pytest.approx(1.0, rel=1e-12)  # q = 1 is a fixed point
     assert q_map_slope(name, gain, 1.0) > 1.1  # which a deep stack leaves
+
+
+@pytest.mark.parametrize("gain", [0.5, 1.0, 2.0])
+def test_from_a_batch_every_layer_has_q_gain_squared_and_relu_s_gradient_keeps_after_layer_1(gain):
+    """LSUV's theory: q_l = gain**2 at every layer, so m_l = E[phi(z)**2] is one number; layer
+    l's n std**2 is gain**2 / m_{l-1}, which for ReLU (m = gain**2 / 2, E[phi'**2] = 1/2) makes
+    every backward factor 1 but the first layer's, gain**2 / 2 (m_0 = 1)."""
+    forward = mean_field("relu", gain=gain, n_layers=5, from_batch=True)
+    np.testing.assert_allclose(forward, [1.0] + [gain**2 / 2] * 5, rtol=1e-12)
+    backward = mean_field("relu", gain=gain, n_layers=5, direction="backward", from_batch=True)
+    np.testing.assert_allclose(backward, [gain**2 / 2] + [1.0] * 5, rtol=1e-12)
+    tanh = mean_field("tanh", gain=gain, n_layers=4, from_batch=True)
+    assert tanh[1] == tanh[4] == mean_field("tanh", gain=gain, n_layers=1)[1]
+
+
+def test_from_a_batch_a_gain_of_0_is_a_dead_stack_both_ways_and_the_flag_is_refused_by_name():
+    np.testing.assert_array_equal(mean_field("relu", gain=0.0, n_layers=3, from_batch=True),
+                                  [1.0, 0.0, 0.0, 0.0])  # fmt: skip
+    back = mean_field("relu", gain=0.0, n_layers=3, direction="backward", from_batch=True)
+    np.testing.assert_array_equal(back, [0.0, 0.0, 0.0, 1.0])
+    with pytest.raises(KindError, match="from_batch must be True or False, got 'yes'"):
+        mean_field("relu", gain=1.0, n_layers=3, from_batch="yes")

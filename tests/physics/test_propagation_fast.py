@@ -55,10 +55,14 @@ def per_sample_weight_square_by_hand(delta, h):
 
 
 def assert_same_result(fast, plain):
-    """Two DepthResults equal: the settings and theory exactly, the measurements to RTOL."""
+    """Two DepthResults equal: the settings and theory exactly, the measurements to RTOL (the
+    weights' std too, for a row read from a batch, where it is measured)."""
+    measured = INITIALIZERS[plain.initializer].std is None
     for field in dataclasses.fields(plain):
         a, b = getattr(fast, field.name), getattr(plain, field.name)
-        if field.name in ("per_seed", "weight_per_seed") and b is not None:
+        if field.name == "weight_std" and measured:
+            assert math.isclose(a, b, rel_tol=RTOL), field.name
+        elif field.name in ("per_seed", "weight_per_seed") and b is not None:
             assert a.shape == b.shape, field.name
             np.testing.assert_allclose(a, b, rtol=RTOL, err_msg=field.name)
         elif field.name == "samples" and b is not None:
@@ -571,7 +575,11 @@ def test_the_theory_is_kept_once_per_setting_and_at_most_eight_memo_sizes_of_it(
     for n_layers in range(5, 30):
         cache.theory(ACTIVATIONS["relu"], 2.0, n_layers, "forward")
     assert len(cache.theory_memo) == 16
-    assert next(reversed(cache.theory_memo)) == (ACTIVATIONS["relu"], 2.0, 29, "forward")
+    assert next(reversed(cache.theory_memo)) == (ACTIVATIONS["relu"], 2.0, 29, "forward", False)
+    lsuv = cache.theory(ACTIVATIONS["tanh"], 1.0, 4, "backward", from_batch=True)
+    assert lsuv is not first and lsuv[0][0] != first[0][0]  # a theory of its own, kept apart
+    expected = prop.mean_field("tanh", gain=1.0, n_layers=4, direction="backward", from_batch=True)
+    np.testing.assert_array_equal(lsuv[0], expected)
 
 
 def test_a_shallower_stack_from_a_deeper_kept_pass_has_its_own_layers_and_samples():

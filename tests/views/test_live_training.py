@@ -516,6 +516,25 @@ def test_kaiming_at_torch_gain_is_kaiming_normal(digits):
         np.testing.assert_array_equal(W, K)
 
 
+@pytest.mark.parametrize("gain", [1.0, 0.5])
+def test_lsuv_starts_from_the_networks_lsuv_on_the_first_training_examples(digits, gain):
+    """The explorer's LSUV is tinyinit.networks.lsuv's: an orthonormal start from the run's
+    seed, each layer rescaled on the first LSUV_EXAMPLES training examples to Var(z) = gain**2."""
+    from tinyinit import orthogonal_init
+    from tinyinit.networks.lsuv import lsuv
+    from tinyinit.views.live_training import LSUV_EXAMPLES
+
+    ex = TrainingExplorer(initializer="lsuv", activation="tanh", gain=gain, hidden_layers=3,
+                          digits=digits)  # fmt: skip
+    start = init_params([64, 64, 64, 64, 10], lambda z, r: orthogonal_init(z, 1.0, r), PCG32(0))
+    seen = digits.x_train[:LSUV_EXAMPLES]
+    expected = lsuv(start, seen, "tanh", gain=gain)
+    for (W, _), (L, _) in zip(ex.trainer.params, expected.params):
+        np.testing.assert_array_equal(W, L)
+    np.testing.assert_allclose(expected.variances, gain**2, rtol=0.1)
+    assert "LSUV" in ex.caption.value  # the run says how it started
+
+
 def test_normalization_is_every_kind_of_the_network_and_rescues_xavier(digits):
     from tinyinit.networks.normalization import NORMS
 

@@ -50,6 +50,7 @@ __all__ = [
     "kaiming_normal",
     "kaiming_std",
     "kaiming_uniform",
+    "lsuv_factor",
     "normal_init",
     "ones_init",
     "orthogonal_init",
@@ -642,6 +643,43 @@ def sparse_init(shape, sparsity: float, std: float, rng) -> np.ndarray:
     return w
 
 
+LSUV_TOL = 0.1  # the paper's Tol_var
+
+
+def lsuv_factor(z: np.ndarray, gain: float = 1.0, tol: float = LSUV_TOL) -> float:
+    """LSUV's step (Mishkin & Matas, 2016, "All you need is a good init"): the factor on a
+    layer's weights whose output on a batch of data is z.
+
+    z is linear in the weights (no bias), so gain / sqrt(Var(z)) brings its variance to
+    gain**2, the paper's 1 at gain 1: the scale is read from the data, not from a formula.
+    Var(z) is over every entry of z (the batch and the units, as the paper's Var(B_L)). The
+    factor is 1 where Var(z) is already within tol of gain**2 (relative), and where no factor
+    can help: a variance of 0 (a dead layer), inf or nan (an overflowed one).
+
+    >>> z = np.array([2.0, -2.0])                                     # Var(z) = 4
+    >>> lsuv_factor(z), lsuv_factor(z, gain=2.0), lsuv_factor(0 * z), lsuv_factor(z, tol=3)
+    (0.5, 1.0, 1.0, 1.0)
+    """
+    z = arguments.real_array("z", z)
+    if not z.size:
+        raise ValueError(
+            "z must hold a layer's output on a batch, at least one number, got an empty array"
+        )
+    gain = number("gain", gain, minimum=0)
+    return _lsuv_factor(z, gain, number("tol", tol, minimum=0))
+
+
+def _lsuv_factor(z: np.ndarray, gain: float, tol: float = LSUV_TOL) -> float:
+    with np.errstate(all="ignore"):
+        variance = float(np.var(z))
+    if not 0 < variance < math.inf:  # nan fails both comparisons too
+        return 1.0
+    ratio = math.sqrt(variance) / gain if gain else math.inf
+    if abs(ratio * ratio - 1.0) <= tol:
+        return 1.0
+    return gain / math.sqrt(variance)
+
+
 # --- the initializers as a table: what the explorer, the command line and the figures offer ----
 
 
@@ -656,13 +694,18 @@ class Initializer:
     where that is not torch's default, fan_in); label: its name in a dropdown and a legend;
     init: the function; kwargs: its fixed arguments; knob: the one argument a slider sets,
     "gain" or "std"; std(fan_in, fan_out, knob): the std its weights have, from the formulas
-    above; formula: that std as a readout writes it; gain_from_activation: its gain starts
-    from the activation's, as torch's kaiming_* does, else from 1; title: its name in a
-    figure's title (the label if empty).
+    above (None for a row read from a batch, whose std is measured); formula: that std as a
+    readout writes it; gain_from_activation: its gain starts from the activation's, as
+    torch's kaiming_* does, else from 1; title: its name in a figure's title (the label if
+    empty); from_batch: for a row whose scale is read from data (LSUV), factor(z, knob), the
+    factor on a layer's weights, drawn with the knob at 1, whose output on the batch reaching
+    the layer is z.
 
     The weights of a (fan_out, fan_in) layer are `row.initializer(value)(shape, rng)`, what
     `init(shape, ..., rng)` returns with `kwargs` and `knob=value`: one argument checked once,
-    then every layer of a stack drawn without checking again.
+    then every layer of a stack drawn without checking again. A row read from a batch draws
+    its layers with `row.initializer(1.0)`, and `row.batch_factor(value)(z)` is each one's
+    factor, layer after layer, as the batch goes up the stack.
 
     >>> from tinyinit import PCG32
     >>> row = INITIALIZERS["kaiming_normal"]
@@ -678,10 +721,11 @@ class Initializer:
     init: Callable
     kwargs: dict
     knob: str
-    std: Callable[[int, int, float], float]
+    std: Callable[[int, int, float], float] | None
     formula: str
     gain_from_activation: bool = False
     title: str = ""
+    from_batch: Callable[[np.ndarray, float], float] | None = None
 
     def __post_init__(self):
         for name in ("key", "label", "formula", "title"):
@@ -689,8 +733,11 @@ class Initializer:
         arguments.function("init", self.init)
         arguments.instance("kwargs", self.kwargs, dict, "a dict of the function's arguments")
         one_of("knob", self.knob, KNOBS)
-        arguments.function("std", self.std)
+        if self.from_batch is None or self.std is not None:
+            arguments.function("std", self.std)
         arguments.flag("gain_from_activation", self.gain_from_activation)
+        if self.from_batch is not None:
+            arguments.function("from_batch", self.from_batch)
         if not self.title:
             object.__setattr__(self, "title", self.label)  # frozen: set once, here
 
@@ -710,6 +757,20 @@ class Initializer:
         if draw is None:  # a row whose function has no unchecked twin: called as it is
             return lambda shape, rng: self.init(shape, rng=rng, **self.kwargs, **{self.knob: value})
         return lambda shape, rng: draw(tuple(shape), rng, **self.kwargs, **{self.knob: value})
+
+    def batch_factor(self, value: float) -> Callable[[np.ndarray], float]:
+        """factor(z): the factor on a layer of this row read from a batch, whose output on the
+        batch (with the layer's weights at knob 1) is z, with the knob at `value`, checked here.
+
+        z is trusted: the layer's own output. For a row not read from a batch, an error.
+
+        >>> INITIALIZERS["lsuv"].batch_factor(1.0)(np.array([2.0, -2.0]))
+        0.5
+        """
+        value = number("value", value, minimum=0)
+        if self.from_batch is None:
+            raise ValueError(f"{self.key} is not read from a batch: its scale is its formula's")
+        return lambda z: self.from_batch(z, value)
 
 
 # Each initializer of the table and its unchecked twin, which draws what it draws without
@@ -758,6 +819,11 @@ INITIALIZERS = {
         Initializer(
             "normal_init", "normal with std", normal_init, {}, "std",
             lambda fan_in, fan_out, std: std, "as set", title="normal weights",
+        ),
+        Initializer(
+            "lsuv", "LSUV: orthogonal, rescaled on the batch", orthogonal_init, {}, "gain", None,
+            "each layer's gain/√Var(W h) on the batch, root mean square", title="LSUV",
+            from_batch=_lsuv_factor,
         ),
     )
 }  # fmt: skip

@@ -4,7 +4,8 @@ a good init"): the scale of every layer read from one batch of data instead of a
 1. Start every weight orthonormal: `orthogonal_init(shape, 1.0, rng)`.
 2. For l = 1 .. L in turn, on one batch x: compute layer l's output z_l = h_{l-1} W_l^T + b_l
    (the layers below are final, so h_{l-1} is computed once); while |Var(z_l) - 1| > tol and
-   fewer than max_passes passes were made, W_l <- W_l / sqrt(Var(z_l)).
+   fewer than max_passes passes were made, W_l <- W_l / sqrt(Var(z_l)): the step
+   `tinyinit.core.init.lsuv_factor`, which is also the depth experiment's row "lsuv".
 
 Var(z_l) is over every entry of z_l (the batch and the units), as the paper's Var(B_L). With
 b_l = 0, z_l is linear in W_l, so one rescaling brings Var(z_l) to 1 up to rounding: a layer
@@ -30,13 +31,12 @@ import numpy as np
 
 from ..core.activations import as_activation
 from ..core.arguments import integer, number, real_array
-from ..core.init import orthogonal_init
+from ..core.init import LSUV_TOL, lsuv_factor, orthogonal_init
 from ..core.pcg32 import PCG32
 from .mlp import Params, check_params, init_params
 
 __all__ = ["LSUVResult", "lsuv", "lsuv_init"]
 
-TOL = 0.1  # the paper's Tol_var
 MAX_PASSES = 10  # the paper's T_max
 
 
@@ -59,10 +59,12 @@ def lsuv(
     x: np.ndarray,
     activation: str,
     *,
-    tol: float = TOL,
+    gain: float = 1.0,
+    tol: float = LSUV_TOL,
     max_passes: int = MAX_PASSES,
 ) -> LSUVResult:
-    """Rescale each layer of params in turn until its output has variance within tol of 1 on x.
+    """Rescale each layer of params in turn until its output has variance within tol of 1 on x
+    (of gain**2, for another target than the paper's).
 
     params: (W, b) pairs as tinyinit.networks.mlp's (not modified); x: the batch, (B, d_in);
     activation: between the layers. Layer l's output z_l = h_{l-1} W_l^T + b_l, and
@@ -80,6 +82,7 @@ def lsuv(
     """
     act = as_activation(activation, name="activation")
     check_params(params)
+    gain = number("gain", gain, minimum=0)
     tol = number("tol", tol, above=0)
     max_passes = integer("max_passes", max_passes, minimum=1)
     x = real_array("x", x, what="a batch of shape (batch >= 2, d_in)", float64=False)
@@ -92,12 +95,14 @@ def lsuv(
     variances, passes, scales = (np.zeros(len(params)) for _ in range(3))
     for l, (W, b) in enumerate(params):
         scale = 1.0
-        for k in range(1, max_passes + 1):
-            z = h @ (scale * W).T + (0 if b is None else b)
+        with np.errstate(all="ignore"):  # beyond float64 is inf, the package's overflow
+            for k in range(1, max_passes + 1):
+                z = h @ (scale * W).T + (0 if b is None else b)
+                factor = lsuv_factor(z, gain, tol)
+                if factor == 1.0 or k == max_passes:
+                    break  # close enough, out of passes, or nothing a rescaling can fix (0, inf)
+                scale *= factor
             var = float(np.var(z))
-            if abs(var - 1.0) <= tol or k == max_passes or not 0 < var < np.inf:
-                break  # close enough, out of passes, or nothing a rescaling can fix (0, inf)
-            scale /= np.sqrt(var)
         rescaled.append(((scale * W).astype(W.dtype), b))
         variances[l], passes[l], scales[l] = var, k, scale
         h = act.phi(z).astype(z.dtype, copy=False)
@@ -110,7 +115,8 @@ def lsuv_init(
     activation: str,
     rng: PCG32,
     *,
-    tol: float = TOL,
+    gain: float = 1.0,
+    tol: float = LSUV_TOL,
     max_passes: int = MAX_PASSES,
     dtype=np.float64,
 ) -> LSUVResult:
@@ -123,4 +129,4 @@ def lsuv_init(
     array([3.417, 1.617])
     """
     params = init_params(sizes, lambda s, r: orthogonal_init(s, 1.0, r), rng, dtype=dtype)
-    return lsuv(params, x, activation, tol=tol, max_passes=max_passes)
+    return lsuv(params, x, activation, gain=gain, tol=tol, max_passes=max_passes)

@@ -35,7 +35,7 @@ from functools import lru_cache
 import numpy as np
 
 from ..core.activations import Activation, as_activation
-from ..core.arguments import KindError, function, integer, number, one_of
+from ..core.arguments import KindError, flag, function, integer, number, one_of
 
 __all__ = [
     "activation_mean_square",
@@ -238,7 +238,14 @@ def q_map_slope(phi: Phi, gain: float, q: float, *, param: float | None = None) 
         return _square(gain) * gaussian_expectation(integrand, q, kinks=(0.0, *act.kinks)) / q
 
 
-def mean_field(activation: Phi, *, gain: float, n_layers: int, direction: str = "forward"):
+def mean_field(
+    activation: Phi,
+    *,
+    gain: float,
+    n_layers: int,
+    direction: str = "forward",
+    from_batch: bool = False,
+):
     """The mean-field theory of a deep stack: the mean square per layer, l = 0 .. n_layers.
 
     The one entry to the recursion over depth (float64 array, read-only). gain: std = gain /
@@ -252,36 +259,52 @@ def mean_field(activation: Phi, *, gain: float, n_layers: int, direction: str = 
     the mean square of dloss/dh_l. Beyond float64 is inf (a nan, inf * 0 inside phi: the
     stack has overflowed). activation: a name of ACTIVATIONS, a callable or an Activation.
 
+    from_batch: every layer's scale read from the batch reaching it (LSUV), so that
+    q_l = gain**2 at every layer; layer l's n * std**2 is then gain**2 / m_{l-1}, the factor
+    backward in place of gain**2.
+
     >>> mean_field("relu", gain=1.0, n_layers=3)      # Xavier + ReLU halves per layer
     array([1.   , 0.5  , 0.25 , 0.125])
     >>> mean_field("relu", gain=2**0.5, n_layers=2, direction="backward")   # Kaiming: chi = 1
     array([1., 1., 1.])
+    >>> mean_field("relu", gain=1.0, n_layers=3, from_batch=True)      # LSUV: q_l = 1 at every l
+    array([1. , 0.5, 0.5, 0.5])
     """
     act = as_activation(activation, name="activation")
     fan_var = _square(number("gain", gain, minimum=0))
     n_layers = integer("n_layers", n_layers, minimum=0)
     one_of("direction", direction, DIRECTIONS)
-    q, m = _forward(act, fan_var, n_layers)
-    out = np.array(m if direction == "forward" else _backward(act, fan_var, q))
+    from_batch = flag("from_batch", from_batch)
+    q, m = _forward(act, fan_var, n_layers, from_batch)
+    if direction == "forward":
+        out = np.array(m)
+    else:
+        fan_vars = [fan_var] * n_layers
+        if from_batch:  # LSUV's layer l: n * std**2 = gain**2 / m_{l-1} (0 after a dead layer)
+            fan_vars = [fan_var / m_l if m_l > 0 else 0.0 for m_l in m[:-1]]
+        out = np.array(_backward(act, fan_vars, q))
     out[np.isnan(out)] = math.inf  # inf * 0 on the way down: the stack has overflowed
     out.setflags(write=False)
     return out
 
 
-def _forward(act: Activation, fan_var: float, n_layers: int) -> tuple[list[float], list[float]]:
+def _forward(
+    act: Activation, fan_var: float, n_layers: int, from_batch: bool = False
+) -> tuple[list[float], list[float]]:
     """([q_1 .. q_L], [m_0 .. m_L]) of mean_field forward, m_0 = 1."""
     q, m = [], [1.0]
     for _ in range(n_layers):
-        q.append(fan_var * m[-1])
+        q.append(fan_var if from_batch else fan_var * m[-1])
         m_l = _activation_mean_square(act, q[-1])
         m.append(math.inf if math.isnan(m_l) else m_l)
     return q, m
 
 
-def _backward(act: Activation, fan_var: float, q: list[float]) -> list[float]:
-    """[g_0 .. g_L] of mean_field backward, from g_L = 1 down, q = [q_1 .. q_L]."""
+def _backward(act: Activation, fan_vars: list[float], q: list[float]) -> list[float]:
+    """[g_0 .. g_L] of mean_field backward, from g_L = 1 down; q = [q_1 .. q_L], fan_vars
+    the n * std**2 of layers 1 .. L."""
     g = [1.0]
-    for q_l in reversed(q):
+    for fan_var, q_l in zip(reversed(fan_vars), reversed(q)):
         g.append(_chi(act, fan_var, q_l) * g[-1])
     return g[::-1]
 

@@ -49,7 +49,7 @@ from collections.abc import Callable, Iterable, Sequence
 import numpy as np
 
 from ..core.activations import as_activation
-from ..core.arguments import KindError, instance, integer, number, real_array, shown
+from ..core.arguments import KindError, flag, instance, integer, number, real_array, shown
 from ..core.distributions import normal
 from ..core.init import initializer_row
 from ..core.pcg32 import PCG32
@@ -261,12 +261,15 @@ def gain_of(width: int, std: float) -> float:
     return number("std", std, minimum=0) * math.sqrt(width)
 
 
-def weight_gradient_theory(activation: Phi, *, gain: float, n_layers: int, curves=None):
+def weight_gradient_theory(
+    activation: Phi, *, gain: float, n_layers: int, curves=None, from_batch: bool = False
+):
     """Theory for per_sample_weight_square of dloss/dW_l, l = 0 .. n_layers (nan at 0).
 
     dloss/dW_l = delta_l h_{l-1}^T with delta_l = phi'(z_l) * dloss/dh_l, so in
     mean field its mean square is E[phi'(z)**2] * g_l * m_{l-1}, z ~ N(0, q_l).
     curves: (m, g), mean_field's forward and backward curves, when already at hand.
+    from_batch: every layer's scale read from the batch, q_l = gain**2 (as mean_field's).
 
     >>> weight_gradient_theory("relu", gain=2**0.5, n_layers=2)   # Kaiming + ReLU: 1/2
     array([nan, 0.5, 0.5])
@@ -274,8 +277,12 @@ def weight_gradient_theory(activation: Phi, *, gain: float, n_layers: int, curve
     act = as_activation(activation, name="activation")
     gain = number("gain", gain, minimum=0)
     n_layers = integer("n_layers", n_layers, minimum=0)
+    from_batch = flag("from_batch", from_batch)
     if curves is None:
-        curves = [mean_field(act, gain=gain, n_layers=n_layers, direction=d) for d in DIRECTIONS]
+        curves = [
+            mean_field(act, gain=gain, n_layers=n_layers, direction=d, from_batch=from_batch)
+            for d in DIRECTIONS
+        ]
     instance("curves", curves, (list, tuple), "(m, g), mean_field's two curves, or None")
     if len(curves) != 2:
         raise ValueError(f"curves must be (m, g), mean_field's two curves, got {len(curves)}")
@@ -285,7 +292,7 @@ def weight_gradient_theory(activation: Phi, *, gain: float, n_layers: int, curve
     out = np.full(n_layers + 1, math.nan)
     with np.errstate(all="ignore"):
         for layer in range(1, n_layers + 1):
-            slope2 = slope_mean_square(act, gain * gain * m[layer - 1])
+            slope2 = slope_mean_square(act, gain * gain * (1.0 if from_batch else m[layer - 1]))
             out[layer] = slope2 * g[layer] * m[layer - 1]
     out[1:][np.isnan(out[1:])] = math.inf  # as mean_field: beyond float64
     out.setflags(write=False)
@@ -315,12 +322,16 @@ def simulate(
     progress bar may wrap them, as tqdm wraps a loop). Each seed has its own weights
     (PCG32(seed), stream 54), inputs and upstream gradient (streams 1 and 2). std: the
     weights' std for initializer "normal_init" (the others compute theirs from the gain).
+    "lsuv" reads each layer's scale from the batch (the gain is then the std every layer's
+    pre-activation is brought to): its weights' std is measured, and its theory holds
+    q_l = gain**2 at every layer (`mean_field(..., from_batch=True)`).
     sample_layers: layers whose values to keep in `samples` (for histograms); those beyond
     n_layers are left out. draw: a function draw(shape, rng) -> weights that draws the
     initializer's weights instead of tinyinit (a student's own,
     `tinyinit.course.student_functions.Yours.draw`),
-    layer after layer from PCG32(seed) as a model is initialized; the theory stays the
-    initializer's, so a mistake in draw shows as a gap between the two.
+    layer after layer from PCG32(seed) as a model is initialized (for "lsuv", the start it
+    rescales); the theory stays the initializer's, so a mistake in draw shows as a gap
+    between the two.
 
     >>> r = simulate("relu", "kaiming_normal", gain=2**0.5, n_layers=5, width=64, seeds=1)
     >>> r.per_seed.shape, round(r.theory_end, 12)    # Kaiming keeps relu's signal
@@ -332,19 +343,25 @@ def simulate(
     )  # fmt: skip
     row = initializer_row(e.initializer)
     knob = e.gain if row.uses_gain else e.std
+    from_batch = row.from_batch is not None
     # The initializer's weights with its knob at 1, times the knob in float64: a std of 1e-300
     # or a gain of 1e30 reaches the stack as it is, where float32 weights would be 0 or inf.
+    # A row read from a batch (LSUV) takes each layer's factor from the batch instead.
     draw, scale = (row.initializer(1.0), knob) if e.draw is None else (_checked(e.draw, e.width), 1)
-    passes = []
+    passes, weight_squares = [], []
     for seed in e.seeds:
         rng = PCG32(seed)  # the stack's weights, layer after layer, as a model is initialized
         with np.errstate(all="ignore"):  # beyond float64: inf, shown as the stack's overflow
             weights = [
-                np.multiply(draw((e.width, e.width), rng), scale, dtype=np.float64)
+                np.multiply(draw((e.width, e.width), rng), 1.0 if from_batch else scale,
+                            dtype=np.float64)
                 for _ in range(e.n_layers)
-            ]
+            ]  # fmt: skip
         x = _unit_batch(e.width, e.batch, seed, INPUT_STREAM)
-        hs, zs = _forward(weights, e.act.phi, x)
+        layers = _read_from_batch(weights, row.batch_factor(knob)) if from_batch else weights
+        hs, zs = _forward(layers, e.act.phi, x)
+        if row.std is None:
+            weight_squares += [_mean_square(w) for w in weights]
         if e.direction == "forward":
             passes.append(SeedPass(seed, [_mean_square(h) for h in hs], None, hs))
             continue
@@ -352,15 +369,39 @@ def simulate(
             slopes = [e.act.dphi(z) for z in zs]
         upstream = _unit_batch(e.width, e.batch, seed, GRADIENT_STREAM)
         gs, deltas = _backward(weights, slopes, upstream)
-        weight_squares = [math.nan, *map(per_sample_weight_square, deltas, hs)]
-        passes.append(SeedPass(seed, [_mean_square(g) for g in gs], weight_squares, gs))
-    std_w = row.std(e.width, e.width, knob)
-    gain_w = std_w * math.sqrt(e.width)  # gain_of
-    theory = mean_field(e.act, gain=gain_w, n_layers=e.n_layers, direction=e.direction)
+        weight_gradients = [math.nan, *map(per_sample_weight_square, deltas, hs)]
+        passes.append(SeedPass(seed, [_mean_square(g) for g in gs], weight_gradients, gs))
+    if row.std is None:  # read from the batch: the root mean square of the weights drawn
+        std_w = math.sqrt(np.mean(weight_squares))  # every layer (width, width)
+    else:
+        std_w = row.std(e.width, e.width, knob)
+    gain_w = knob if from_batch else std_w * math.sqrt(e.width)  # gain_of
+    settings = dict(gain=gain_w, n_layers=e.n_layers, from_batch=from_batch)
+    theory = mean_field(e.act, direction=e.direction, **settings)
     weight_theory = None
     if e.direction == "backward":
-        weight_theory = weight_gradient_theory(e.act, gain=gain_w, n_layers=e.n_layers)
+        weight_theory = weight_gradient_theory(e.act, **settings)
     return e.result(std_w, passes, theory, weight_theory)
+
+
+def _read_from_batch(weights: list[np.ndarray], factor: Callable) -> list:
+    """The layers of a row read from a batch (LSUV): layer l takes its factor from its output
+    on the batch that reaches it, z = W_l h_{l-1}, with the layers below already final.
+
+    Each is a function of forward_values, which rescales its weight in place as the batch
+    goes up; after the pass, `weights` holds the final ones for the backward pass. With no
+    bias, z is linear in W_l: the one factor brings Var(z_l) to the target, where LSUV's
+    passes end (tinyinit.networks.lsuv.lsuv makes them, and is tested equal).
+    """
+
+    def read(w: np.ndarray) -> Callable:
+        def layer(h: np.ndarray) -> np.ndarray:
+            np.multiply(w, factor(w @ h), out=w)
+            return w @ h
+
+        return layer
+
+    return [read(w) for w in weights]
 
 
 def _checked(draw: Callable, width: int) -> Callable:

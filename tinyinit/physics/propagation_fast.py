@@ -11,7 +11,8 @@ rounding, in tests/physics/test_propagation_fast.py) with these tricks:
   `tinyinit.core.init.INITIALIZERS` are proportional to its knob (its gain, or its std),
   so each stack is drawn once per (initializer, width, seed), with the knob at 1, and a new
   gain, std or activation only multiplies. Buys the draw: about 0.3 s per move. Least
-  recently used stacks go beyond `max_bytes`.
+  recently used stacks go beyond `max_bytes`. A row read from a batch (LSUV) keeps its
+  start the same way; each layer's factor is read from its output as the pass goes up.
 - Kept input batches (`UnitWeights.batch`): drawn once per (width, batch, seed).
 - float32 products (`_product`): the unit weights are float32, as the initializers
   return them, the precision a model's weights have, and multiplied in float32 on the activations
@@ -45,7 +46,7 @@ from typing import NamedTuple
 import numpy as np
 
 from ..core.activations import Activation, as_activation
-from ..core.arguments import integer, number, one_of
+from ..core.arguments import flag, integer, number, one_of
 from ..core.init import INITIALIZERS, initializer_row
 from ..core.pcg32 import PCG32
 from .depth_result import DepthResult, SeedPass, experiment
@@ -119,9 +120,11 @@ class _Trace:
     arrays (hs, zs) when first asked for: a forward curve needs only the squares.
     """
 
-    def __init__(self, x: np.ndarray, act: Activation, scale: float):
+    def __init__(self, x: np.ndarray, act: Activation, scale: float, factor=None):
         self.act = act
         self.scale = scale
+        # A row read from a batch: factor(z) of each layer's output at knob 1, kept per layer
+        self.factor, self.factors = factor, []
         self._hs, self._zs, self.slopes = [x], [], []
         self.squares = [mean_square(x)]
         self._source: _Trace | None = None  # set by rescaled: the pass whose arrays to scale
@@ -159,11 +162,20 @@ class _Trace:
         h = self.hs[-1]
         with np.errstate(all="ignore"):
             for unit in units:
-                z = _product(unit, h, self.scale, self.squares[-1])
+                if self.factor is None:
+                    z = _product(unit, h, self.scale, self.squares[-1])
+                else:  # the layer's factor read from its output on the batch, knob at 1
+                    z = _product(unit, h, 1.0, self.squares[-1])
+                    self.factors.append(self.factor(z))
+                    z *= self.factors[-1]
                 h = self.act.phi(z)
                 self._zs.append(z)
                 self._hs.append(h)
                 self.squares.append(mean_square(h))
+
+    def layer_scale(self, layer: int) -> float:
+        """What layer `layer` (1-based) multiplies its unit weights by: the knob, or its factor."""
+        return self.scale if self.factor is None else self.factors[layer - 1]
 
     def rescaled(self, scale: float) -> _Trace | None:
         """This pass with weights scale / self.scale = c times as large, without one product.
@@ -177,8 +189,8 @@ class _Trace:
         rounding of c**l. The arrays are scaled when first asked for, from the
         pass that computed them (`_source`), not from a rescaled one.
         """
-        if not (self.act.homogeneous and scale > 0 and self.scale > 0):
-            return None
+        if not (self.act.homogeneous and scale > 0 and self.scale > 0) or self.factor:
+            return None  # a pass read from a batch: each factor depends on what reached it
         c, lo, hi = scale / self.scale, *_RESCALE_SQUARES
         if _out_of_reach(c, self.n_layers):
             return None
@@ -225,7 +237,7 @@ def _backward_trace(units: Sequence[np.ndarray], trace: _Trace, n_layers: int, g
         for layer in range(n_layers, 0, -1):
             delta = trace.slope(layer) * g  # dloss/dz_layer
             weight[layer] = per_sample_weight_square(delta, trace.hs[layer - 1])
-            g = _product(units[layer - 1].T, delta, trace.scale)
+            g = _product(units[layer - 1].T, delta, trace.layer_scale(layer))
             gradient[layer - 1] = mean_square(g)
             if layer - 1 in keep:
                 kept[layer - 1] = g
@@ -314,7 +326,7 @@ def _backward_result(cache, trace: _Trace, key, width, seed, batch, n_layers, ke
     memo_key = (key, trace.scale, trace.act, width, seed, batch, n_layers, tuple(keep))
     back = memo.pop(memo_key, None)
     if back is None:
-        homogeneous = trace.act.homogeneous
+        homogeneous = trace.act.homogeneous and trace.factor is None
         back = _rescaled_from_memo(
             cache, memo, memo_key, lambda b: b.rescaled(trace.scale, homogeneous)
         )
@@ -328,11 +340,14 @@ def _backward_result(cache, trace: _Trace, key, width, seed, batch, n_layers, ke
     return back
 
 
-def _forward_trace(cache, key, scale, act: Activation, width, seed, batch, n_layers) -> _Trace:
+def _forward_trace(
+    cache, key, scale, act: Activation, width, seed, batch, n_layers, factor=None
+) -> _Trace:
     """The cache's _Trace for these settings, run at least `n_layers` layers deep.
 
     The memo's keys are (initializer, scale, act, width, seed, batch): the Activation
-    itself, the same object for the same name of ACTIVATIONS.
+    itself, the same object for the same name of ACTIVATIONS. factor: the row's
+    batch_factor at this scale, for a row read from a batch.
     """
     memo = cache.forward_memo
     memo_key = (key, scale, act, width, seed, batch)
@@ -340,7 +355,7 @@ def _forward_trace(cache, key, scale, act: Activation, width, seed, batch, n_lay
     if trace is None:
         trace = _rescaled_from_memo(cache, memo, memo_key, lambda t: t.rescaled(scale))
     if trace is None:
-        trace = _Trace(cache.batch(width, batch, seed, INPUT_STREAM), act, scale)
+        trace = _Trace(cache.batch(width, batch, seed, INPUT_STREAM), act, scale, factor)
     if trace.n_layers < n_layers:
         trace.extend(cache.get(key, width, seed, n_layers)[trace.n_layers :])
     memo[memo_key] = trace
@@ -449,7 +464,7 @@ class UnitWeights:
         while self.nbytes > self.max_bytes and len(self._layers) > 1:
             del self._layers[next(iter(self._layers))]
 
-    def theory(self, act: Activation, gain: float, n_layers: int, direction: str):
+    def theory(self, act: Activation, gain: float, n_layers: int, direction: str, from_batch=False):
         """(mean_field(...), weight_gradient_theory(...) backward else None), kept by inputs.
 
         >>> forward, weights = UnitWeights().theory(as_activation("relu"), 1.0, 2, "forward")
@@ -458,15 +473,15 @@ class UnitWeights:
         """
         act, gain = as_activation(act, name="act"), number("gain", gain, minimum=0)
         n_layers = integer("n_layers", n_layers, minimum=0)
-        key = (act, gain, n_layers, one_of("direction", direction, DIRECTIONS))
+        direction = one_of("direction", direction, DIRECTIONS)
+        key = (act, gain, n_layers, direction, flag("from_batch", from_batch))
         if key not in self.theory_memo:
-            curve = mean_field(act, gain=gain, n_layers=n_layers, direction=direction)
+            settings = dict(gain=gain, n_layers=n_layers, from_batch=from_batch)
+            curve = mean_field(act, direction=direction, **settings)
             weights = None
             if direction == "backward":
-                forward, _ = self.theory(act, gain, n_layers, "forward")
-                weights = weight_gradient_theory(
-                    act, gain=gain, n_layers=n_layers, curves=(forward, curve)
-                )
+                forward, _ = self.theory(act, gain, n_layers, "forward", from_batch)
+                weights = weight_gradient_theory(act, curves=(forward, curve), **settings)
             self.theory_memo[key] = curve, weights
         self.theory_memo.move_to_end(key)
         while len(self.theory_memo) > 8 * self.memo_size:
@@ -496,10 +511,18 @@ class UnitWeights:
             )
         row = initializer_row(e.initializer)
         scale = e.gain if row.uses_gain else e.std  # the knob: every weight is scale * unit
-        passes = []
+        factor = None if row.from_batch is None else row.batch_factor(scale)
+        passes, weight_squares = [], []
         for seed in e.seeds:
             key = e.initializer
-            trace = _forward_trace(self, key, scale, e.act, e.width, seed, e.batch, e.n_layers)
+            trace = _forward_trace(
+                self, key, scale, e.act, e.width, seed, e.batch, e.n_layers, factor
+            )
+            if row.std is None:  # read from the batch: each layer's unit weights times its factor
+                units = self.get(key, e.width, seed, e.n_layers)
+                weight_squares += [
+                    mean_square(unit) * f * f for unit, f in zip(units, trace.factors)
+                ]
             if e.direction == "forward":
                 values = {k: trace.hs[k] for k in e.sample_layers}
                 passes.append(SeedPass(seed, trace.squares[: e.n_layers + 1], None, values))
@@ -508,6 +531,12 @@ class UnitWeights:
                 self, trace, key, e.width, seed, e.batch, e.n_layers, e.sample_layers
             )
             passes.append(SeedPass(seed, back.gradient, back.weight, back.kept))
-        std_w = row.std(e.width, e.width, scale)
-        theory, weight_theory = self.theory(e.act, gain_of(e.width, std_w), e.n_layers, e.direction)
+        if row.std is None:
+            std_w = math.sqrt(np.mean(weight_squares))  # as simulate measures it
+            gain = scale
+        else:
+            std_w = row.std(e.width, e.width, scale)
+            gain = gain_of(e.width, std_w)
+        from_batch = factor is not None
+        theory, weight_theory = self.theory(e.act, gain, e.n_layers, e.direction, from_batch)
         return e.result(std_w, passes, theory, weight_theory)

@@ -56,6 +56,7 @@ from ..core.arguments import flag, instance, integer, number, one_of, shown
 from ..core.init import INITIALIZERS, initializer_row
 from ..core.pcg32 import PCG32
 from ..networks.digits import Digits, load_digits_split
+from ..networks.lsuv import lsuv
 from ..networks.mlp import evaluate, init_params
 from ..networks.normalization import NORMS
 from ..networks.optimizers import LEARNING_RATES, OPTIMIZERS
@@ -119,6 +120,7 @@ with extra("lab", "the training explorer"):  # the widgets are not in the core i
 
 WIDTH = 64  # notebook 04's hidden layers; the digits have 64 pixels and 10 classes
 MAX_HIDDEN_LAYERS = 40
+LSUV_EXAMPLES = 256  # the batch LSUV reads: the first training examples, as notebook 13's
 MAX_STEPS = 5000  # a run pauses there (about 240 epochs of the digits)
 FRAMES_PER_SECOND = 10  # at most
 # Of the kernel's CPU time, at most, for the display: each frame's own, and what the
@@ -501,8 +503,13 @@ class TrainingExplorer(Explorer):
         s = self.settings
         sizes = [self.digits.x_train.shape[1]] + [WIDTH] * s["hidden_layers"] + [10]
         row = initializer_row(s["initializer"])
-        weights = row.initializer(s["gain"] if row.uses_gain else s["std"])
-        params = init_params(sizes, weights, PCG32(self.seed))
+        knob = s["gain"] if row.uses_gain else s["std"]
+        if row.from_batch is None:
+            params = init_params(sizes, row.initializer(knob), PCG32(self.seed))
+        else:  # LSUV: each layer's scale read from a batch of the training set
+            start = init_params(sizes, row.initializer(1.0), PCG32(self.seed))
+            seen = self.digits.x_train[:LSUV_EXAMPLES]
+            params = lsuv(start, seen, s["activation"], gain=knob).params
         self.trainer = Trainer(
             params, self.digits.x_train, self.digits.labels_train, s["activation"],
             optimizer=s["optimizer"], lr=s["learning_rate"], seed=self.seed,

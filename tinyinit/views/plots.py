@@ -123,6 +123,7 @@ INITIALIZER_COLORS = {
     "normal": OKABE_ITO["bluish green"],  # a flat std, e.g. 0.02
     "orthogonal": OKABE_ITO["black"],  # Saxe et al.'s orthogonal rows
     "scaled_residual": OKABE_ITO["reddish purple"],  # 0.02 / sqrt(2 N) on residual outputs
+    "lsuv": OKABE_ITO["reddish purple"],  # read from a batch; never in a residual's figure
     "mup": OKABE_ITO["orange"],
     "torch_default": OKABE_ITO["sky blue"],  # nn.Linear's own kaiming_uniform_(a=sqrt(5))
 }
