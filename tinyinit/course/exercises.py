@@ -26,6 +26,7 @@ from fractions import Fraction
 
 import numpy as np
 
+from ..core.activations import relu
 from ..core.arguments import is_integer, is_number
 from .quiz import NotYet, Unanswered, check, check_value
 
@@ -148,9 +149,6 @@ def mean_squares_loop(mean_squares: Callable) -> np.ndarray:
     [3.562, 9.25, 9.25]
     """
 
-    def relu(z):
-        return np.maximum(z, 0.0)
-
     x = np.array([[1.0, -2.0], [3.0, 0.5]])  # 2 units, 2 samples
     w = np.array([[0.0, 2.0], [1.0, -1.0]])  # not symmetric: the transpose is another stack
     got = _yours("mean_squares", mean_squares, x, [w, w], relu).astype(float)
@@ -177,7 +175,7 @@ def _twenty_xavier_layers(mean_squares: Callable) -> None:
     rng = PCG32(0)
     x = normal(PCG32(1), 256 * 64).reshape(256, 64)
     weights = [xavier_normal((256, 256), 1.0, rng) for _ in range(20)]
-    loop = _yours("mean_squares", mean_squares, x / np.sqrt(np.mean(x**2)), weights, _relu)
+    loop = _yours("mean_squares", mean_squares, x / np.sqrt(np.mean(x**2)), weights, relu)
     fast = simulate("relu", "xavier_normal", n_layers=20, width=256, seeds=3)
     print(
         f"your loop, Xavier: m_20 = 2^{np.log2(loop[20]):.2f}; simulate, 3 networks: "
@@ -186,10 +184,6 @@ def _twenty_xavier_layers(mean_squares: Callable) -> None:
     check(
         abs(np.log2(loop[20] / fast.median[20])) < 2, "your m_20 is far from simulate's: m_0 = 1?"
     )
-
-
-def _relu(z):
-    return np.maximum(z, 0.0)
 
 
 def xavier_relu_gain(gain_squared) -> None:
