@@ -168,7 +168,7 @@ def test_the_message_starts_with_the_arguments_name(name):
         (
             lambda: initializer_row("he"),
             "initializer must be one of xavier_uniform, xavier_normal, kaiming_normal, "
-            "kaiming_normal_fan_out, orthogonal_init, normal_init, got 'he'",
+            "kaiming_normal_fan_out, orthogonal_init, normal_init, lsuv, got 'he'",
         ),
     ],
 )

@@ -243,6 +243,17 @@ def test_every_check_words_its_refusal_to_the_letter(call, message):
     assert str(refusal.value) == message
 
 
+def test_a_generator_whose_uniform_needs_a_range_is_refused_and_numpys_taken():
+    """Python's random.Random has uniform(a, b): refused at the door, not deep in a draw."""
+    import random
+
+    with pytest.raises(KindError, match=r"^rng must be a generator with a uniform\(\) method, "
+                       r"such as tinyinit\.PCG32\(seed\), got <random\.Random object"):  # fmt: skip
+        generator("rng", random.Random(0))
+    numpys = np.random.default_rng(0)  # uniform(low=0.0, high=1.0): callable as it is
+    assert generator("rng", numpys) is numpys
+
+
 def test_the_checks_give_back_the_value_they_accept_in_its_plain_form():
     rng = object.__new__(type("G", (), {"uniform": lambda self: 0.5}))
     assert generator("rng", rng) is rng and instance("w", "a", str, "a name") == "a"

@@ -53,6 +53,7 @@ tinyinit.core.arguments.KindError: gain must be a finite real number, got '1'
 
 from __future__ import annotations
 
+import inspect
 import math
 import operator
 from collections.abc import Callable, Hashable, Iterable
@@ -292,18 +293,32 @@ def instance(name: str, value, kinds: type | tuple[type, ...], what: str):
 
 
 def generator(name: str, value):
-    """value, if it is a random generator: anything with a uniform() method, as a PCG32 has
-    (a course's frozen scalar PCG32 has nothing else).
+    """value, if it is a random generator: anything with a uniform() method that takes no
+    argument, as a PCG32 has (a course's frozen scalar PCG32 has nothing else). Python's
+    random.Random is not one: its uniform(a, b) needs a range.
 
     >>> generator("rng", None)
     Traceback (most recent call last):
     ...
     tinyinit.core.arguments.KindError: rng must be a generator with a uniform() method, such as tinyinit.PCG32(seed), got None
     """  # noqa: E501
-    if not callable(getattr(value, "uniform", None)):
+    uniform = getattr(value, "uniform", None)
+    if not callable(uniform) or not _takes_no_argument(uniform):
         accepted = "a generator with a uniform() method, such as tinyinit.PCG32(seed)"
         raise _refuse(KindError, name, accepted, value)
     return value
+
+
+def _takes_no_argument(method: Callable) -> bool:
+    """Whether method() can be called as it is; a method whose signature cannot be read (one
+    written in C) is taken at its word."""
+    try:
+        inspect.signature(method).bind()
+    except TypeError:
+        return False
+    except ValueError:
+        return True
+    return True
 
 
 def function(name: str, value) -> Callable:
