@@ -729,6 +729,9 @@ def test_a_draw_is_handed_one_generator_for_the_stack_and_what_it_returns_is_che
 def test_gain_of_and_mean_field_take_each_range_from_its_bound_and_refuse_past_it():
     real = "a finite real number"
     assert prop.gain_of(1, 0.0) == 0.0 and prop.gain_of(4, 0.5) == 1.0
+    # a width beyond float64 still has its square root: 2**515 for 2**1030
+    assert math.isclose(prop.gain_of(2**1030, 2.0**-515), 1.0, rel_tol=1e-12)
+    assert prop.gain_of(2**999, 1.0) == math.sqrt(2**999)  # exact below
     assert mean_field("relu", gain=0, n_layers=0).tolist() == [1.0]
     refusals = [
         (lambda: prop.gain_of(0, 0.1), ValueError, "width must be an integer >= 1, got 0"),

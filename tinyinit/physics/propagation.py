@@ -258,7 +258,9 @@ def gain_of(width: int, std: float) -> float:
     (1.4142135623730951, 0.16)
     """
     width = integer("width", width, minimum=1)
-    return number("std", std, minimum=0) * math.sqrt(width)
+    # an int beyond float64 (2**1024) has a square root within it: taken through its log
+    root = math.sqrt(width) if width < 2**1000 else math.exp(math.log(width) / 2)
+    return number("std", std, minimum=0) * root
 
 
 def weight_gradient_theory(
