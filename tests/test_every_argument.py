@@ -67,6 +67,7 @@ MODULES = [
     "tinyinit.physics.propagation_fast",
     "tinyinit.physics.variance",
     "tinyinit.physics.residual",
+    "tinyinit.networks.residual_audit",
     "tinyinit.networks.transformer",
     "tinyinit.networks.mup",
     "tinyinit.core.layouts",
@@ -803,11 +804,11 @@ CALLS = {
     "tinyinit.physics.residual.normalize": dict(x=np.array([[1.0, 3.0]])),
     "tinyinit.physics.residual.stream_variance": dict(x=np.array([[1.0, 3.0]])),
     "tinyinit.physics.residual.relu_stack_mean_squares": dict(tokens=4),
-    "tinyinit.physics.residual.check_residual_scaling": dict(
+    "tinyinit.networks.residual_audit.check_residual_scaling": dict(
         named_params=Fresh(lambda: dict(small_gpt())), n_layers=1
     ),
-    "tinyinit.physics.residual.toy_gpt2_parameters": dict(width=4),
-    "tinyinit.physics.residual.ResidualScalingReport.count": dict(status="ok"),
+    "tinyinit.networks.residual_audit.toy_gpt2_parameters": dict(width=4),
+    "tinyinit.networks.residual_audit.ResidualScalingReport.count": dict(status="ok"),
     "tinyinit.networks.transformer.layer_norm": dict(
         x=np.ones((2, 4)), weight=np.ones(4), bias=np.zeros(4)
     ),
@@ -1035,8 +1036,8 @@ INSTANCES = {
     "tinyinit.physics.variance.Moments": lambda: importlib.import_module(
         "tinyinit.physics.variance"
     ).Moments(0, 1),
-    "tinyinit.physics.residual.ResidualScalingReport": lambda: importlib.import_module(
-        "tinyinit.physics.residual"
+    "tinyinit.networks.residual_audit.ResidualScalingReport": lambda: importlib.import_module(
+        "tinyinit.networks.residual_audit"
     ).check_residual_scaling(small_gpt(), 1),
     "tinyinit.networks.transformer.TinyGPT": lambda: importlib.import_module(
         "tinyinit.networks.transformer"
@@ -1139,8 +1140,8 @@ RECORDS = {
     "tinyinit.physics.variance.Moments",
     "tinyinit.physics.variance.Estimate",
     "tinyinit.physics.residual.ResidualStack",
-    "tinyinit.physics.residual.ProjectionCheck",
-    "tinyinit.physics.residual.ResidualScalingReport",
+    "tinyinit.networks.residual_audit.ProjectionCheck",
+    "tinyinit.networks.residual_audit.ResidualScalingReport",
     "tinyinit.networks.transformer.GPTTrace",
     "tinyinit.networks.mlp.Forward",
     "tinyinit.networks.optimizers.AdamState",

@@ -16,6 +16,7 @@ from tinyinit import (
     xavier_uniform,
 )
 from tinyinit.core.activations import gelu
+from tinyinit.networks.residual_audit import check_residual_scaling
 from tinyinit.networks.transformer import (
     GPTConfig,
     TinyGPT,
@@ -26,7 +27,6 @@ from tinyinit.networks.transformer import (
     random_tokens,
 )
 from tinyinit.physics.mean_field import gaussian_expectation
-from tinyinit.physics.residual import check_residual_scaling
 
 
 @pytest.fixture(scope="module")

@@ -48,8 +48,9 @@ from ..core.init import (
     xavier_uniform,
 )
 from ..physics.mean_field import activation_mean_square
-from ..physics.residual import GPT2_PATTERNS, NAMINGS, normalize
+from ..physics.residual import normalize
 from .mlp import cross_entropy
+from .residual_audit import GPT2_PATTERNS, NAMINGS
 
 __all__ = [
     "GPTConfig",
@@ -190,7 +191,7 @@ def _linear_shapes(weight: str, out: int, fan_in: int) -> dict[str, tuple[int, .
 def parameter_shapes(config: GPTConfig) -> dict[str, tuple[int, ...]]:
     """Every parameter's name and shape, in the order they are drawn.
 
-    GPT-2's names (residual.NAMINGS["gpt2"], as nanoGPT), except that attention's
+    GPT-2's names (residual_audit.NAMINGS["gpt2"], as nanoGPT), except that attention's
     query, key and value are three (d, d) matrices q_proj, k_proj, v_proj, each
     with its own Xavier fans, where GPT-2 fuses them into one c_attn.
 
