@@ -9,7 +9,7 @@
   @jupyter-widgets/html-manager, `make site` installs them), require.js (Voila), ipympl's
   and anywidget's widget modules: copied into _static, so that no page asks another host;
 * figure alt text: MyST-NB keeps an image output's width and height from its metadata but
-  not its `alt`; tinyinit.views.plots.show stores the figure's text alternative there, and
+  not its `alt`; tinyinit.views.figures.show stores the figure's text alternative there, and
   `image_alt` puts it on the <img>;
 * the downloads: each page's notebook as the edition has it (build_site's downloads/, not
   the page's source, whose live explorers are stored pictures), and in the download menu

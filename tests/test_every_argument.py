@@ -84,6 +84,8 @@ MODULES = [
     "tinyinit.views.browser_transport",
     "tinyinit.views.a11y",
     "tinyinit.views.plots",
+    "tinyinit.views.figures",
+    "tinyinit.views.style",
     "tinyinit.views.projector",
     "tinyinit.views.naming",
     "tinyinit.course.quiz",
@@ -583,8 +585,8 @@ CALLS = {
             lambda: importlib.import_module("tinyinit.present.demonstrations").DEMONSTRATIONS
         )
     ),
-    "tinyinit.views.plots.initializer_color": dict(initializer="xavier_uniform"),
-    "tinyinit.views.plots.decade_ticks": dict(bottom=1e-6, top=10.0, max_ticks=7),
+    "tinyinit.views.style.initializer_color": dict(initializer="xavier_uniform"),
+    "tinyinit.views.style.decade_ticks": dict(bottom=1e-6, top=10.0, max_ticks=7),
     "tinyinit.views.plots.histogram_layers": dict(depth=20, panels=4),
     "tinyinit.views.plots.layer_span": dict(depth=20),
     "tinyinit.views.plots.layer_stats": dict(
@@ -596,18 +598,18 @@ CALLS = {
     "tinyinit.views.plots.set_line": dict(
         line=Kept(lambda: agg_axes().plot([], [])[0]), x=[0.0, 1.0], y=[1.0, 0.5]
     ),
-    "tinyinit.views.plots.compare_figure": dict(
+    "tinyinit.views.figures.compare_figure": dict(
         results=Kept(two_results), names=["Xavier", "Kaiming"], figsize=(4.0, 3.0)
     ),
-    "tinyinit.views.plots.png_bytes": dict(fig=Fresh(agg_figure), dpi=20),
-    "tinyinit.views.plots.show": dict(fig=Fresh(agg_figure), alt="an empty figure, for the test"),
-    "tinyinit.views.plots.residual_figure": dict(
+    "tinyinit.views.figures.png_bytes": dict(fig=Fresh(agg_figure), dpi=20),
+    "tinyinit.views.figures.show": dict(fig=Fresh(agg_figure), alt="an empty figure, for the test"),
+    "tinyinit.views.figures.residual_figure": dict(
         stack=Fresh(small_stack), n_layers=2, depths=[1, 2]
     ),
-    "tinyinit.views.plots.plot_coordinate_check": dict(
+    "tinyinit.views.figures.plot_coordinate_check": dict(
         ax=Kept(agg_axes), widths=[4, 8], sizes=np.ones((2, 3)), title=""
     ),
-    "tinyinit.views.plots.plot_lr_sweep": dict(
+    "tinyinit.views.figures.plot_lr_sweep": dict(
         ax=Kept(agg_axes), widths=[4, 8], lrs=[0.01, 0.1], losses=np.ones((2, 2)), title=""
     ),
     "tinyinit.views.plots.DepthPlot": dict(figure=None, figsize=(3.0, 2.0)),

@@ -285,9 +285,14 @@ def test_the_widget_layer_and_the_student_edition_alone_need_an_extra():
         "tinyinit.views.live_training": "lab",
         "tinyinit.present": "present",
     }
-    assert {"tinyinit", "tinyinit.cli", "tinyinit.views.plots", "tinyinit.core.init"} <= set(
-        CORE_MODULES
-    )
+    assert {
+        "tinyinit",
+        "tinyinit.cli",
+        "tinyinit.views.plots",
+        "tinyinit.views.figures",
+        "tinyinit.views.style",
+        "tinyinit.core.init",
+    } <= set(CORE_MODULES)
 
 
 def test_each_import_comes_with_the_set_its_module_needs():
@@ -415,12 +420,12 @@ def test_without_the_extras_the_widgets_say_which_extra_to_install(tmp_path):
     out = _run_with_the_core_alone(
         """
         from tinyinit.networks import digits
-        from tinyinit.views import plots
+        from tinyinit.views import figures
         from tinyinit.cli import main
         out["explorer"] = error(lambda: importlib.import_module("tinyinit.views.explorers"))
         out["present"] = error(lambda: importlib.import_module("tinyinit.present"))
         out["digits"] = error(digits.load_digits_split)
-        out["show"] = error(lambda: plots.show(None, "a figure that shows nothing at all"))
+        out["show"] = error(lambda: figures.show(None, "a figure that shows nothing at all"))
         out["cli"] = error(lambda: main(["present", "--no-browser"]))
         out["share"] = error(lambda: main(["present", "--share-url", "https://hub.example/"]))
         """,
@@ -430,7 +435,7 @@ def test_without_the_extras_the_widgets_say_which_extra_to_install(tmp_path):
     assert out["explorer"] == f"ModuleNotFoundError: the explorer needs ipywidgets: {lab}"
     assert out["present"] == f"ModuleNotFoundError: the presentation app needs anywidget: {present}"
     assert out["digits"] == f"ModuleNotFoundError: load_digits_split needs scikit-learn: {lab}"
-    assert out["show"] == f"ModuleNotFoundError: plots.show needs ipython: {lab}"
+    assert out["show"] == f"ModuleNotFoundError: figures.show needs ipython: {lab}"
     assert out["cli"] == (
         f"exit 2: python -m tinyinit present: error: the presentation app needs anywidget: "
         f"{present}"

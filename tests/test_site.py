@@ -504,7 +504,7 @@ def test_every_stored_figure_has_a_text_alternative(notebook):
     ]
     assert missing == [], (
         f"{notebook.name}: figures without a text alternative (show them with "
-        f"tinyinit.views.plots.show(fig, alt)): {missing}"
+        f"tinyinit.views.figures.show(fig, alt)): {missing}"
     )
 
 

@@ -49,7 +49,7 @@ def median_line_pixels(png: bytes) -> int:
     """Pixels of an initializer's colour (the measured median, the bars) in a screenshot."""
     from matplotlib.colors import to_rgb
 
-    from tinyinit.views.plots import INITIALIZER_COLORS
+    from tinyinit.views.style import INITIALIZER_COLORS
 
     rgb = np.asarray(Image.open(io.BytesIO(png)).convert("RGB"), dtype=int)
     colours = {tuple(round(255 * c) for c in to_rgb(h)) for h in INITIALIZER_COLORS.values()}
@@ -130,7 +130,7 @@ def faded_pin_pixels(png: bytes) -> int:
     """Pixels of the first pin's colour (PIN_COLORS[0], faded by PIN_ALPHA) in a screenshot."""
     from matplotlib.colors import to_rgb
 
-    from tinyinit.views.plots import PIN_ALPHA, PIN_COLORS
+    from tinyinit.views.style import PIN_ALPHA, PIN_COLORS
 
     faded = PIN_ALPHA * 255 * np.array(to_rgb(PIN_COLORS[0])) + (1 - PIN_ALPHA) * 255
     rgb = np.asarray(Image.open(io.BytesIO(png)).convert("RGB"), dtype=int)

@@ -17,7 +17,7 @@ from urllib.parse import urlsplit
 import pytest
 from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
-from tinyinit.views.plots import TICK_FONTSIZE
+from tinyinit.views.style import TICK_FONTSIZE
 
 from . import test_accessibility as a11y
 from .test_accessibility import THEME_RULES, THEMES, failing, run_axe, set_theme, settle

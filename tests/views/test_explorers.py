@@ -25,14 +25,9 @@ from tinyinit import PCG32, calculate_gain  # noqa: E402
 from tinyinit.physics.propagation import simulate  # noqa: E402
 from tinyinit.physics.propagation_fast import UnitWeights  # noqa: E402
 from tinyinit.views.explorers import DepthExplorer, caption_html, depth_explorer, readout_lines  # noqa: E402
-from tinyinit.views.plots import (  # noqa: E402
-    PIN_ALPHA,
-    PIN_COLORS,
-    DepthPlot,
-    compare_figure,
-    initializer_color,
-    png_bytes,
-)
+from tinyinit.views.figures import compare_figure, png_bytes  # noqa: E402
+from tinyinit.views.plots import DepthPlot  # noqa: E402
+from tinyinit.views.style import PIN_ALPHA, PIN_COLORS, initializer_color  # noqa: E402
 
 CONTROLS = ("initializer", "activation", "gain", "std", "n_layers", "width", "seeds", "direction")
 
@@ -254,7 +249,7 @@ def test_the_explorer_and_the_figure_draw_the_same_residual_curves():
     from tinyinit import PCG32
     from tinyinit.physics.residual import draw_residual_stack
     from tinyinit.views.explorers import ResidualStreamExplorer
-    from tinyinit.views.plots import residual_figure
+    from tinyinit.views.figures import residual_figure
 
     stack = draw_residual_stack(4, 16, 16, 16, PCG32(0))
     explorer = ResidualStreamExplorer(stack, n_layers=3)

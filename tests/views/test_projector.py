@@ -15,7 +15,7 @@ from matplotlib.figure import Figure
 
 from tinyinit.physics.propagation import simulate
 from tinyinit.views.naming import curve_name, curve_names, gap_exponent, gap_words, power_of_two
-from tinyinit.views.plots import DepthPlot, log_limits
+from tinyinit.views.plots import DepthPlot
 from tinyinit.views.projector import (
     PROJECTOR_FONTS,
     PROJECTOR_LINE_WIDTH,
@@ -26,6 +26,7 @@ from tinyinit.views.projector import (
     end_label_artist,
     place_end_labels,
 )
+from tinyinit.views.style import log_limits
 
 SVG = "{http://www.w3.org/2000/svg}"
 

@@ -18,7 +18,7 @@ makes s**2 = 1/(2N), and the 2N additions sum to 1 whatever N is.
 
 Pure functions only (a stack drawn once, the stream it makes, the theory): the
 live explorer over them is `tinyinit.views.explorers.ResidualStreamExplorer`, the
-static figure `tinyinit.views.plots.residual_figure`. Whether a real model's
+static figure `tinyinit.views.figures.residual_figure`. Whether a real model's
 output projections got the 1/sqrt(2N) is audited by their names in
 `tinyinit.networks.residual_audit`.
 """

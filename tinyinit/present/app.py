@@ -16,7 +16,7 @@ from ..core.arguments import flag, instance, integer, one_of
 from ..core.pcg32 import PCG32
 from ..physics.residual import ResidualStack, draw_residual_stack
 from ..views.a11y import Accessible
-from ..views.plots import log_limits
+from ..views.style import log_limits
 from .demonstrations import CHOOSE, PRESETS
 from .explorers import LargeDepthExplorer, LargeResidualExplorer, LargeTrainingExplorer
 from .keys import PresenterKeys
@@ -203,7 +203,7 @@ class Presentation:
 
     def axis(self, name: str) -> tuple[float, float] | None:
         """The y axis every depth step of demonstration `name` shares: whole decades around
-        all their curves (tinyinit.views.plots.log_limits), widened to any step's `ylim`."""
+        all their curves (tinyinit.views.style.log_limits), widened to any step's `ylim`."""
         steps = PRESETS[one_of("name", name, PRESETS)].steps
         curves = [
             curve

@@ -19,7 +19,7 @@ from ..views.a11y import live
 from ..views.explorers import DepthExplorer, ResidualStreamExplorer, one_at_a_time, panel_row_html
 from ..views.live_training import SETTINGS, TrainingExplorer
 from ..views.naming import curve_name, end_label, gap_words, power_of_two
-from ..views.plots import PIN_COLORS, QUANTITIES, DepthPlot, decade_ticks, initializer_color
+from ..views.plots import DepthPlot
 from ..views.projector import (
     PROJECTOR_GREY,
     curve_end,
@@ -29,6 +29,7 @@ from ..views.projector import (
     projector_style,
     style_figure,
 )
+from ..views.style import PIN_COLORS, QUANTITIES, decade_ticks, initializer_color
 from .look import FIRST_LOOK, LEGEND_EM, Look, room_color, set_canvas_px, set_margins_px
 
 __all__ = [

@@ -67,20 +67,16 @@ from ..physics.residual import ResidualStack, block_variances, out_scale
 from ..physics.variance import root_mean_square
 from .browser_transport import BrowserChanges, keep_picture_for_static_pages
 from .defaults import DEPTH_START
+from .figures import png_bytes
 from .naming import compare_line, pin_label, power_of_two, settings_title
-from .plots import (
+from .plots import DepthPlot, HistogramPlot, edge_note, histogram_layers, legend_labels
+from .style import (
     MAX_PINS,
     PIN_ALPHA,
     PIN_COLORS,
     TICK_FONTSIZE,
     WEIGHT_COLOR,
-    DepthPlot,
-    HistogramPlot,
-    edge_note,
-    histogram_layers,
     initializer_color,
-    legend_labels,
-    png_bytes,
     quantity_label,
     weight_labels,
 )

@@ -73,21 +73,17 @@ from .explorers import (
     swatch,
     zero_and_saturated_words,
 )
+from .figures import png_bytes
 from .plots import (
     LOSS_WINDOW,
     MAX_LOSS_SHOWN,
-    MAX_PINS,
-    PIN_ALPHA,
-    PIN_COLORS,
     HistogramPlot,
     TrainingCurves,
     TrainingPlot,
     histogram_layers,
-    initializer_color,
-    png_bytes,
     running_mean,
-    size_pair,
 )
+from .style import MAX_PINS, PIN_ALPHA, PIN_COLORS, initializer_color, size_pair
 
 __all__ = [
     "APPLY_ORDER",

@@ -1,240 +1,97 @@
-"""The package's figures: pixels here, numbers in the modules they draw.
+"""The live plots the explorers redraw: built once, then moved in place.
 
-The mean square per layer (tinyinit.physics.propagation): live figures updated in
-place, and static ones. Below them, the residual stream's two panels
-(`residual_figure`, tinyinit.physics.residual) and muP's coordinate checks and
-learning-rate sweeps (`plot_coordinate_check`, `plot_lr_sweep`, tinyinit.networks.mup).
+`DepthPlot` (the mean square per layer, tinyinit.physics.propagation), `HistogramPlot` (the
+values themselves at a few layers) and `TrainingPlot` (a run as it trains,
+tinyinit.networks.training) build their artists once; `update(...)` moves their data and
+redraws: the whole figure when the axes change, else only the data over the kept pixels of
+the axes (blitting, `tinyinit.views.browser_transport.BlitPlot`). A slider never rebuilds the
+figure, which is what keeps a live explorer smooth (and what lets a test hold on to the same
+Line2D objects).
 
-`DepthPlot` (the mean square per layer) and `HistogramPlot` (the values
-themselves at a few layers) build their artists once; `update(result)` moves
-their data and redraws: the whole figure when the axes change, else only the
-data over the kept pixels of the axes (blitting, `tinyinit.views.browser_transport.BlitPlot`). A
-slider never
-rebuilds the figure, which is what keeps a live explorer smooth (and what lets a
-test hold on to the same Line2D objects).
+The y axis of a depth plot is logarithmic: the interesting behaviour is geometric, a factor
+per layer. Values a float64 cannot hold (inf after overflow, exactly 0 after underflow or with
+zero weights) have no place on a log axis; they are drawn as triangles on the axis edge and
+named in a note (`edge_note`), never silently dropped.
 
-The y axis is logarithmic: the interesting behaviour is geometric, a factor per
-layer. Values a float64 cannot hold (inf after overflow, exactly 0 after
-underflow or with zero weights) have no place on a log axis; they are drawn as
-triangles on the axis edge and named in a note, never silently dropped.
+Their colours, type, words and log axes are every figure's (`tinyinit.views.style`); the
+static figures a notebook shows once are in `tinyinit.views.figures`.
 """
 
 from __future__ import annotations
 
-import io
 import math
 import warnings
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from typing import NamedTuple
 
 import numpy as np
-from matplotlib import colormaps, ticker
-from matplotlib.axes import Axes
+from matplotlib import ticker
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.colors import is_color_like
 from matplotlib.figure import Figure
 from matplotlib.lines import Line2D
 from matplotlib.patches import Polygon
 
-from .._extras import extra
 from ..core.activations import TANH_SATURATED
 from ..core.arguments import (
     KindError,
     flag,
     instance,
     integer,
-    integers,
     is_integer,
     is_number,
-    number,
     one_of,
     real_array,
     shown,
 )
 from ..physics.depth_result import DepthResult
-from ..physics.residual import ResidualStack, block_variances
 from .browser_transport import BlitPlot
-from .naming import curve_names_checked, results_checked, settings_title
+from .naming import settings_title
+from .style import (
+    MAX_PINS,
+    OVERFLOW_COLOR,
+    PIN_ALPHA,
+    PIN_COLORS,
+    QUANTITIES,
+    TICK_FONTSIZE,
+    UNDERFLOW_COLOR,
+    WEIGHT_COLOR,
+    decade_ticks,
+    figure_checked,
+    initializer_color,
+    log_drawable,
+    log_limits,
+    quantity_label,
+    size_pair,
+    weight_labels,
+)
 
 __all__ = [
     "DepthPlot",
-    "FIGURE_FONTS",
     "HISTOGRAM_BINS",
     "HISTOGRAM_PANELS",
     "HistogramPlot",
-    "INITIALIZER_COLORS",
     "LOSS_WINDOW",
     "MAX_LOSS_SHOWN",
-    "MAX_PINS",
-    "OKABE_ITO",
-    "OVERFLOW_COLOR",
-    "PIN_ALPHA",
-    "PIN_COLORS",
-    "QUANTITIES",
     "RULE_OF_THUMB_RATIO",
-    "TICK_FONTSIZE",
     "TrainingCurves",
     "TrainingPlot",
-    "UNDERFLOW_COLOR",
-    "WEIGHT_COLOR",
-    "compare_figure",
-    "curve_colors",
-    "decade_ticks",
     "edge_note",
     "histogram_layers",
-    "initializer_color",
     "layer_span",
     "layer_stats",
     "legend_labels",
-    "log_limits",
     "nice_ceiling",
-    "plot_coordinate_check",
-    "plot_lr_sweep",
-    "png_bytes",
-    "quantity_label",
-    "residual_figure",
     "running_mean",
     "set_line",
-    "show",
     "step_span",
-    "weight_labels",
 ]
-
-# Okabe and Ito's eight colours ("Color Universal Design", 2008): told apart by readers with
-# any common colour-vision deficiency, and in greyscale by their lightness.
-OKABE_ITO = {
-    "black": "#000000",
-    "orange": "#E69F00",
-    "sky blue": "#56B4E9",
-    "bluish green": "#009E73",
-    "yellow": "#F0E442",
-    "blue": "#0072B2",
-    "vermillion": "#D55E00",
-    "reddish purple": "#CC79A7",
-}
-
-# One colour per initializer, in every notebook, the explorer, the app and the CLI: Xavier is
-# blue and Kaiming vermillion wherever a student meets them. A family shares its colour (its
-# variants differ in the distribution or the fan, not in what they do to the signal), so a
-# new variant (xavier_..., kaiming_...) has its colour already and a new family is a row here.
-INITIALIZER_COLORS = {
-    "xavier": OKABE_ITO["blue"],
-    "kaiming": OKABE_ITO["vermillion"],
-    "normal": OKABE_ITO["bluish green"],  # a flat std, e.g. 0.02
-    "orthogonal": OKABE_ITO["black"],  # Saxe et al.'s orthogonal rows
-    "scaled_residual": OKABE_ITO["reddish purple"],  # 0.02 / sqrt(2 N) on residual outputs
-    "lsuv": OKABE_ITO["reddish purple"],  # read from a batch; never in a residual's figure
-    "mup": OKABE_ITO["orange"],
-    "torch_default": OKABE_ITO["sky blue"],  # nn.Linear's own kaiming_uniform_(a=sqrt(5))
-}
-
-
-# Below this a figure's type is less than a pixel high, which FreeType refuses to draw.
-MIN_DPI = 10
-
-
-def size_pair(name: str, value, accepted: str = "a (width, height) in inches, both > 0",
-              holds=lambda a, b: a > 0 and b > 0) -> tuple[float, float]:  # fmt: skip
-    """value as a pair of finite real numbers (a, b) for which holds(a, b): a figure's size by
-    default, or a range (`accepted` says which).
-
-    >>> size_pair("figsize", [4, 3.0])
-    (4.0, 3.0)
-    """
-    if not (isinstance(value, (tuple, list)) and len(value) == 2 and all(map(is_number, value))):
-        raise KindError(f"{name} must be {accepted}, got {shown(value)}")
-    if not (all(map(math.isfinite, value)) and holds(*value)):
-        raise ValueError(f"{name} must be {accepted}, got {shown(value)}")
-    return float(value[0]), float(value[1])
 
 
 def _result(name: str, value) -> DepthResult:
     return instance(
         name, value, DepthResult, "a DepthResult (tinyinit.physics.propagation.simulate)"
     )
-
-
-def _figure(name: str, value, none: bool = False) -> Figure | None:
-    if none and value is None:
-        return None
-    return instance(name, value, Figure, "None or a matplotlib Figure" if none else "a Figure")
-
-
-def initializer_color(initializer: str) -> str:
-    """The colour of `initializer`, or of its family (the name up to its first "_").
-
-    >>> initializer_color("xavier_uniform"), initializer_color("kaiming_normal")
-    ('#0072B2', '#D55E00')
-    >>> initializer_color("he")  # doctest: +ELLIPSIS
-    Traceback (most recent call last):
-    ...
-    ValueError: initializer must be one of 'xavier', 'kaiming', ... or their variants, got 'he'
-    """
-    if isinstance(initializer, str):
-        for key in (initializer, initializer.split("_")[0]):
-            if key in INITIALIZER_COLORS:
-                return INITIALIZER_COLORS[key]
-    choices = ", ".join(repr(key) for key in INITIALIZER_COLORS)
-    kind = ValueError if isinstance(initializer, str) else KindError
-    raise kind(f"initializer must be one of {choices} or their variants, got {shown(initializer)}")
-
-
-# Tick labels and legends of a stored figure, in points: readable on a projector and in print.
-TICK_FONTSIZE = 11
-# The same sizes for a notebook's own figures: plt.rcParams.update(FIGURE_FONTS) once, at the top.
-FIGURE_FONTS = {
-    "xtick.labelsize": TICK_FONTSIZE,
-    "ytick.labelsize": TICK_FONTSIZE,
-    "axes.labelsize": 11,
-    "axes.titlesize": 12,
-    "legend.fontsize": 10,
-}
-OVERFLOW_COLOR = "#b2182b"
-UNDERFLOW_COLOR = "#5e3c99"
-# The weight gradient's curve: a colour no initializer has.
-WEIGHT_COLOR = OKABE_ITO["sky blue"]
-# Pinned curves: colours no live artist and no initializer uses, so a pin never looks like
-# the current curve (the legend names the pin's initializer). Faded, as what is no longer
-# shown, yet 4.6:1 or more against white once faded, as legible as text and more than the
-# 3:1 WCAG 2.1 asks of graphics (at 0.55, the grey #555555 was 2.6:1).
-PIN_COLORS = ("#333333", "#5C4315", "#4A4A00", "#563A56")
-MAX_PINS = len(PIN_COLORS)
-PIN_ALPHA = 0.75
-
-
-# What a depth figure shows, in words and symbol. Figures set the symbol with mathtext
-# (matplotlib caches its layout, so a slider's redraw does not pay for it); HTML captions,
-# which nothing typesets, spell it in plain Unicode.
-QUANTITIES = {
-    "forward": ("mean square of the activations", r"$h_\ell$", "hℓ"),
-    "backward": (
-        "mean square of the gradient",
-        r"$\partial\,\mathrm{loss}/\partial h_\ell$",
-        "∂loss/∂hℓ",
-    ),
-}
-
-
-def quantity_label(direction: str, *, plain: bool = False) -> str:
-    """The y axis's label for `direction` ("forward" or "backward"): mathtext, or plain text.
-
-    >>> print(quantity_label("forward"))
-    mean square of the activations $h_\\ell$
-    >>> quantity_label("backward", plain=True)
-    'mean square of the gradient ∂loss/∂hℓ'
-    """
-    words, math, text = QUANTITIES[one_of("direction", direction, QUANTITIES)]
-    return f"{words} {text if flag('plain', plain) else math}"
-
-
-def weight_labels(*, plain: bool = False) -> tuple[str, str]:
-    """The legend's words for the weight gradient's curve and its theory.
-
-    >>> weight_labels(plain=True)
-    ('weight gradient ∂loss/∂Wℓ per sample', 'its theory')
-    """
-    symbol = "∂loss/∂Wℓ" if flag("plain", plain) else r"$\partial\,\mathrm{loss}/\partial W_\ell$"
-    return (f"weight gradient {symbol} per sample", "its theory")
 
 
 def legend_labels(result: DepthResult) -> list[str]:
@@ -246,43 +103,6 @@ def legend_labels(result: DepthResult) -> list[str]:
     """
     level = "input" if _result("result", result).direction == "forward" else "upstream gradient"
     return [f"median of {len(result.seeds)} seeds", "min to max", "theory", f"{level}: 1"]
-
-
-def _positive(values: np.ndarray) -> np.ndarray:
-    """values with inf, nan and 0 (not drawable on a log axis) replaced by nan."""
-    v = np.asarray(values, dtype=float)
-    return np.where(np.isfinite(v) & (v > 0), v, np.nan)
-
-
-# The decades a float64 spans: 1e-323 is its smallest (subnormal) power of 10.
-SMALLEST_DECADE, LARGEST_DECADE = -323, 308
-
-
-def log_limits(*arrays: np.ndarray) -> tuple[float, float]:
-    """y limits on whole decades around every drawable value and the level 1.
-
-    >>> log_limits(np.array([1.0, 0.5, 0.0, np.inf]))
-    (0.1, 10.0)
-    """
-    finite = np.concatenate([_positive(a).ravel() for a in arrays] + [np.array([1.0])])
-    lo = max(math.floor(math.log10(np.nanmin(finite)) - 0.1), SMALLEST_DECADE)
-    hi = min(math.ceil(math.log10(np.nanmax(finite)) + 0.1), LARGEST_DECADE)
-    return 10.0**lo, 10.0**hi
-
-
-def decade_ticks(bottom: float, top: float, max_ticks: int = 7) -> np.ndarray:
-    """At most max_ticks powers of 10 in [bottom, top], evenly strided.
-
-    >>> decade_ticks(1e-6, 10.0)
-    array([1.e-06, 1.e-05, 1.e-04, 1.e-03, 1.e-02, 1.e-01, 1.e+00, 1.e+01])
-    """
-    bottom, top = number("bottom", bottom, above=0), number("top", top, above=0)
-    if top < bottom:
-        raise ValueError(f"top must be >= bottom ({bottom:g}), got {top!r}")
-    max_ticks = integer("max_ticks", max_ticks, minimum=4)  # float64's 631 decades by 200s: 4
-    lo, hi = round(math.log10(bottom)), round(math.log10(top))
-    stride = next(s for s in (1, 2, 5, 10, 20, 25, 50, 100, 200) if (hi - lo) / s <= max_ticks)
-    return 10.0 ** np.arange(math.ceil(lo / stride) * stride, hi + 1, stride)
 
 
 def layer_span(depth: int) -> int:
@@ -361,7 +181,7 @@ class DepthPlot(BlitPlot):
     ):
         figsize, decorated = size_pair("figsize", figsize), flag("decorated", decorated)
         steady_x = flag("steady_x", steady_x)
-        if _figure("figure", figure, none=True) is None:
+        if figure_checked("figure", figure, none=True) is None:
             figure = Figure(figsize=figsize, dpi=100)
             FigureCanvasAgg(figure)  # so that update() renders, as a live canvas would
         self.figure = figure
@@ -466,23 +286,23 @@ class DepthPlot(BlitPlot):
         color = initializer_color(result.initializer)
         self.median_line.set_color(color)
         self.band.set_color(color)
-        self.median_line.set_data(layers, _positive(median))
-        self.theory_line.set_data(layers, _positive(result.theory))
+        self.median_line.set_data(layers, log_drawable(median))
+        self.theory_line.set_data(layers, log_drawable(result.theory))
         # The band keeps inf and 0 in view by clipping them to the axis edges.
         low = np.clip(np.nan_to_num(result.low, posinf=top), bottom, top)
         high = np.clip(np.nan_to_num(result.high, posinf=top), bottom, top)
         verts = np.concatenate([np.c_[layers, low], np.c_[layers[::-1], high[::-1]]])
         self.band.set_xy(verts)
         if weights:
-            set_line(self.weight_line, layers[1:], _positive(result.weight_median[1:]))
-            set_line(self.weight_theory_line, layers[1:], _positive(result.weight_theory[1:]))
+            set_line(self.weight_line, layers[1:], log_drawable(result.weight_median[1:]))
+            set_line(self.weight_theory_line, layers[1:], log_drawable(result.weight_theory[1:]))
         else:
             set_line(self.weight_line, [], [])
             set_line(self.weight_theory_line, [], [])
         for line in self.pin_lines:
             set_line(line, [], [])
         for slot, pinned, _ in pins:
-            set_line(self.pin_lines[slot], pinned.layers, _positive(pinned.median))
+            set_line(self.pin_lines[slot], pinned.layers, log_drawable(pinned.median))
         # Which pins, by the version of the list they came in: ids of objects are reused.
         self._drawn_pins = (self._pins_version, tuple(slot for slot, _, _ in pins))
         over, under = layers[np.isinf(median)], layers[median == 0]
@@ -621,7 +441,7 @@ class HistogramPlot(BlitPlot):
 
     def __init__(self, figure: Figure | None = None, figsize=(7.5, 4.6), decorated: bool = True):
         figsize, decorated = size_pair("figsize", figsize), flag("decorated", decorated)
-        if _figure("figure", figure, none=True) is None:
+        if figure_checked("figure", figure, none=True) is None:
             figure = Figure(figsize=figsize, dpi=100)
             FigureCanvasAgg(figure)
         self.figure = figure
@@ -870,7 +690,7 @@ class TrainingPlot(BlitPlot):
 
     def __init__(self, figure: Figure | None = None, figsize=(7.5, 3.0)):
         figsize = size_pair("figsize", figsize)
-        if _figure("figure", figure, none=True) is None:
+        if figure_checked("figure", figure, none=True) is None:
             figure = Figure(figsize=figsize, dpi=100)
             FigureCanvasAgg(figure)
         self.figure = figure
@@ -926,7 +746,7 @@ class TrainingPlot(BlitPlot):
         set_line(train, np.arange(1, curves.steps + 1), running_mean(curves.losses))
         set_line(test, curves.test_steps, curves.test_losses)
         layers = np.arange(1, len(curves.update_ratio) + 1)
-        set_line(ratio, layers, _positive(curves.update_ratio))
+        set_line(ratio, layers, log_drawable(curves.update_ratio))
 
     def update(self, curves: TrainingCurves, draw: bool = True) -> None:
         """Show `curves`: new data in the same lines; new limits only when the data leaves them."""
@@ -954,250 +774,3 @@ class TrainingPlot(BlitPlot):
         limits = (self.loss_ax.get_xlim(), self.loss_ax.get_ylim(), self.ratio_ax.get_xlim())
         ratio = (self.ratio_ax.get_ylim(), tuple(self.yticks.locs))
         return limits, ratio, tuple(self.figure.bbox.bounds), self._pins_version
-
-
-def curve_colors(results: Sequence[DepthResult]) -> list[str]:
-    """One colour per result: its initializer's (initializer_color); a second result of the
-    same initializer (another gain, another activation) black, a third and later grey, so
-    that blue still means Xavier.
-
-    >>> from tinyinit.physics.propagation import simulate
-    >>> runs = [simulate("relu", i, n_layers=2, width=8, seeds=1)
-    ...         for i in ("xavier_uniform", "xavier_uniform", "kaiming_normal")]
-    >>> curve_colors(runs)
-    ['#0072B2', 'black', '#D55E00']
-    """
-    seen: dict[str, int] = {}
-    colors = []
-    for result in results_checked(results):
-        repeat = seen[result.initializer] = seen.get(result.initializer, -1) + 1
-        colors.append((initializer_color(result.initializer), "black", "0.55")[min(repeat, 2)])
-    return colors
-
-
-def compare_figure(
-    results: Sequence[DepthResult],
-    names: Sequence[str],
-    title: str = "",
-    figsize=(7.5, 4.2),
-    theory: bool = True,
-) -> Figure:
-    """A static figure of several results on one log axis: median, band and theory each.
-
-    Each result in its colour (`curve_colors`), named in the legend by `names`;
-    theory=False leaves the dashed theory curves out. Made without pyplot, so it is never
-    shown twice and works under any backend.
-
-    >>> from tinyinit.physics.propagation import simulate
-    >>> runs = [simulate("relu", i, n_layers=3, width=16, seeds=2)
-    ...         for i in ("xavier_uniform", "kaiming_normal")]
-    >>> fig = compare_figure(runs, ["Xavier", "Kaiming"], title="ReLU, 3 layers")
-    >>> [text.get_text() for text in fig.axes[0].get_legend().get_texts()]
-    ['Xavier', 'Kaiming', 'theory (dashed)']
-    """
-    results = results_checked(results)
-    names = curve_names_checked(names, len(results))
-    instance("title", title, str, "a text")
-    figsize, theory = size_pair("figsize", figsize), flag("theory", theory)
-    fig = Figure(figsize=figsize, dpi=100)
-    ax = fig.add_subplot()
-    ax.set_yscale("log")
-    ax.tick_params(labelsize=TICK_FONTSIZE)
-    for result, name, color in zip(results, names, curve_colors(results)):
-        layers = result.layers
-        ax.fill_between(layers, _positive(result.low), _positive(result.high), color=color,
-                        alpha=0.2, lw=0)  # fmt: skip
-        ax.plot(layers, _positive(result.median), "o-", ms=3, color=color, label=name)
-        if theory:
-            ax.plot(layers, _positive(result.theory), "--", color=color, lw=1)
-    ax.axhline(1.0, color="0.45", lw=0.9, ls=":")
-    if theory:
-        ax.plot([], [], "--", color="0.3", lw=1, label="theory (dashed)")
-    ax.set_xlabel("layer ℓ")
-    ax.xaxis.set_major_locator(ticker.MaxNLocator(integer=True))
-    ax.set_ylabel(quantity_label(results[0].direction))
-    ax.set_title(title, fontsize=11)
-    ax.legend(fontsize=10)
-    ax.grid(True, which="major", alpha=0.25)
-    fig.tight_layout()
-    return fig
-
-
-def png_bytes(fig: Figure, dpi: int = 100) -> bytes:
-    """The figure as PNG bytes (for IPython.display.Image or an ipywidgets.Image).
-
-    >>> png_bytes(Figure(figsize=(1, 1)), dpi=20)[:4]
-    b'\\x89PNG'
-    """
-    _figure("fig", fig)
-    dpi = integer("dpi", dpi, minimum=MIN_DPI)
-    buffer = io.BytesIO()
-    fig.savefig(buffer, format="png", dpi=dpi)
-    return buffer.getvalue()
-
-
-def show(fig: Figure, alt: str) -> None:
-    """Show a figure in a notebook with its text alternative, then close it.
-
-    The picture is the one the inline backend would store (IPython's `print_figure`, PNG,
-    tight bounding box), and `alt` travels with it twice: as the PNG's `alt` metadata, which
-    nbconvert, MyST-NB and JupyterLab put on the `<img>`, and as the output's text/plain, what a
-    terminal, a screen reader on a text view and strict nbval read. Say what the figure shows
-    and what it concludes, with the numbers of its title computed, not typed:
-
-        show(fig, f"Mean square per layer of a 20-layer ReLU network: Xavier falls to "
-                  f"2^{np.log2(xavier[-1]):.1f} of the input, Kaiming stays at {kaiming[-1]:.2g}")
-
-    It never opens a window, whatever the backend: the picture is rendered to PNG. Outside a
-    notebook (a script, a doctest) IPython prints the output, alt included, instead of
-    displaying it:
-
-    >>> import contextlib, io
-    >>> import matplotlib.pyplot as plt
-    >>> fig, ax = plt.subplots(figsize=(2, 1.5))
-    >>> _ = ax.plot([1, 2, 3])
-    >>> with contextlib.redirect_stdout(io.StringIO()) as printed:
-    ...     show(fig, "A straight line rising from 1 to 3 over three points")
-    >>> "rising from 1 to 3" in printed.getvalue(), plt.fignum_exists(fig.number)
-    (True, False)
-    """
-    with extra("lab", "plots.show"):
-        from IPython.core.pylabtools import print_figure
-        from IPython.display import display
-
-    _figure("fig", fig)
-    accepted = "a sentence (15 characters or more) saying what the figure shows and concludes"
-    instance("alt", alt, str, accepted)
-    if len(alt.strip()) < 15:
-        raise ValueError(
-            "alt must be a sentence (15 characters or more) saying what the figure shows and "
-            f"concludes, got {alt!r}"
-        )
-
-    data = print_figure(fig, "png", base64=True, bbox_inches="tight")
-    display({"image/png": data, "text/plain": alt}, raw=True, metadata={"image/png": {"alt": alt}})
-    import matplotlib.pyplot as plt
-
-    plt.close(fig)
-
-
-# --- the residual stream (tinyinit.physics.residual) ---------------------------------------------
-
-
-def residual_figure(stack: ResidualStack, n_layers: int, depths: Iterable[int]):
-    """Two panels: the stream after each block for n_layers, and the final variance vs N.
-
-    Measured (markers) against theory (lines), without and with the 1/sqrt(2N) scaling.
-    Linear axes: growth like 1 + 2N is a straight line there, where a log axis would bend it
-    into what looks like saturation. Made with pyplot: close it, or `show` it, when done.
-
-    >>> import matplotlib.pyplot as plt
-    >>> from tinyinit import PCG32
-    >>> from tinyinit.physics.residual import draw_residual_stack
-    >>> fig = residual_figure(draw_residual_stack(4, 32, 32, 16, PCG32(0)), 4, depths=[1, 2, 4])
-    >>> [ax.get_title() for ax in fig.axes]
-    ['N = 4 blocks', '1 + 2N unscaled, 2 scaled']
-    >>> plt.close(fig)
-    """
-    import matplotlib.pyplot as plt
-
-    instance("stack", stack, ResidualStack, "a ResidualStack (draw_residual_stack)")
-    n_layers = integer("n_layers", n_layers, minimum=1, maximum=stack.max_layers)
-    depths = integers("depths", depths, minimum=1)
-    if not depths or max(depths) > stack.max_layers:
-        raise ValueError(f"depths must be numbers of blocks from 1 to {stack.max_layers}, "
-                         f"got {depths}")  # fmt: skip
-    fig, (left, right) = plt.subplots(1, 2, figsize=(10, 3.8))
-    # Unscaled blocks are Kaiming's variance-preserving sublayers; scaled ones GPT-2's.
-    colors = (
-        (False, initializer_color("kaiming")),
-        (True, initializer_color("scaled_residual")),
-    )
-    b = np.arange(n_layers + 1)
-    for scaled, color in colors:
-        label = "scaled 1/√(2N)" if scaled else "unscaled"
-        measured, theory = block_variances(stack, n_layers, scaled)
-        left.plot(b, measured, "o", ms=3, color=color, label=f"{label}, measured")
-        left.plot(b, theory, "-", color=color, lw=1, label=f"{label}, theory")
-    left.set(xlabel="block b", ylabel="Var(stream)", title=f"N = {n_layers} blocks")
-    depths = np.array(sorted(depths))
-    for scaled, color in colors:
-        curves = [block_variances(stack, n, scaled) for n in depths]
-        right.plot(depths, [measured[-1] for measured, _ in curves], "o", color=color)
-        right.plot(depths, [theory[-1] for _, theory in curves], "-", color=color, lw=1)
-    right.set(
-        xlabel="number of blocks N",
-        ylabel="Var(stream) after the last block",
-        title="1 + 2N unscaled, 2 scaled",
-    )
-    left.legend(fontsize=10)
-    for ax in (left, right):
-        ax.tick_params(labelsize=TICK_FONTSIZE)
-        ax.grid(alpha=0.3)
-        ax.set_ylim(bottom=0)
-    fig.tight_layout()
-    return fig
-
-
-# --- muP: coordinate checks and learning-rate sweeps (tinyinit.networks.mup) ----------------------
-
-
-def plot_coordinate_check(ax, widths, sizes: np.ndarray, title: str = "") -> None:
-    """One line per step t: coordinate size of one layer against width, log-log.
-
-    sizes has shape (len(widths), steps + 1), e.g. coordinate_check(...)[:, :, -1]
-    for the output. Missing points are diverged runs (NaN).
-
-    >>> from tinyinit.networks.mup import coordinate_check
-    >>> sizes = coordinate_check((64, 256), 1, "sp", "adam", 0.01)[:, :, -1]
-    >>> ax = Figure().add_subplot()
-    >>> plot_coordinate_check(ax, [64, 256], sizes, "SP: output y")
-    >>> [line.get_label() for line in ax.get_lines()], ax.get_xscale(), ax.get_yscale()
-    (['t=0', 't=1'], 'log', 'log')
-    """
-    instance("ax", ax, Axes, "a matplotlib Axes")
-    widths = integers("widths", widths, minimum=1)
-    sizes = real_array("sizes", sizes, ndim=2, what=f"a real array of {len(widths)} rows")
-    if len(sizes) != len(widths):
-        raise ValueError(
-            f"sizes must have one row per width of widths ({len(widths)}), got {shown(sizes)}"
-        )
-    if not ((sizes > 0) | np.isnan(sizes)).all() or not (sizes > 0).any():
-        raise ValueError(f"sizes must be rms values > 0 (NaN where a run diverged), got {sizes}")
-    instance("title", title, str, "a text")
-    colors = colormaps["viridis"](np.linspace(0, 0.9, sizes.shape[1]))
-    for t, color in enumerate(colors):
-        ax.plot(widths, sizes[:, t], "o-", color=color, ms=3, label=f"t={t}")
-    ax.set(xscale="log", yscale="log", xlabel="width n", ylabel="rms", title=title)
-    ax.set_xticks(widths, [str(w) for w in widths])
-    ax.minorticks_off()
-
-
-def plot_lr_sweep(ax, widths, lrs, losses: np.ndarray, title: str = "") -> None:
-    """Final training loss against global learning rate, one line per width.
-
-    A star marks each width's best learning rate; diverged runs (NaN) are gaps.
-
-    >>> from tinyinit.networks.mup import lr_sweep
-    >>> lrs = 2.0 ** np.arange(-10, -3, 2)
-    >>> losses = lr_sweep((32, 256), lrs, "sp", "adam", 5, base_width=32)
-    >>> ax = Figure().add_subplot()
-    >>> plot_lr_sweep(ax, [32, 256], lrs, losses, "SP: loss after 5 Adam steps")
-    >>> stars = [line for line in ax.get_lines() if line.get_marker() == "*"]
-    >>> [float(np.log2(star.get_xdata()[0])) for star in stars]     # each width's best lr
-    [-6.0, -10.0]
-    """
-    instance("ax", ax, Axes, "a matplotlib Axes")
-    widths = integers("widths", widths, minimum=1)
-    lrs = real_array("lrs", lrs, ndim=1, finite=True)
-    losses = real_array("losses", losses, ndim=2)
-    if losses.shape != (len(widths), len(lrs)):
-        raise ValueError(f"losses must have shape (widths, lrs) = {(len(widths), len(lrs))}, "
-                         f"got {shown(losses)}")  # fmt: skip
-    instance("title", title, str, "a text")
-    colors = colormaps["plasma"](np.linspace(0, 0.85, len(widths)))
-    for width, row, color in zip(widths, losses, colors, strict=True):
-        ax.plot(lrs, row, "o-", color=color, ms=3, label=f"n={width}")
-        best = np.nanargmin(row)
-        ax.plot(lrs[best], row[best], "*", color=color, ms=14, mec="k")
-    ax.set(xscale="log", yscale="log", xlabel="global learning rate", ylabel="loss", title=title)

@@ -43,6 +43,7 @@ from ..core.arguments import (
 )
 from ..physics.depth_result import DepthResult
 from .defaults import FORMATS, SLIDE_SIZES
+from .figures import compare_figure
 from .naming import (
     curve_names,
     curve_names_checked,
@@ -53,14 +54,17 @@ from .naming import (
     results_checked,
     shared_layer,
 )
-from .plots import MIN_DPI, compare_figure, curve_colors, decade_ticks, quantity_label, size_pair
+from .style import (
+    MIN_DPI,
+    curve_colors,
+    decade_ticks,
+    figure_checked,
+    quantity_label,
+    size_pair,
+)
 
 
-# The two kinds of argument this module's functions check, in the words plots.py uses.
-def _figure(name: str, value) -> Figure:
-    return instance(name, value, Figure, "a Figure")
-
-
+# The result this module's functions check, in the words the live plots use.
 def _result(name: str, value) -> DepthResult:
     return instance(
         name, value, DepthResult, "a DepthResult (tinyinit.physics.propagation.simulate)"
@@ -108,7 +112,7 @@ def style_figure(figure, fonts: dict | None = None) -> None:
     >>> style_figure(fig); ax.xaxis.label.get_fontsize()
     18.0
     """
-    _figure("figure", figure)
+    figure_checked("figure", figure)
     accepted = f"None or a dict of sizes > 0 for some of {', '.join(PROJECTOR_FONTS)}"
     if not isinstance(fonts, (dict, type(None))):
         raise KindError(f"fonts must be {accepted}, got {shown(fonts)}")
@@ -145,7 +149,7 @@ def projector_style(figure, scale: float = 1.0) -> None:
     >>> projector_style(fig); line.get_linewidth(), line.get_markersize()
     (3.5, 9.0)
     """
-    _figure("figure", figure)
+    figure_checked("figure", figure)
     scale = number("scale", scale, above=0)
     for ax in figure.axes:
         for line in ax.get_lines():
@@ -387,7 +391,7 @@ def fit_title(fig: Figure) -> None:  # on an Agg canvas, which measures text
     >>> fit_title(fig); bool(fig.axes[0].title.get_window_extent().width <= fig.bbox.width)
     True
     """
-    _figure("fig", fig)
+    figure_checked("fig", fig)
     if not isinstance(fig.canvas, FigureCanvasAgg) or not fig.axes:
         raise ValueError(f"fig must be a Figure with axes on an Agg canvas, got {shown(fig)}")
     ax = fig.axes[0]
@@ -425,7 +429,7 @@ def comparison_figure(
 ) -> Figure:
     """Several curves on one log axis, each named where it ends, the gap in the title.
 
-    Each curve is drawn as `tinyinit.views.plots.compare_figure` draws it (median, min-to-max
+    Each curve is drawn as `tinyinit.views.figures.compare_figure` draws it (median, min-to-max
     band, dashed theory, in its initializer's colour); instead of a legend each carries
     its name and end value beside its last point ("Xavier: 2⁻²⁰·⁷", `place_end_labels`),
     and the title's second line says how far each ends from the first
@@ -532,7 +536,7 @@ def save_figure(fig: Figure, path, fmt: str, *, dpi: int, title: str, alt: str) 
 
     import matplotlib
 
-    _figure("fig", fig)
+    figure_checked("fig", fig)
     if not str(instance("path", path, (str, os.PathLike), "a file's path")):
         raise ValueError("path must be a file's path, got ''")
     one_of("fmt", fmt, FORMATS)
