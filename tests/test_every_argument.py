@@ -93,6 +93,7 @@ MODULES = [
     "tinyinit.course.pitfalls",
     "tinyinit.course.catalog",
     "tinyinit.course.student_process",
+    "tinyinit.course.wire_format",
     "tinyinit.course.checker",
     "tinyinit.course.student_functions",
     "tinyinit.present",
@@ -669,8 +670,8 @@ CALLS = {
         init=lambda shape, rng: np.ones(shape) / shape[1], widths=[4, 4], batch=2
     ),
     "tinyinit.course.catalog.advise": dict(text="torch raises ValueError here"),
-    "tinyinit.course.student_process.shorten": dict(text="x" * 10, limit=4),
-    "tinyinit.course.student_process.Foreign": dict(type_name="MyWeights", text="MyWeights(4, 3)"),
+    "tinyinit.course.wire_format.shorten": dict(text="x" * 10, limit=4),
+    "tinyinit.course.wire_format.Foreign": dict(type_name="MyWeights", text="MyWeights(4, 3)"),
     "tinyinit.course.student_process.StandIn": dict(module="tinyinit.core.init", name="fans"),
     "tinyinit.course.quiz.check_value": dict(
         name="var_z", value=2.0, right=2.0, tol=0.1, hint="again"
@@ -1071,13 +1072,13 @@ INSTANCES = {
 
 # Not called here, and why.
 ELSEWHERE = {
-    "tinyinit.course.student_process.encode": "the wire format: any value is encoded, one it "
+    "tinyinit.course.wire_format.encode": "the wire format: any value is encoded, one it "
     "cannot carry as a Foreign (tests/course/test_checker.py)",
-    "tinyinit.course.student_process.decode": "the wire format: a malformed message raises "
+    "tinyinit.course.wire_format.decode": "the wire format: a malformed message raises "
     "WireError, the one error the checker reads from it (tests/course/test_checker.py)",
-    "tinyinit.course.student_process.decode_integer": "the wire format's integer, read by decode: "
-    "a malformed one raises WireError (tests/course/test_sandbox.py)",
-    "tinyinit.course.student_process.PCG32State": "the wire format's generator, made by decode "
+    "tinyinit.course.wire_format.decode_integer": "the wire format's integer, read by decode: "
+    "a malformed one raises WireError (tests/course/test_wire_format.py)",
+    "tinyinit.course.wire_format.PCG32State": "the wire format's generator, made by decode "
     "(WireError)",
     "tinyinit.views.live_training.TrainingExplorer.play": "trains on the kernel's running "
     "event loop, which a test has not: its `until` is checked first "

@@ -4,6 +4,7 @@ student's file from a sandboxed process, the exercises and quizzes, and a class'
     catalog            the module card's eleven tests, as functions
     checker            `check_init`: the card's tests on a student's file, judged from outside it
     student_process    the student's side of the checker: imports my_init.py and answers calls
+    wire_format        the messages between the checker and the student's process, as JSON lines
     sandbox            the wall around the student's process (bubblewrap)
     student_functions  the student's functions as the notebooks run them, tinyinit's where not
     exercises          the checks of the exercises whose check cell would give their answer away

@@ -6,7 +6,8 @@ The module card's "exit code is the verdict" holds only if nothing in the studen
 write that verdict. So the file never runs here. A process of its own
 (`tinyinit/course/student_process.py`) imports it and answers calls, one at a time: a function's
 name and
-plain arguments in, an array, a number or an exception's text out, as plain data. The tests
+plain arguments in, an array, a number or an exception's text out, as plain data (the messages
+of `tinyinit/course/wire_format.py`, which both sides read). The tests
 of `tinyinit.course.catalog`, their expected values, the pitfall diagnosis of
 `tinyinit.course.pitfalls`
 and the verdict all run in this process, on `StudentModule`, a stand-in whose seven functions
@@ -73,7 +74,7 @@ import numpy as np
 
 from ..core.arguments import KindError, instance, number, shown
 from ..core.pcg32 import PCG32
-from . import student_process
+from . import student_process, wire_format
 from .catalog import ADVICE, NAMES, TESTS, CatalogTest, WrongReturn, call_text, torch_golden
 from .pitfalls import ARRAY_FUNCTIONS, CARD_PITFALLS, PITFALLS, check_initializer
 from .sandbox import (
@@ -84,17 +85,8 @@ from .sandbox import (
     find_sandbox,
     python_command,
 )
-from .student_process import (
-    FORMER_MODULES,
-    FUNCTIONS,
-    OWN_MODULES,
-    OWN_NAMES,
-    Foreign,
-    WireError,
-    decode,
-    encode,
-    shorten,
-)
+from .student_process import FORMER_MODULES, FUNCTIONS, OWN_MODULES, OWN_NAMES
+from .wire_format import Foreign, WireError, decode, encode, shorten
 
 __all__ = ["NotPassed", "NotWrittenYet", "Report", "Result", "check_init", "screen"]
 
@@ -360,7 +352,7 @@ class _Process:
     waits for one answer at most the time given, then stops the process.
     """
 
-    LINE_LIMIT = 2 * student_process.MAX_ARRAY_BYTES  # base64 of the largest array, and some
+    LINE_LIMIT = 2 * wire_format.MAX_ARRAY_BYTES  # base64 of the largest array, and some
 
     def __init__(self, file: Path, timeout: float, sandbox: Sandbox | None):
         self.file = file
@@ -534,8 +526,7 @@ _KEPT_ENVIRONMENT = ("OPENBLAS", "OMP_", "MKL_", "LANG", "LC_", "PATH", "SYSTEMR
 # The student's Python: isolated (-I: no environment variables, no user site, not even the
 # current folder on its path) and without site-packages (-S), it is given numpy's folder and
 # runs tinyinit/course/student_process.py, loaded from its file so that no other module of tinyinit
-# is on
-# its path.
+# is on its path (it loads its one neighbour, wire_format.py, from its file too).
 _BOOTSTRAP = (
     "import sys, importlib.util as u; sys.path.append(sys.argv.pop(1)); "
     "s = u.spec_from_file_location('tinyinit_student_process', "
@@ -712,12 +703,12 @@ class StudentModule:
             for rng, state in zip(rngs, states):
                 if not (isinstance(state, list) and len(state) == 2):
                     raise WireError("a generator's state is not a pair")
-                rng.state, rng.inc = student_process.PCG32State(
-                    *(student_process.decode_integer(s) for s in state)
+                rng.state, rng.inc = wire_format.PCG32State(
+                    *(wire_format.decode_integer(s) for s in state)
                 )
             printed = answer.get("printed", "")
             if isinstance(printed, str) and printed.strip():
-                self.printed.append(shorten(printed, student_process.MAX_PRINTED))
+                self.printed.append(shorten(printed, wire_format.MAX_PRINTED))
             if "raised" in answer:
                 raised = _checked_raised(answer["raised"])
             else:
@@ -831,7 +822,7 @@ def _checked_raised(raised) -> dict:
         value = raised.get(key, "")
         if not isinstance(value, str):
             raise WireError(f"{key} is not text")
-        out[key] = shorten(value, student_process.MAX_TEXT)
+        out[key] = shorten(value, wire_format.MAX_TEXT)
     for key in ("not_implemented", "value_error"):
         out[key] = raised.get(key) is True
     refused = raised.get("refused")
@@ -954,9 +945,7 @@ def run_test(test: CatalogTest, student: StudentModule, timeout: float) -> Resul
     finally:
         ADVICE.reset(token)
     printed = "\n".join(student.printed)
-    return replace(
-        result, printed=shorten(printed, student_process.MAX_PRINTED), advice=tuple(advice)
-    )
+    return replace(result, printed=shorten(printed, wire_format.MAX_PRINTED), advice=tuple(advice))
 
 
 def _judge(test: CatalogTest, student: StudentModule, error: BaseException) -> Result:

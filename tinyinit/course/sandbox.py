@@ -54,11 +54,12 @@ __all__ = [
     "python_command",
 ]
 
-# The files of tinyinit the student's process loads: its own server, then the generator and
-# what the generator imports. Nothing else of the package is inside the wall.
+# The files of tinyinit the student's process loads: its own server and the messages' format,
+# then the generator and what the generator imports. Nothing else of the package is inside the wall.
 # Each relative to the package's folder; bwrap makes the folders between.
 GENERATOR_FILES = (
     "course/student_process.py",
+    "course/wire_format.py",
     "core/pcg32.py",
     "core/distributions.py",
     "core/arguments.py",
