@@ -1072,6 +1072,9 @@ INSTANCES = {
 
 # Not called here, and why.
 ELSEWHERE = {
+    "tinyinit.physics.depth_result.as_result": "an argument check itself, as "
+    "tinyinit.core.arguments' are: its refusal names the argument of the function that asks "
+    "(its `name`), tested to the letter in tests/physics/test_depth_result.py",
     "tinyinit.course.wire_format.encode": "the wire format: any value is encoded, one it "
     "cannot carry as a Foreign (tests/course/test_checker.py)",
     "tinyinit.course.wire_format.decode": "the wire format: a malformed message raises "

@@ -36,7 +36,7 @@ from typing import TYPE_CHECKING, TextIO
 from .core.activations import ACTIVATIONS
 from .core.arguments import flag, function, instance, integer, number
 from .core.init import INITIALIZERS
-from .physics.depth_result import DepthResult
+from .physics.depth_result import DepthResult, as_result
 from .physics.gains import initial_gain
 from .physics.propagation import simulate
 from .views.defaults import DEPTH_START, FORMATS, SLIDE_DPI, SLIDE_SIZES
@@ -174,7 +174,7 @@ def depth_figure(
     from .views.plots import DepthPlot  # the explorer's figure code, so a slide shows the same plot
     from .views.projector import layer_axis
 
-    instance("result", result, DepthResult, "a DepthResult (propagation.simulate's)")
+    as_result(result)
     theory, math_title = flag("theory", theory), flag("math_title", math_title)
     if title is not None:
         instance("title", title, str, "a str or None")

@@ -35,7 +35,7 @@ from ..core.arguments import (
 from ..core.init import INITIALIZERS
 from .mean_field import DIRECTIONS
 
-__all__ = ["DIRECTIONS", "DepthResult", "Experiment", "SeedPass", "experiment"]
+__all__ = ["DIRECTIONS", "DepthResult", "Experiment", "SeedPass", "as_result", "experiment"]
 
 
 def _read_only(a: np.ndarray) -> np.ndarray:
@@ -295,3 +295,17 @@ class DepthResult:
     def underflow_from(self):
         """First layer whose measured median is exactly 0 in float64, or None."""
         return self.first_layer(self.median, lambda v: v == 0)
+
+
+def as_result(value, name: str = "result") -> DepthResult:
+    """value, if it is a DepthResult: the one check of a result handed to a figure, a readout
+    or a caption, in one wording.
+
+    >>> as_result(None, name="pinned")
+    Traceback (most recent call last):
+    ...
+    tinyinit.core.arguments.KindError: pinned must be a DepthResult (tinyinit.physics.propagation.simulate's), got None
+    """  # noqa: E501
+    return instance(
+        name, value, DepthResult, "a DepthResult (tinyinit.physics.propagation.simulate's)"
+    )

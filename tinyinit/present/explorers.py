@@ -14,7 +14,7 @@ from matplotlib import ticker
 from matplotlib.colors import to_hex
 
 from ..core.arguments import KindError, flag, instance, integer, one_of, shown
-from ..physics.depth_result import DepthResult
+from ..physics.depth_result import DepthResult, as_result
 from ..views.a11y import live
 from ..views.explorers import DepthExplorer, ResidualStreamExplorer, one_at_a_time, panel_row_html
 from ..views.live_training import SETTINGS, TrainingExplorer
@@ -56,7 +56,7 @@ def depth_headline(result: DepthResult, pins: list[tuple[DepthResult, str]] = ()
     >>> depth_headline(k, [(r, "Xavier")]).split("<br>")[1]
     '<span class="tinyinit-gap">2<sup>1.8</sup> above Xavier</span>'
     """
-    end = instance("result", result, DepthResult, "a DepthResult").end_layer
+    end = as_result(result).end_layer
     if not isinstance(pins, (list, tuple)) or not all(
         isinstance(p, tuple) and len(p) == 2 and isinstance(p[0], DepthResult)
         and isinstance(p[1], str) for p in pins

@@ -59,7 +59,7 @@ from .._extras import extra
 from ..core.activations import ACTIVATIONS, SATURATED_SLOPE, TANH_SATURATED
 from ..core.arguments import KindError, flag, instance, integer, number, one_of
 from ..core.init import INITIALIZERS, initializer_row
-from ..physics.depth_result import DIRECTIONS, DepthResult
+from ..physics.depth_result import DIRECTIONS, DepthResult, as_result
 from ..physics.gains import initial_gain, suggested_gain
 from ..physics.mean_field import mean_field, q_map_slope
 from ..physics.propagation_fast import UnitWeights
@@ -116,7 +116,7 @@ def readout_lines(result: DepthResult) -> list[str]:
     >>> readout_lines(r)[0]
     'layer 3: measured 0.55, theory 1'
     """
-    end = _result("result", result).end_layer
+    end = as_result(result).end_layer
     first = (
         f"layer {end}: measured {_number(result.measured_end)}, theory {_number(result.theory_end)}"
     )
@@ -166,10 +166,6 @@ mean square, but is unstable over depth (the q-map's slope there is 1.14 &gt; 1)
     )
 
 
-def _result(name: str, result) -> DepthResult:
-    return instance(name, result, DepthResult, "a DepthResult (propagation.simulate's)")
-
-
 def _pins(pins) -> list[tuple[int, str]]:
     """pins checked: (slot, label) pairs, a slot of PIN_COLORS and a label."""
     accepted = f"(slot, label) pairs, slot from 0 to {MAX_PINS - 1}"
@@ -201,7 +197,7 @@ def caption_html(result: DepthResult, pins=()) -> str:
     >>> "median of 2 seeds" in caption_html(r)
     True
     """
-    _result("result", result)
+    as_result(result)
     pins = _pins(pins)
     color = initializer_color(result.initializer)
     swatches = [
@@ -234,7 +230,7 @@ def histogram_caption_html(result: DepthResult) -> str:
     >>> "h = 0" in histogram_caption_html(r)
     True
     """
-    layers = histogram_layers(_result("result", result).n_layers, result.direction)
+    layers = histogram_layers(as_result(result).n_layers, result.direction)
     if any(layer not in (result.samples or {}) for layer in layers):
         raise ValueError(
             f"result must hold the samples of layers {layers}: simulate it with "

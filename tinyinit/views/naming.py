@@ -25,13 +25,7 @@ from collections.abc import Sequence
 
 from ..core.arguments import KindError, instance, integer, is_number, one_of, shown
 from ..core.init import INITIALIZERS
-from ..physics.depth_result import DepthResult
-
-
-def _result(name: str, value) -> DepthResult:
-    return instance(
-        name, value, DepthResult, "a DepthResult (tinyinit.physics.propagation.simulate)"
-    )
+from ..physics.depth_result import DepthResult, as_result
 
 
 def _real(name: str, value) -> float:
@@ -98,7 +92,7 @@ def settings_title(result: DepthResult) -> str:
     >>> settings_title(simulate("linear", "normal_init", std=0.02, n_layers=2, width=16, seeds=1))
     'linear, normal weights (std 0.02): width 16, 1 seed'
     """
-    name, numbers = _initializer_words(_result("result", result))
+    name, numbers = _initializer_words(as_result(result))
     init = f"{name} ({', '.join(numbers)})"
     seeds = len(result.seeds)
     return f"{result.activation}, {init}: width {result.width}, {seeds} seed{'s' * (seeds != 1)}"
@@ -114,7 +108,7 @@ def pin_label(result: DepthResult) -> str:
     >>> pin_label(simulate("linear", "normal_init", std=10.0, n_layers=3, width=16, seeds=1))
     'linear, normal weights, std 10, depth 3'
     """
-    name, numbers = _initializer_words(_result("result", result))
+    name, numbers = _initializer_words(as_result(result))
     return f"{result.activation}, {name}, {numbers[0]}, depth {result.n_layers}"
 
 
@@ -169,7 +163,7 @@ def shared_layer(result: DepthResult, other: DepthResult) -> int:
     ...              simulate("relu", n_layers=5, width=8, seeds=1))
     3
     """
-    _result("result", result), _result("other", other)
+    as_result(result), as_result(other, name="other")
     return min(result.n_layers, other.n_layers) if result.direction == "forward" else 0
 
 
@@ -254,8 +248,10 @@ def curve_name(result: DepthResult, other: DepthResult | None = None) -> str:
     >>> curve_name(x, k), curve_name(x53, x), curve_name(x)
     ('Xavier', 'gain 1.67', 'Xavier')
     """
-    _result("result", result)
-    return _words(result, set() if other is None else _differences(result, _result("other", other)))
+    as_result(result)
+    return _words(
+        result, set() if other is None else _differences(result, as_result(other, name="other"))
+    )
 
 
 def curve_names(results: Sequence[DepthResult]) -> list[str]:
@@ -282,7 +278,7 @@ def end_label(name: str, result: DepthResult, markup: str = "unicode") -> str:
     'Xavier: 2^−2.7'
     """
     instance("name", name, str, "a curve's name")
-    return f"{name}: {power_of_two(_result('result', result).measured_end, markup=markup)}"
+    return f"{name}: {power_of_two(as_result(result).measured_end, markup=markup)}"
 
 
 def gap_words(
@@ -321,7 +317,7 @@ def compare_line(result: DepthResult, pinned: DepthResult, number: int) -> str:
     >>> compare_line(xavier, xavier, 2)
     'now ends level with pin 2 at layer 20'
     """
-    _result("result", result), _result("pinned", pinned)
+    as_result(result), as_result(pinned, name="pinned")
     number = integer("number", number, minimum=1)
     differ = bool(_differences(result, pinned))
     now = curve_name(result, pinned) if differ else "now"
@@ -358,7 +354,7 @@ def fate(result: DepthResult) -> str:
     >>> fate(simulate("relu", "kaiming_normal", gain=2**0.5, n_layers=20, width=64, seeds=1))
     'keeps'
     """
-    end = _result("result", result).measured_end
+    end = as_result(result).measured_end
     if end == 0:
         return "collapses"
     if not math.isfinite(end):

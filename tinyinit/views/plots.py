@@ -44,7 +44,7 @@ from ..core.arguments import (
     real_array,
     shown,
 )
-from ..physics.depth_result import DepthResult
+from ..physics.depth_result import DepthResult, as_result
 from .browser_transport import BlitPlot
 from .naming import settings_title
 from .style import (
@@ -88,12 +88,6 @@ __all__ = [
 ]
 
 
-def _result(name: str, value) -> DepthResult:
-    return instance(
-        name, value, DepthResult, "a DepthResult (tinyinit.physics.propagation.simulate)"
-    )
-
-
 def legend_labels(result: DepthResult) -> list[str]:
     """The legend's words for `result`: median, band, theory, reference level.
 
@@ -101,7 +95,7 @@ def legend_labels(result: DepthResult) -> list[str]:
     >>> legend_labels(simulate("relu", n_layers=3, width=16, seeds=2))
     ['median of 2 seeds', 'min to max', 'theory', 'input: 1']
     """
-    level = "input" if _result("result", result).direction == "forward" else "upstream gradient"
+    level = "input" if as_result(result).direction == "forward" else "upstream gradient"
     return [f"median of {len(result.seeds)} seeds", "min to max", "theory", f"{level}: 1"]
 
 
@@ -126,7 +120,7 @@ def edge_note(result: DepthResult) -> str:
     >>> print(edge_note(huge))
     ▲ overflow: mean square beyond float64 (inf) from layer 1 on;  theory is inf from layer 1 on
     """
-    toward = "on" if _result("result", result).direction == "forward" else "and below"
+    toward = "on" if as_result(result).direction == "forward" else "and below"
     why_zero = "underflow: below float64's 1e-323"
     if result.weight_std == 0:
         why_zero = "all weights are 0"
@@ -272,7 +266,7 @@ class DepthPlot(BlitPlot):
 
     def update(self, result: DepthResult, draw: bool = True) -> None:
         """Show `result`: new data in the same artists, new limits, one redraw."""
-        ax, layers = self.ax, _result("result", result).layers
+        ax, layers = self.ax, as_result(result).layers
         flag("draw", draw)
         pins = self.shown_pins(result.direction)
         weights = result.weight_per_seed is not None
@@ -496,7 +490,7 @@ class HistogramPlot(BlitPlot):
 
     def update(self, result: DepthResult, draw: bool = True) -> None:
         """Show the samples of `result` (simulate(..., sample_layers=histogram_layers(...)))."""
-        layers = histogram_layers(_result("result", result).n_layers, result.direction)
+        layers = histogram_layers(as_result(result).n_layers, result.direction)
         missing = [layer for layer in layers if layer not in (result.samples or {})]
         if missing:
             raise ValueError(

@@ -41,7 +41,7 @@ from ..core.arguments import (
     real_array,
     shown,
 )
-from ..physics.depth_result import DepthResult
+from ..physics.depth_result import DepthResult, as_result
 from .defaults import FORMATS, SLIDE_SIZES
 from .figures import compare_figure
 from .naming import (
@@ -63,13 +63,7 @@ from .style import (
     size_pair,
 )
 
-
 # The result this module's functions check, in the words the live plots use.
-def _result(name: str, value) -> DepthResult:
-    return instance(
-        name, value, DepthResult, "a DepthResult (tinyinit.physics.propagation.simulate)"
-    )
-
 
 # --- projector type ----------------------------------------------------------------------
 
@@ -190,7 +184,7 @@ def curve_end(result: DepthResult) -> CurveEnd:
     >>> curve_end(simulate("relu", n_layers=3, width=16, seeds=1))
     CurveEnd(x=3, y=0.15..., climbs=False, rightward=True)
     """
-    layer = _result("result", result).end_layer
+    layer = as_result(result).end_layer
     forward = result.direction == "forward"
     before = layer - 1 if forward else layer + 1
     median = result.median
