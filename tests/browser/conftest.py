@@ -1,5 +1,6 @@
-"""One JupyterLab, one site server, one Voila app and one Chromium for all browser tests,
-a fresh browser context per test."""
+"""One JupyterLab, one site server, one Voila app and one Chromium for all browser tests (of
+a test process), a Voila of its own for each module of the presentation's tests, a fresh
+browser context per test."""
 
 from __future__ import annotations
 
@@ -154,6 +155,24 @@ class SiteServer:
         on the teacher's edition the pages of docs/)."""
         pages = [*self.root.glob("*.html"), *self.root.glob("docs/**/*.html")]
         return sorted(str(p.relative_to(self.root)) for p in pages)
+
+
+@pytest.fixture(scope="module")
+def voila(chromium, tmp_path_factory):
+    """The presentation app's server for one module (tests/browser/test_present*.py), stopped
+    at its end and checked gone; asks for `chromium` first, so a missing browser skips before
+    it starts."""
+    import psutil
+
+    from .test_present import start_voila
+
+    server = start_voila(tmp_path_factory.mktemp("voila"))
+    yield server
+    processes = [psutil.Process(server.pid), *psutil.Process(server.pid).children(recursive=True)]
+    server.stop()
+    # Nothing of it is left: neither the server nor any kernel it started.
+    _, alive = psutil.wait_procs(processes, timeout=10)
+    assert alive == [], f"still running after stop(): {alive}"
 
 
 @pytest.fixture(scope="session")
