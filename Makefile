@@ -59,6 +59,8 @@ lab: $(VENV)/.lab
 # Debian, once: apt-get install -y chromium bubblewrap (as .ci/run does).
 # TEST_WORKERS processes share the files (pytest-xdist): a file's tests stay together in one,
 # in order (a notebook's cells, a module's fixtures). TEST_WORKERS=0 runs them in this one.
+# The longest files are handed out first (LONGEST_FIRST in tests/conftest.py); xdist's own
+# reordering, by the number of tests in a file, would start a few long tests last.
 # Three on two cores: a browser test spends much of its time waiting (for a page, a server, a
 # kernel), and a third process keeps the cores busy meanwhile. Measured on 2 cores, in turns
 # (two, three, three, two): 685 s, 620 s, 636 s, 662 s, three 1.04 to 1.10 times as fast.
@@ -85,7 +87,7 @@ test: $(VENV)/.test $(SITE_JS) $(MATHJAX_JS) $(AXE_JS)
 	$(VENV)/bin/ruff format --check .
 	$(PIN_BLAS) \
 	$(PY) -m pytest tests tinyinit $(DOC_PAGES) notebooks --doctest-modules $(DOCTEST_MD) $(NBVAL) \
-		-n $(TEST_WORKERS) --dist loadfile --durations=25
+		-n $(TEST_WORKERS) --dist loadfile --no-loadscope-reorder --durations=25
 
 unit: $(VENV)/.test
 	$(PY) -m pytest tests tinyinit $(DOC_PAGES) --doctest-modules $(DOCTEST_MD) -m "not browser"
