@@ -2,14 +2,12 @@
 
 from __future__ import annotations
 
-import fcntl
 import os
 import shutil
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
+from site_builds import TEACHER, built_once
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -149,24 +147,13 @@ def chromium() -> str:
 @pytest.fixture(scope="session")
 def built_site(tmp_path_factory) -> Path:
     """The course site as `make site` builds it (the student edition, no repository or hub),
-    from the committed notebooks: built once for the whole run, and read, never written, by
-    the tests of the site's files and the browser's. Test processes share it: the first to ask
-    builds it under a lock, the others wait for it."""
-    shared = tmp_path_factory.getbasetemp()
-    if os.environ.get("PYTEST_XDIST_WORKER"):
-        shared = shared.parent  # the run's folder, above each process's own
-    folder = shared / "built-site"
-    with open(shared / "built-site.lock", "w") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)
-        if not (folder / "built").exists():
-            shutil.rmtree(folder, ignore_errors=True)
-            build = subprocess.run(
-                [sys.executable, str(ROOT / "scripts" / "build_site.py"), "--quiet"]
-                + ["--output", str(folder / "site"), "--work", str(folder / "work")],
-                capture_output=True,
-                text=True,
-                timeout=600,
-            )
-            assert build.returncode == 0, build.stdout + build.stderr
-            (folder / "built").touch()
-    return folder / "site"
+    from the committed notebooks: built once for the whole run (tests/site_builds.py), and
+    read, never written, by the tests of the site's files and the browser's."""
+    return built_once(tmp_path_factory, "built-site")
+
+
+@pytest.fixture(scope="session")
+def built_teacher_site(tmp_path_factory) -> Path:
+    """`make site EDITION=teacher REPO=... HUB=...` (site_builds.TEACHER), built once for the
+    whole run as built_site is: read by the tests of the site's files and the browser's."""
+    return built_once(tmp_path_factory, "built-teacher-site", TEACHER)

@@ -19,6 +19,7 @@ from urllib.parse import unquote, urlparse
 import nbformat
 import pytest
 from scripts_loader import load_script
+from site_builds import HUB, REPOSITORY
 
 from tinyinit.course import student_edition as edition
 
@@ -117,18 +118,11 @@ def site(built_site) -> Path:
     return built_site
 
 
-REPOSITORY = "https://github.com/example-university/tinyinit"
-HUB = "https://hub.example-university.org"
-
-
 @pytest.fixture(scope="module")
-def teacher_site(tmp_path_factory) -> Path:
-    """`make site EDITION=teacher REPO=... HUB=...`."""
-    folder = tmp_path_factory.mktemp("teacher-site")
-    options = ["--edition", "teacher", "--repository", REPOSITORY, "--hub", HUB]
-    run = build(NOTEBOOKS, folder / "site", folder / "work", *options)
-    assert run.returncode == 0, run.stdout + run.stderr
-    return folder / "site"
+def teacher_site(built_teacher_site) -> Path:
+    """`make site EDITION=teacher REPO=... HUB=...` (tests/conftest.py builds it once for the
+    run, with site_builds.REPOSITORY and HUB)."""
+    return built_teacher_site
 
 
 @pytest.fixture(scope="module")

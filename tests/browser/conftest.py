@@ -129,19 +129,11 @@ def site_server(chromium, built_site):
 
 
 @pytest.fixture(scope="session")
-def teacher_site_server(chromium, tmp_path_factory):
-    """The teacher's edition (`make site EDITION=teacher`), which adds the pages of docs/,
+def teacher_site_server(chromium, built_teacher_site):
+    """The teacher's edition (`make site EDITION=teacher REPO=... HUB=...`, built once for the
+    run as tests/test_site.py reads it), which adds the pages of docs/ and the launch buttons,
     served as site_server serves the student's."""
-    folder = tmp_path_factory.mktemp("teacher-site")
-    build = subprocess.run(
-        [sys.executable, str(ROOT / "scripts" / "build_site.py"), "--quiet", "--edition"]
-        + ["teacher", "--output", str(folder / "site"), "--work", str(folder / "work")],
-        capture_output=True,
-        text=True,
-        timeout=600,
-    )
-    assert build.returncode == 0, build.stdout + build.stderr
-    with serving(folder / "site") as server:
+    with serving(built_teacher_site) as server:
         yield server
 
 
