@@ -804,3 +804,13 @@ def test_one_simulate_checks_its_arguments_at_the_door_and_trusts_them_inside():
     assert calls_into_the_argument_checks(lambda: simulate(n_layers=20, seeds=3)) <= 60
     # The count is not blind: a checked call counts.
     assert calls_into_the_argument_checks(lambda: simulate(n_layers=1, seeds=1)) > 0
+
+
+@pytest.mark.parametrize("initializer", list(INITIALIZERS))
+def test_every_row_of_the_table_is_drawn_layer_after_layer_without_checking_again(initializer):
+    """Orthogonal's and LSUV's QR and LSUV's factors too: the same few dozen checks as Xavier."""
+    simulate("tanh", initializer, n_layers=20, width=16, seeds=3)
+    calls = calls_into_the_argument_checks(
+        lambda: simulate("tanh", initializer, n_layers=20, width=16, seeds=3)
+    )
+    assert calls <= 60, calls

@@ -220,7 +220,17 @@ def normal(rng, n: int) -> np.ndarray:
     array([-0.809237  ,  0.05487465, -0.74574252])
     """
     _check_rng(rng)
-    n = integer("n", n, minimum=0)
+    return normal_float64(rng, integer("n", n, minimum=0))
+
+
+def normal_float64(rng, n: int) -> np.ndarray:
+    """normal(rng, n): n standard normals in float64, trusting that rng and n were checked.
+
+    The draw of orthogonal_init, whose door checked them, and of `normal` after its own.
+
+    >>> normal_float64(PCG32(0), 3)
+    array([-0.809237  ,  0.05487465, -0.74574252])
+    """
     return _draw(rng, 2 * ((n + 1) // 2), _box_muller, every=2)[:n]
 
 

@@ -32,6 +32,7 @@ from .activations import LEAKY_RELU_SLOPE, normal_cdf
 from .arguments import generator, integer, number, one_of
 from .distributions import (
     normal,
+    normal_float64,
     scaled_normal_float32,
     scaled_uniform_float32,
     uniform_float32,
@@ -560,7 +561,7 @@ def orthogonal_init(shape, gain: float, rng) -> np.ndarray:
 def _orthogonal_init(shape: tuple[int, ...], rng, *, gain: float) -> np.ndarray:
     rows = shape[0]
     cols = math.prod(shape) // rows
-    m = normal(rng, rows * cols).reshape(rows, cols)
+    m = normal_float64(rng, rows * cols).reshape(rows, cols)
     wide = rows < cols
     q, r = np.linalg.qr(m.T if wide else m)
     q *= np.sign(np.diag(r))
