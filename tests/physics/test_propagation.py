@@ -777,11 +777,17 @@ def calls_into_the_argument_checks(call) -> int:
     import tinyinit.core.arguments as arguments
     import tinyinit.core.pcg32 as pcg32
 
-    checks = {
-        f.__code__
-        for f in vars(arguments).values()
-        if inspect.isfunction(f) and f.__module__ == arguments.__name__
-    } | {pcg32._as_uint.__code__}
+    def codes(module, named=lambda name: True) -> set:
+        # The functions whose code is the module's own: under mutmut, each function is a
+        # wrapper defined elsewhere (left out) around its copies in the module (counted).
+        return {
+            f.__code__
+            for name, f in vars(module).items()
+            if inspect.isfunction(f) and f.__code__.co_filename == module.__file__ and named(name)
+        }
+
+    as_uint = codes(pcg32, lambda name: name == "_as_uint" or name.startswith("x__as_uint__"))
+    checks = codes(arguments) | as_uint
     count = 0
 
     def profile(frame, event, arg):
