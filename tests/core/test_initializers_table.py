@@ -18,6 +18,7 @@ from tinyinit import (
     xavier_normal,
     xavier_uniform,
 )
+from tinyinit.core.arguments import KindError
 from tinyinit.core.init import (
     INITIALIZERS,
     LSUV_TOL,
@@ -164,6 +165,35 @@ def test_a_row_and_its_knob_are_refused_in_their_own_words():
             ),
         ]
     )
+
+
+def test_a_row_refuses_a_field_of_the_wrong_kind_in_the_package_s_words():
+    def row(*fields, **named):
+        key, label, init, kwargs, knob, std, formula = fields
+        return lambda: Initializer(key, label, init, kwargs, knob, std, formula, **named)
+
+    same = lambda fan_in, fan_out, std: std  # noqa: E731
+    fields = ("n", "N", normal_init, {}, "std", same, "s")
+    assert_refused(
+        [
+            (row(1, *fields[1:]), KindError, "key must be a str, got 1"),
+            (row("n", 2, *fields[2:]), KindError, "label must be a str, got 2"),
+            (row(*fields[:6], b"s"), KindError, "formula must be a str, got b's'"),
+            (row(*fields, title=3), KindError, "title must be a str, got 3"),
+            (row(*fields[:2], 3, *fields[3:]), KindError, "init must be a callable, got 3"),
+            (row(*fields[:3], [], *fields[4:]), KindError,
+             "kwargs must be a dict of the function's arguments, got []"),
+            (row(*fields[:4], "mean", *fields[5:]), ValueError,
+             "knob must be one of gain, std, got 'mean'"),
+            (row(*fields[:5], None, "s"), KindError, "std must be a callable, got None"),
+            (row(*fields, gain_from_activation=1), KindError,
+             "gain_from_activation must be True or False, got 1"),
+            (row(*fields, from_batch=3), KindError, "from_batch must be a callable, got 3"),
+        ]
+    )  # fmt: skip
+    # A row read from a batch has no formula for its std; one that has both keeps both.
+    assert row(*fields[:5], None, "s", from_batch=lsuv_factor)().std is None
+    assert row(*fields, from_batch=lsuv_factor)().std is same
 
 
 @pytest.mark.parametrize("activation", ["relu", "tanh", "leaky_relu", "selu", "gelu", "linear"])
