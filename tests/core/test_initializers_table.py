@@ -134,6 +134,10 @@ def test_a_row_s_title_is_its_label_unless_it_has_its_own():
     assert INITIALIZERS["normal_init"].title == "normal weights"
     row = INITIALIZERS["xavier_normal"]
     assert row.title == row.label == "Xavier normal"
+    # and a row made now, as the table's were at import
+    same = lambda fan_in, fan_out, std: std  # noqa: E731
+    assert Initializer("n", "N", normal_init, {}, "std", same, "s").title == "N"
+    assert Initializer("n", "N", normal_init, {}, "std", same, "s", title="T").title == "T"
 
 
 def test_a_row_whose_function_has_no_unchecked_twin_draws_through_its_door():

@@ -620,6 +620,42 @@ def test_the_recursions_refuse_their_arrays_in_their_own_words():
     assert_refused(refused)
 
 
+def test_backward_values_takes_weights_that_chain_whatever_their_shapes_and_refuses_others():
+    """Layers 2 -> 3 -> 4 units: g and every slope have the rows of their layer's output,
+    and a chain that breaks anywhere, or an array that is no matrix, is refused to the letter."""
+    w1, w2, g = np.arange(6.0).reshape(3, 2), np.arange(12.0).reshape(4, 3), np.ones((4, 1))
+    slopes = [np.full((3, 1), 0.5), np.full((4, 1), 2.0)]
+    gs, deltas = prop.backward_values([w1, w2], slopes, g)
+    np.testing.assert_array_equal(deltas[1], 2 * g)
+    np.testing.assert_array_equal(gs[1], w2.T @ (2 * g))
+    np.testing.assert_array_equal(gs[0], w1.T @ (0.5 * gs[1]))
+    assert [a.shape for a in gs] == [(2, 1), (3, 1), (4, 1)]
+
+    def shapes(*weights) -> str:
+        return (
+            "weights must be weight matrices (out, in) that chain, at least one, "
+            f"got shapes {[w.shape for w in weights]}"
+        )
+
+    broken = (w1, np.ones((5, 4)), np.ones((2, 3)))  # 3 -> 4 breaks; 1 and 3 would chain
+    assert_refused(
+        [
+            (lambda: prop.backward_values(w1, slopes[:1], np.ones((3, 1))), KindError,
+             "weights must be a list of weight matrices (out, in), "
+             "got an array of shape (3, 2) and dtype float64"),
+            (lambda: prop.backward_values([np.ones(2)], slopes[:1], g), ValueError,
+             "weights must be a real array of 2 dimensions, "
+             "got an array of shape (2,) and dtype float64"),
+            (lambda: prop.backward_values([np.ones((1, 2, 2))], slopes[:1], g), ValueError,
+             "weights must be a real array of 2 dimensions, "
+             "got an array of shape (1, 2, 2) and dtype float64"),
+            (lambda: prop.backward_values([], [], g), ValueError, shapes()),
+            (lambda: prop.backward_values(broken[:2], slopes, g), ValueError, shapes(*broken[:2])),
+            (lambda: prop.backward_values(broken, slopes, g), ValueError, shapes(*broken)),
+        ]
+    )  # fmt: skip
+
+
 def test_the_recursions_take_the_weights_as_a_list_a_tuple_or_one_3d_array():
     rng = np.random.default_rng(1)
     ws, x = list(rng.normal(size=(3, 4, 4))), rng.normal(size=(4, 2))
