@@ -404,6 +404,18 @@ def test_unit_batch_draws_its_own_stream_and_is_read_only():
     assert not x.flags.writeable and not g.flags.writeable  # a cache hands out the same array
 
 
+def test_unit_batch_takes_one_unit_and_one_sample_and_refuses_fewer_in_its_own_words():
+    assert unit_batch(1, 1, seed=0, stream=INPUT_STREAM).tolist() == [[1.0]]
+    assert_refused(
+        [
+            (lambda: unit_batch(0, 4, 0, INPUT_STREAM), ValueError,
+             "width must be an integer >= 1, got 0"),
+            (lambda: unit_batch(4, 0, 0, INPUT_STREAM), ValueError,
+             "batch must be an integer >= 1, got 0"),
+        ]
+    )  # fmt: skip
+
+
 def test_weight_gradients_come_with_the_backward_view_only():
     settings = dict(n_layers=5, width=16, seeds=2, batch=4)
     forward = simulate("relu", "kaiming_normal", gain=RELU_GAIN, **settings)
@@ -796,6 +808,13 @@ def test_the_one_experiment_takes_weights_drawn_as_it_goes_and_layers_of_any_kin
     assert hs[-1].tolist() == [[6.0] * 4]
     m = prop.mean_squares_by_layer([lambda h: 2 * h, np.eye(2)], "relu", np.ones((2, 1)))
     assert m.tolist() == [1.0, 4.0, 4.0]
+    # what a function gives is taken in float64, whatever it returned
+    hs, zs = prop.forward_values([lambda h: [[1], [2]], lambda h: h.astype(np.float32) / 3],
+                                 "linear", np.ones((2, 1)))  # fmt: skip
+    assert [z.dtype for z in zs] == [h.dtype for h in hs[1:]] == [np.float64] * 2
+    assert zs[1].ravel().tolist() == [float(np.float32(1 / 3)), float(np.float32(2 / 3))]
+    with pytest.raises(KindError, match="^weights must give an array of numbers, got <function"):
+        prop.forward_values([lambda h: ["a", "b"]], "linear", np.ones((2, 1)))
 
 
 def test_the_mean_squares_by_layer_are_inf_past_float64_without_a_warning():
