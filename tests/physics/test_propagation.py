@@ -724,6 +724,11 @@ def test_weight_gradient_theory_takes_each_range_from_its_bound_and_refuses_past
             ValueError,
             "curves must be (m, g), mean_field's two curves, got 1",
         ),
+        (
+            dict(from_batch=1, curves=curves),
+            KindError,
+            "from_batch must be True or False, got 1",
+        ),
         (dict(curves=([[1.0], [1.0]], [1.0, 1.0])), ValueError, f"{one_value} dtype float64"),
         (
             dict(curves=([1.0], [1.0])),
