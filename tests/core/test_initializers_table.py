@@ -4,6 +4,7 @@ init.py with its arguments, and what a row draws is what that initializer return
 from __future__ import annotations
 
 import math
+import warnings
 
 import numpy as np
 import pytest
@@ -106,6 +107,13 @@ def test_lsuv_s_factor_leaves_what_no_factor_can_fix_and_zero_gain_zeroes():
     assert lsuv_factor(np.zeros((3, 4))) == 1.0  # a dead layer: nothing to read
     assert lsuv_factor(np.array([1.0, math.inf])) == 1.0  # an overflowed one
     assert lsuv_factor(np.array([1.0, math.nan])) == 1.0
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # and silent, as an overflowed stack is
+        assert lsuv_factor(np.array([1e200, -1e200])) == 1.0  # Var(z) beyond float64: inf
+        assert lsuv_factor(np.array([1.0, -math.inf])) == 1.0
+    # the tolerance is reached on its bound: Var(z) = 4 is within tol = 3 of gain**2 = 1
+    assert lsuv_factor(np.array([2.0, -2.0]), tol=3.0) == 1.0
+    assert lsuv_factor(np.array([2.0, -2.0]), tol=2.5) == 0.5
     assert lsuv_factor(z, gain=0.0) == 0.0
     assert lsuv_factor(z, gain=1e200) == 1e200 / np.sqrt(np.var(z))  # gain**2 beyond float64
     unit = z / np.sqrt(np.var(z))
