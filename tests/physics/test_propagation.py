@@ -742,6 +742,14 @@ def test_weight_gradient_theory_takes_each_range_from_its_bound_and_refuses_past
         assert type(caught.value) is kind and str(caught.value) == words
 
 
+def test_weight_gradient_theory_read_from_the_batch_is_relu_s_closed_form():
+    """ReLU, each layer's scale read from the batch at gain 1.5: q_l = 2.25, m_l = 1.125
+    above the input; g_l = 1 down to layer 1, whose n std**2 = 2.25 / m_0. So the weight
+    gradients are E[phi'**2] g_l m_{l-1} = 0.5 at layer 1 and 0.5625 above."""
+    out = prop.weight_gradient_theory("relu", gain=1.5, n_layers=3, from_batch=True)
+    assert out.tolist()[1:] == [0.5, 0.5625, 0.5625]
+
+
 def test_weight_gradient_theory_is_inf_where_the_stack_overflows_as_mean_field_is():
     """tanh at gain 1e200: q is beyond float64, so E[phi'(z)**2] * g_l is 0 * inf, shown inf."""
     out = prop.weight_gradient_theory("tanh", gain=1e200, n_layers=5)
