@@ -27,6 +27,7 @@ from tinyinit.core.init import (
     calculate_gain,
     initializer_row,
     lsuv_factor,
+    trunc_normal_init,
 )
 from tinyinit.physics.gains import initial_gain, suggested_gain
 
@@ -149,9 +150,11 @@ def test_a_row_s_title_is_its_label_unless_it_has_its_own():
 
 
 def test_a_row_whose_function_has_no_unchecked_twin_draws_through_its_door():
-    row = Initializer("n", "N", normal_init, {"mean": 1.0}, "std", lambda a, b, s: s, "s")
+    # trunc_normal_init: no unchecked twin (normal_init, which this test used, has one)
+    cut = {"mean": 1.0, "a": 0.5, "b": 3.0}
+    row = Initializer("t", "T", trunc_normal_init, cut, "std", lambda a, b, s: s, "s")
     np.testing.assert_array_equal(
-        row.initializer(0.5)((2, 3), PCG32(0)), normal_init((2, 3), 0.5, PCG32(0), mean=1.0)
+        row.initializer(0.5)((2, 3), PCG32(0)), trunc_normal_init((2, 3), 0.5, PCG32(0), **cut)
     )
 
 
