@@ -20,6 +20,7 @@ from tinyinit.physics.mean_field import (
     q_map_slope,
     slope_mean_square,
 )
+from tinyinit.physics.propagation import simulate
 
 
 @pytest.mark.parametrize("q", [1e2, 1e4, 1e6])
@@ -96,3 +97,14 @@ def test_from_a_batch_a_gain_of_0_is_a_dead_stack_both_ways_and_the_flag_is_refu
     np.testing.assert_array_equal(back, [0.0, 0.0, 0.0, 1.0])
     with pytest.raises(KindError, match="from_batch must be True or False, got 'yes'"):
         mean_field("relu", gain=1.0, n_layers=3, from_batch="yes")
+
+
+def test_read_from_the_batch_a_layer_above_a_dead_one_keeps_its_start_as_lsuv_leaves_it():
+    """tanh at gain 0: layer 1's factor is 0, so nothing reaches layer 2, whose Var(z) is 0 and
+    whose factor lsuv_factor leaves at 1: n std**2 = 1 there and above, and a gradient passes
+    (tanh'(0) = 1) down to layer 1, where it stops. simulate measures the same."""
+    theory = mean_field("tanh", gain=0.0, n_layers=3, direction="backward", from_batch=True)
+    assert theory.tolist() == [0.0, 1.0, 1.0, 1.0]
+    assert not theory.flags.writeable
+    r = simulate("tanh", "lsuv", gain=0.0, n_layers=3, width=16, seeds=1, direction="backward")
+    np.testing.assert_allclose(r.per_seed[0], theory, rtol=1e-6, atol=0)  # float32 weights

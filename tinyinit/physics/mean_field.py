@@ -261,7 +261,8 @@ def mean_field(
 
     from_batch: every layer's scale read from the batch reaching it (LSUV), so that
     q_l = gain**2 at every layer; layer l's n * std**2 is then gain**2 / m_{l-1}, the factor
-    backward in place of gain**2.
+    backward in place of gain**2, and 1 above a dead layer (m_{l-1} = 0), which LSUV leaves
+    as it started (`lsuv_factor` is 1 where Var(z) is 0).
 
     >>> mean_field("relu", gain=1.0, n_layers=3)      # Xavier + ReLU halves per layer
     array([1.   , 0.5  , 0.25 , 0.125])
@@ -280,8 +281,8 @@ def mean_field(
         out = np.array(m)
     else:
         fan_vars = [fan_var] * n_layers
-        if from_batch:  # LSUV's layer l: n * std**2 = gain**2 / m_{l-1} (0 after a dead layer)
-            fan_vars = [fan_var / m_l if m_l > 0 else 0.0 for m_l in m[:-1]]
+        if from_batch:  # LSUV's layer l: n * std**2 = gain**2 / m_{l-1}, its start's 1 if dead
+            fan_vars = [fan_var / m_l if m_l > 0 else 1.0 for m_l in m[:-1]]
         out = np.array(_backward(act, fan_vars, q))
     out[np.isnan(out)] = math.inf  # inf * 0 on the way down: the stack has overflowed
     out.setflags(write=False)
