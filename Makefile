@@ -177,12 +177,13 @@ bench: $(VENV)/.test
 # Slow (about an hour on two cores), so not part of `make test`. One module at a time:
 # make mutation MUTANTS='tinyinit.core.pcg32.*'; results are kept in mutants/, so a second run
 # tries only what is new. `$(VENV)/bin/mutmut results` lists the survivors, `mutmut show
-# NAME` shows one; docs/mutation.md has the last scores and the equivalent mutants.
+# NAME` shows one; docs/mutation.md has the last scores and the equivalent mutants. BLAS is
+# pinned to one thread, as for the tests: each child's QRs then keep to their own core.
 MUTANTS ?=
 MUTATION_CHILDREN ?= $(shell $(PY) -c "import os; print(len(os.sched_getaffinity(0)))")
 mutation: $(VENV)/.test
 	$(call pip_install,-e '.[test$(comma)mutation]')
-	$(VENV)/bin/mutmut run --max-children $(MUTATION_CHILDREN) $(MUTANTS)
+	$(PIN_BLAS) $(VENV)/bin/mutmut run --max-children $(MUTATION_CHILDREN) $(MUTANTS)
 	$(VENV)/bin/mutmut results
 
 # How many students one server holds: a real JupyterHub on 127.0.0.1 with simulated students
